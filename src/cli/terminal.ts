@@ -1,0 +1,69 @@
+import { redact } from '../secrets.js';
+
+/**
+ * Where messages go. Data goes to stdout through `out`; everything a person reads goes to
+ * stderr through `log`. Passed in (not imported) so tests can capture it without mocks.
+ */
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+  debug(message: string): void;
+  /** true when stderr is an interactive terminal that may get colour and spinners. */
+  readonly fancy: boolean;
+}
+
+export interface TerminalOptions {
+  json?: boolean;
+  quiet?: boolean;
+  debug?: boolean;
+}
+
+type Writable = { write(chunk: string): unknown; isTTY?: boolean };
+
+/** Colour and spinners only on a TTY, and never under NO_COLOR, TERM=dumb, CI or --json. */
+export function isFancy(
+  stream: Writable,
+  env: NodeJS.ProcessEnv = process.env,
+  options: TerminalOptions = {},
+): boolean {
+  if (!stream.isTTY) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.TERM === 'dumb') return false;
+  if (env.CI !== undefined && env.CI !== '' && env.CI !== 'false') return false;
+  if (options.json) return false;
+  return true;
+}
+
+export function createLogger(
+  options: TerminalOptions = {},
+  stream: Writable = process.stderr,
+  env: NodeJS.ProcessEnv = process.env,
+): Logger {
+  const fancy = isFancy(stream, env, options);
+  const write = (prefix: string, message: string) => stream.write(redact(`${prefix}${message}`) + '\n');
+  return {
+    fancy,
+    info: (m) => {
+      if (!options.quiet) write('', m);
+    },
+    warn: (m) => write('warning: ', m),
+    error: (m) => write('error: ', m),
+    debug: (m) => {
+      if (options.debug) write('debug: ', m);
+    },
+  };
+}
+
+/** A logger that keeps its lines, for tests. */
+export function memoryLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return {
+    fancy: false,
+    lines,
+    info: (m) => lines.push(redact(m)),
+    warn: (m) => lines.push(redact(`warning: ${m}`)),
+    error: (m) => lines.push(redact(`error: ${m}`)),
+    debug: (m) => lines.push(redact(`debug: ${m}`)),
+  };
+}

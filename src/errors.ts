@@ -1,0 +1,42 @@
+/**
+ * Exit codes of DESIGN.md section 5, and the one error type that carries them.
+ * Commands throw `ExitError`; src/cli/main.ts is the one place that turns errors into exit codes.
+ */
+export const ExitCode = {
+  ok: 0,
+  data: 1,
+  usage: 2,
+  auth: 3,
+  unavailable: 4,
+  locked: 5,
+  internal: 70,
+  interrupted: 130,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export class ExitError extends Error {
+  readonly exitCode: ExitCodeValue;
+  readonly hint?: string;
+
+  constructor(exitCode: ExitCodeValue, message: string, hint?: string) {
+    super(message);
+    this.name = 'ExitError';
+    this.exitCode = exitCode;
+    this.hint = hint;
+  }
+}
+
+/** Usage or configuration problem: bad flag, unreadable file, bad mapping file (exit 2). */
+export class UsageError extends ExitError {
+  constructor(message: string, hint?: string) {
+    super(ExitCode.usage, message, hint);
+    this.name = 'UsageError';
+  }
+}
+
+/** A message that is safe to show, from anything thrown. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

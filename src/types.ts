@@ -1,0 +1,89 @@
+/**
+ * The shapes that flow through the pipeline (DESIGN.md section 2):
+ *   read -> SourceRecord | Issue  ->  map/build/validate -> FeedItem  ->  upload / report
+ * Every stage keeps the source position so a merchant is told exactly which row is wrong.
+ */
+
+export type Severity = 'error' | 'warning';
+
+/** One problem with one row (or with the file). The shape of DESIGN.md section 7. */
+export interface Issue {
+  severity: Severity;
+  /** Stable machine code, e.g. `type`, `required`, `unclosed_quote`, `duplicate_sku`. */
+  code: string;
+  file: string;
+  /** Data record number from 1 (the CSV header is not a row). Absent for file-level issues. */
+  row?: number;
+  /** Physical line where the record starts (the CSV header is line 1). */
+  line?: number;
+  sku?: string;
+  /** Source column (CSV header or JSON key) the value came from. */
+  column?: string;
+  /** Target field path in the payload, e.g. `offers.price`. */
+  field?: string;
+  /** The offending value, shortened for display. */
+  value?: string;
+  /** A sentence a merchant understands, with a hint where one helps. */
+  message: string;
+}
+
+export type InputType = 'csv' | 'json' | 'ndjson';
+
+/** One record as read from a file, before mapping. */
+export interface SourceRecord {
+  file: string;
+  row: number;
+  line: number;
+  /**
+   * CSV: header -> raw string. JSON/NDJSON: the parsed object as it stands in the file.
+   */
+  fields: Record<string, unknown>;
+  /**
+   * `rows`: flat records (CSV, or JSON objects keyed like CSV columns) that need mapping.
+   * `graph`: elements of a ready standard envelope's `@graph` (already product nodes).
+   * `legacy`: elements of a ready legacy v0.3 array (already nested legacy objects).
+   * Readers say `rows` for CSV and NDJSON lines, and decide for JSON from the document's shape.
+   */
+  shape: 'rows' | 'graph' | 'legacy';
+}
+
+/** What readers yield: records in order, with problems interleaved where they occur. */
+export type ReadItem = { type: 'record'; record: SourceRecord } | { type: 'issue'; issue: Issue };
+
+export type PayloadFormat = 'standard' | 'legacy';
+export type LegacyKind = 'products' | 'contents' | 'filters';
+export type Language = 'ko' | 'en' | 'ja';
+
+/** One row after mapping, building and validating: what `validate`, `convert` and `upload` consume. */
+export interface FeedItem {
+  file: string;
+  row: number;
+  line: number;
+  sku?: string;
+  /** The built product (standard node or legacy object); absent when the row could not be built. */
+  payload?: Record<string, unknown>;
+  /** All issues of this row, warnings included. The row is valid when none is an error. */
+  issues: Issue[];
+  valid: boolean;
+}
+
+export type EncodingName = 'auto' | 'utf-8' | 'cp949' | 'euc-kr' | 'shift_jis' | 'utf-16le' | 'utf-16be';
+
+/** Everything the read -> map -> build -> validate pipeline needs to know, resolved from flags/env/config. */
+export interface FeedOptions {
+  format: PayloadFormat;
+  kind: LegacyKind;
+  /** Path of a mapping file (JSON), if any. */
+  mapping?: string;
+  encoding: EncodingName;
+  /** Undefined: sniffed. */
+  delimiter?: string;
+  /** Undefined: from the file extension (`-`, stdin, needs it). */
+  inputType?: InputType;
+  /** Language of plain (unsuffixed) text columns. */
+  language: Language;
+  /** Missing recommended fields become errors. */
+  strict: boolean;
+  /** ISO 3166 country whose time zone reads local dates and schedules the daily batch. */
+  country: string;
+}
