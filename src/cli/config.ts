@@ -14,7 +14,8 @@ export const CONFIG_FILE_NAME = 'genser.config.json';
 export function loadConfigFile(explicitPath: string | undefined, cwd: string = process.cwd()): ConfigFile {
   const path = explicitPath ? resolve(cwd, explicitPath) : resolve(cwd, CONFIG_FILE_NAME);
   if (!existsSync(path)) {
-    if (explicitPath) throw new UsageError(`config file ${explicitPath} does not exist`, 'check the --config path');
+    if (explicitPath)
+      throw new UsageError(`config file ${explicitPath} does not exist`, 'check the --config path');
     return {};
   }
   let text: string;
@@ -30,7 +31,10 @@ export function loadConfigFile(explicitPath: string | undefined, cwd: string = p
     }
     return parsed as ConfigFile;
   } catch (err) {
-    throw new UsageError(`config file ${path} is not valid JSON: ${(err as Error).message}`, 'fix the file or pass --config');
+    throw new UsageError(
+      `config file ${path} is not valid JSON: ${(err as Error).message}`,
+      'fix the file or pass --config',
+    );
   }
 }
 

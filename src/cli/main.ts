@@ -34,7 +34,9 @@ Exit codes: 0 ok, 1 invalid or rejected rows, 2 usage, 3 auth, 4 unavailable, 5 
 
 export function buildProgram(ctx: CommandContext): Command {
   const program = new Command('genser')
-    .description('Validate, convert and upload product feeds and behaviour events; run a local sandbox of the service.')
+    .description(
+      'Validate, convert and upload product feeds and behaviour events; run a local sandbox of the service.',
+    )
     .version(packageVersion(), '-V, --version')
     .showSuggestionAfterError()
     .addHelpText('after', EXAMPLES)
@@ -55,7 +57,8 @@ export function buildProgram(ctx: CommandContext): Command {
 /** Turns anything thrown into a one-line message and an exit code. */
 export function exitCodeFor(err: unknown, ctx: CommandContext, debug: boolean): number {
   if (err instanceof CommanderError) {
-    if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(err.code)) return ExitCode.ok;
+    if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(err.code))
+      return ExitCode.ok;
     // commander has already printed its message.
     ctx.stderr.write("hint: run 'genser --help' for usage\n");
     return ExitCode.usage;
@@ -87,6 +90,11 @@ export async function run(argv: string[]): Promise<void> {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   });
-  const ctx: CommandContext = { stdout: process.stdout, stderr: process.stderr, env: process.env, exitCode: 0 };
+  const ctx: CommandContext = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    exitCode: 0,
+  };
   process.exitCode = await main(argv, ctx);
 }

@@ -40,7 +40,9 @@ export function addFeedOptions(cmd: Command): Command {
     .addOption(
       new Option('--input-type <type>', 'input type (default: from the extension)').choices(INPUT_TYPES),
     )
-    .addOption(new Option('--language <lang>', 'language of plain text columns (default: ko)').choices(LANGUAGES))
+    .addOption(
+      new Option('--language <lang>', 'language of plain text columns (default: ko)').choices(LANGUAGES),
+    )
     .option('--strict', 'treat missing recommended fields as errors')
     .option('--country <code>', 'country whose time zone reads local dates (default: KR)')
     .option('--max-errors <n>', 'list at most this many issues in detail (default: 20)')
@@ -61,7 +63,13 @@ export function resolveFeedOptions(sources: Sources): FeedOptions {
     mapping: pick<string | undefined>(sources, 'mapping', 'GENSER_MAPPING', undefined, parseAs.string),
     encoding: pick(sources, 'encoding', 'GENSER_ENCODING', 'auto', parseAs.oneOf(ENCODINGS)),
     delimiter,
-    inputType: pick<InputType | undefined>(sources, 'inputType', undefined, undefined, parseAs.oneOf(INPUT_TYPES)),
+    inputType: pick<InputType | undefined>(
+      sources,
+      'inputType',
+      undefined,
+      undefined,
+      parseAs.oneOf(INPUT_TYPES),
+    ),
     language: pick(sources, 'language', 'GENSER_LANGUAGE', 'ko', parseAs.oneOf(LANGUAGES)),
     strict: pick(sources, 'strict', undefined, false, parseAs.bool),
     country: pick(sources, 'country', 'GENSER_COUNTRY', 'KR', (raw) => String(raw).toUpperCase()),

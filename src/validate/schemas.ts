@@ -30,7 +30,9 @@ function listSchemaFiles(dir: string): string[] {
 }
 
 export function schemaName(path: string): string {
-  return relative(schemasDir, path).replace(/\\/g, '/').replace(/\.schema\.json$/, '');
+  return relative(schemasDir, path)
+    .replace(/\\/g, '/')
+    .replace(/\.schema\.json$/, '');
 }
 
 function getAjv(): Ajv2020 {
