@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Papa from 'papaparse';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  COLUMNS,
+  csvField,
+  ean13,
+  ensureCatalog,
+  INVALID_EVERY,
+  INVALID_OFFSET,
+  invalidCount,
+  isValidEan13,
+  writeCatalog,
+} from '../../bench/generate.mjs';
+
+const dir = mkdtempSync(join(tmpdir(), 'genser-bench-gen-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const ROWS = 2_600;
+
+function parse(file: string): Papa.ParseResult<Record<string, string>> {
+  return Papa.parse<Record<string, string>>(readFileSync(file, 'utf8'), {
+    header: true,
+    skipEmptyLines: true,
+  });
+}
+
+describe('bench catalog generator', () => {
+  it('writes N rows in the canonical columns, parseable as CSV', async () => {
+    const file = join(dir, 'a.csv');
+    const meta = await writeCatalog(file, { rows: ROWS });
+    const parsed = parse(file);
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.meta.fields).toEqual([...COLUMNS]);
+    expect(COLUMNS.length).toBeGreaterThanOrEqual(28);
+    expect(parsed.data).toHaveLength(ROWS);
+    expect(meta).toMatchObject({ rows: ROWS, columns: COLUMNS.length, bytes: statSync(file).size });
+    expect(parsed.data[0].sku).toBe('SKU-00000001');
+    expect(parsed.data[ROWS - 1].sku).toBe(`SKU-${String(ROWS).padStart(8, '0')}`);
+  });
+
+  it('writes realistic text: Korean, Japanese, quoted commas and newlines, long HTML, valid GTINs', async () => {
+    const file = join(dir, 'b.csv');
+    await writeCatalog(file, { rows: ROWS });
+    const rows = parse(file).data;
+    expect(rows.every((r) => /[가-힣]/.test(r['name@ko']))).toBe(true);
+    expect(rows.every((r) => /[\u3040-\u30ff]/.test(r['name@ja']))).toBe(true);
+    expect(rows.some((r) => r['description@ko'].includes('\n'))).toBe(true);
+    expect(rows.some((r) => r['description@en'].includes(','))).toBe(true);
+    expect(rows.some((r) => r.html.includes('"') && r.html.includes('\n'))).toBe(true);
+    expect(Math.max(...rows.map((r) => r.html.length))).toBeGreaterThan(1500);
+    expect(rows.every((r) => isValidEan13(r.gtin))).toBe(true);
+    expect(rows.some((r) => r['category_name@ko'].includes('|'))).toBe(true);
+    expect(
+      rows.every((r) => r['category_name@ko'].split('|').length === r.category_code.split('|').length),
+    ).toBe(true);
+  });
+
+  it('makes exactly the announced rows invalid, and no others', async () => {
+    const file = join(dir, 'c.csv');
+    const meta = await writeCatalog(file, { rows: ROWS });
+    const rows = parse(file).data;
+    const broken = rows
+      .map((r, i) => ({ n: i + 1, r }))
+      .filter(
+        ({ r }) =>
+          !/^\d+(\.\d+)?$/.test(r.price) ||
+          !/^(InStock|in stock|OutOfStock|PreOrder)$/.test(r.availability) ||
+          /-13-45/.test(r.availability_starts),
+      )
+      .map(({ n }) => n);
+    const expected = [];
+    for (let n = INVALID_OFFSET; n <= ROWS; n += INVALID_EVERY) expected.push(n);
+    expect(broken).toEqual(expected);
+    expect(meta.invalidRows).toBe(expected.length);
+    expect(invalidCount(ROWS)).toBe(3);
+  });
+
+  it('is deterministic for a seed and differs across seeds', async () => {
+    const hash = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
+    await writeCatalog(join(dir, 'd1.csv'), { rows: 300, seed: 7 });
+    await writeCatalog(join(dir, 'd2.csv'), { rows: 300, seed: 7 });
+    await writeCatalog(join(dir, 'd3.csv'), { rows: 300, seed: 8 });
+    expect(hash(join(dir, 'd1.csv'))).toBe(hash(join(dir, 'd2.csv')));
+    expect(hash(join(dir, 'd1.csv'))).not.toBe(hash(join(dir, 'd3.csv')));
+  });
+
+  it('reuses a complete catalog and regenerates when forced', async () => {
+    const first = await ensureCatalog(120, { dir });
+    const again = await ensureCatalog(120, { dir });
+    const forced = await ensureCatalog(120, { dir, force: true });
+    expect([first.generated, again.generated, forced.generated]).toEqual([true, false, true]);
+    expect(again.file).toBe(first.file);
+  });
+
+  it('computes check digits and quotes like RFC 4180', () => {
+    expect(ean13('400638133393')).toBe('4006381333931');
+    expect(isValidEan13('4006381333932')).toBe(false);
+    expect(csvField('plain')).toBe('plain');
+    expect(csvField('a,b')).toBe('"a,b"');
+    expect(csvField('say "hi"\nbye')).toBe('"say ""hi""\nbye"');
+  });
+});
