@@ -1,0 +1,74 @@
+import { Pool } from 'undici';
+
+/**
+ * The I/O part of uploading: one undici Pool with keep-alive per run. Everything else in
+ * src/upload decides what to send and what an answer means.
+ */
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** What the engine needs from a sender; tests may pass another implementation. */
+export interface Poster {
+  post(path: string, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<HttpAnswer>;
+  close(): Promise<void>;
+}
+
+export interface SenderSettings {
+  /** e.g. https://api.example.com or https://api.example.com/v1 (a base path is kept). */
+  apiUrl: string;
+  connections: number;
+  timeoutMs: number;
+  userAgent: string;
+  /** `apiKey` (standard) or `x-api-key` (legacy). */
+  keyHeader: string;
+  key: string;
+}
+
+export class UndiciSender implements Poster {
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly fixedHeaders: Record<string, string>;
+
+  constructor(private readonly settings: SenderSettings) {
+    const url = new URL(settings.apiUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(url.origin, {
+      connections: settings.connections,
+      keepAliveTimeout: 30_000,
+      headersTimeout: settings.timeoutMs,
+      bodyTimeout: settings.timeoutMs,
+    });
+    this.fixedHeaders = {
+      'content-type': 'application/json',
+      'user-agent': settings.userAgent,
+      [settings.keyHeader]: settings.key,
+    };
+  }
+
+  async post(
+    path: string,
+    body: string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<HttpAnswer> {
+    // The whole exchange, not only each wait, is bounded by --timeout.
+    const timeout = AbortSignal.timeout(this.settings.timeoutMs);
+    const res = await this.pool.request({
+      method: 'POST',
+      path: this.basePath + path,
+      headers: { ...this.fixedHeaders, ...headers },
+      body,
+      signal: AbortSignal.any([signal, timeout]),
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: res.headers, body: text };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

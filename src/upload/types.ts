@@ -1,0 +1,100 @@
+import type { Issue, PayloadFormat } from '../types.js';
+import type { BackoffSettings } from './retry-policy.js';
+
+/** Settings of one upload run, resolved from flags, environment and config (see settings.ts). */
+export interface UploadSettings {
+  format: PayloadFormat;
+  /** Path under the api url: /collectors/products, /searches/products, ... */
+  path: string;
+  batchSize: number;
+  maxBatchBytes: number;
+  concurrency: number;
+  /** Retries after the first attempt. */
+  retries: number;
+  backoff: BackoffSettings;
+  type: 'create_product' | 'update_product';
+  agentName: string;
+  dryRun: boolean;
+  /** Issues of invalid rows kept in detail (the rest are counted). */
+  maxErrors: number;
+  /** After Ctrl-C, requests still in flight get this long before they are cut. */
+  graceMs: number;
+}
+
+export type BatchStatus = 'accepted' | 'partial' | 'rejected' | 'failed' | 'not_sent' | 'dry_run';
+
+export interface BatchOutcome {
+  index: number;
+  firstRow: number;
+  lastRow: number;
+  rows: number;
+  /** Body bytes of the batch as first sent. */
+  bytes: number;
+  status: BatchStatus;
+  /** Last HTTP status seen for this batch, if any. */
+  httpStatus?: number;
+  /** Requests of the whole batch (first try + retries); splits not counted. */
+  attempts: number;
+  /** All requests this batch caused, splits and their retries included. */
+  requests: number;
+  /** The envelope id (standard) and Idempotency-Key of the batch's first body. */
+  requestId: string;
+}
+
+/** A row that was not delivered: rejected by the server, or never accepted (failed). */
+export interface Failure {
+  kind: 'rejected' | 'failed';
+  file: string;
+  row: number;
+  line: number;
+  sku?: string;
+  /** HTTP status, or a word (`network`, `timeout`, `not_sent`, `interrupted`). */
+  status: number | string;
+  message: string;
+  batch: number;
+}
+
+export interface UploadSummary {
+  rows: number;
+  invalid: number;
+  sent: number;
+  accepted: number;
+  rejected: number;
+  failed: number;
+  batches: number;
+  retries: number;
+  requests: number;
+  bytes: number;
+  durationMs: number;
+  dryRun: boolean;
+}
+
+export type StopReason = 'auth' | 'unavailable' | 'interrupted' | 'endpoint';
+
+export interface UploadResult {
+  summary: UploadSummary;
+  failures: Failure[];
+  batches: BatchOutcome[];
+  /** Issues of the rows (invalid rows' errors first come, first kept), at most maxErrors. */
+  issues: Issue[];
+  issuesTruncated: boolean;
+  /** Why the run stopped early, if it did. */
+  stop?: { reason: StopReason; message: string; hint?: string };
+  /** Last row read from the feed (rows after it were not read when the run stopped). */
+  lastRow: number;
+}
+
+/** Counters that grow while the run goes; progress displays read them. */
+export interface LiveStats {
+  rows: number;
+  invalid: number;
+  sent: number;
+  accepted: number;
+  rejected: number;
+  failed: number;
+  retries: number;
+  requests: number;
+  batches: number;
+  bytes: number;
+  startedAt: number;
+}
