@@ -1,0 +1,86 @@
+import type { Logger } from '../cli/terminal.js';
+import type { LiveStats } from './types.js';
+
+/**
+ * Progress while uploading: on a TTY an ora spinner (rows read, sent, accepted, rejected, rate,
+ * ETA when the row count can be estimated); off a TTY (cron) a plain line about every 10 s.
+ * Log lines written during the run go through the returned logger so they do not tear the spinner.
+ */
+export interface Progress {
+  log: Logger;
+  stop(): void;
+}
+
+interface SpinnerLike {
+  text: string;
+  start(): unknown;
+  stop(): unknown;
+  clear(): unknown;
+  render(): unknown;
+}
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+export function progressLine(stats: LiveStats, now: number, estimatedRows?: number): string {
+  const seconds = Math.max(0.001, (now - stats.startedAt) / 1000);
+  const rate = stats.rows / seconds;
+  let eta = '';
+  if (estimatedRows && rate > 0 && estimatedRows > stats.rows) {
+    const left = Math.round((estimatedRows - stats.rows) / rate);
+    eta = `, ETA ~${left >= 60 ? `${Math.floor(left / 60)} min ${left % 60} s` : `${left} s`}`;
+  }
+  return (
+    `read ${n(stats.rows)} rows${stats.invalid ? ` (${n(stats.invalid)} invalid)` : ''}, sent ${n(stats.sent)}, ` +
+    `accepted ${n(stats.accepted)}, rejected ${n(stats.rejected)}` +
+    `${stats.failed ? `, not delivered ${n(stats.failed)}` : ''}${stats.retries ? `, retries ${n(stats.retries)}` : ''}, ` +
+    `${n(Math.round(rate))} rows/s${eta}`
+  );
+}
+
+export async function startProgress(
+  stats: LiveStats,
+  log: Logger,
+  options: {
+    quiet: boolean;
+    stream: NodeJS.WritableStream;
+    intervalMs?: number;
+    estimatedRows?: () => number | undefined;
+  },
+): Promise<Progress> {
+  if (options.quiet) return { log, stop() {} };
+  if (!log.fancy) {
+    const timer = setInterval(
+      () => log.info(`progress: ${progressLine(stats, Date.now(), options.estimatedRows?.())}`),
+      options.intervalMs ?? 10_000,
+    );
+    timer.unref();
+    return { log, stop: () => clearInterval(timer) };
+  }
+  const { default: ora } = await import('ora');
+  const spinner: SpinnerLike = ora({ stream: options.stream, text: 'uploading', discardStdin: false });
+  spinner.start();
+  const timer = setInterval(() => {
+    spinner.text = progressLine(stats, Date.now(), options.estimatedRows?.());
+  }, 200);
+  timer.unref();
+  const around =
+    (write: (m: string) => void) =>
+    (m: string): void => {
+      spinner.clear();
+      write(m);
+      spinner.render();
+    };
+  return {
+    log: {
+      fancy: true,
+      info: around(log.info),
+      warn: around(log.warn),
+      error: around(log.error),
+      debug: around(log.debug),
+    },
+    stop() {
+      clearInterval(timer);
+      spinner.stop();
+    },
+  };
+}
