@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { uploadReport, uploadReportText, uploadSummaryLines } from '../../src/report/upload-report.js';
+import { clearSecrets, registerSecret } from '../../src/secrets.js';
+import { newStats } from '../../src/upload/engine.js';
+import { progressLine } from '../../src/upload/progress.js';
+import type { UploadResult } from '../../src/upload/types.js';
+
+const result: UploadResult = {
+  summary: {
+    rows: 10,
+    invalid: 1,
+    sent: 9,
+    accepted: 4,
+    rejected: 1,
+    failed: 4,
+    batches: 2,
+    retries: 3,
+    requests: 6,
+    bytes: 2048,
+    durationMs: 2000,
+    dryRun: false,
+  },
+  failures: [
+    { kind: 'rejected', file: 'a.csv', row: 3, line: 4, sku: 'S3', status: 400, message: 'bad', batch: 1 },
+  ],
+  batches: [
+    {
+      index: 1,
+      firstRow: 1,
+      lastRow: 5,
+      rows: 5,
+      bytes: 1000,
+      status: 'partial',
+      attempts: 1,
+      requests: 2,
+      requestId: 'r1',
+    },
+    {
+      index: 2,
+      firstRow: 6,
+      lastRow: 10,
+      rows: 4,
+      bytes: 1000,
+      status: 'failed',
+      attempts: 4,
+      requests: 4,
+      requestId: 'r2',
+    },
+  ],
+  issues: [],
+  issuesTruncated: false,
+  stop: { reason: 'unavailable', message: 'the service is unavailable' },
+  lastRow: 10,
+};
+
+describe('upload report', () => {
+  it('has the validate fields plus summary, failures and batches', () => {
+    const doc = uploadReport(result, {
+      format: 'standard',
+      files: ['a.csv'],
+      target: 'POST http://x/collectors/products',
+    });
+    expect(Object.keys(doc)).toEqual([
+      'format',
+      'files',
+      'rows',
+      'issues',
+      'truncated',
+      'summary',
+      'stopped',
+      'target',
+      'failures',
+      'batches',
+    ]);
+    expect(doc.rows).toEqual({ total: 10, valid: 9, invalid: 1 });
+    expect(doc.stopped).toEqual({
+      reason: 'unavailable',
+      message: 'the service is unavailable',
+      lastRowRead: 10,
+    });
+  });
+  it('masks secrets in the report text', () => {
+    registerSecret('SECRET-abc-123');
+    const text = uploadReportText(
+      { ...result, failures: [{ ...result.failures[0], message: 'echo SECRET-abc-123' }] },
+      { format: 'standard', files: ['a.csv'] },
+    );
+    clearSecrets();
+    expect(text).not.toContain('SECRET-abc-123');
+    expect(JSON.parse(text).failures[0].message).toBe('echo ***');
+  });
+  it('summarizes for people, naming undelivered batches and when products become searchable', () => {
+    const lines = uploadSummaryLines(result, {
+      format: 'standard',
+      files: ['a.csv'],
+      searchable: 'after the daily batch at 00:15 Asia/Seoul (2026-11-24 00:15, in 9 h 12 min)',
+    });
+    expect(lines[0]).toBe(
+      'upload: 10 rows, 1 invalid (not sent), 9 sent in 2 batches: 4 accepted, 1 rejected, 4 not delivered; 3 retries; 2.0 s (5 rows/s)',
+    );
+    expect(lines).toContain('stopped after row 10: rows after it were not read or sent');
+    expect(lines).toContain('not delivered: batch 2 rows 6-10 (see --report for every row)');
+    expect(lines.at(-1)).toBe(
+      'searchable after the daily batch at 00:15 Asia/Seoul (2026-11-24 00:15, in 9 h 12 min)',
+    );
+    const dry = uploadSummaryLines(
+      { ...result, stop: undefined, summary: { ...result.summary, dryRun: true, sent: 0 } },
+      { format: 'standard', files: [] },
+    );
+    expect(dry).toEqual([
+      'dry run: 10 rows, 1 invalid; would send 9 products in 2 batches (2.0 kB); nothing was sent',
+    ]);
+  });
+  it('progress line shows counts, rate and an ETA when the total is estimated', () => {
+    const s = newStats(0);
+    Object.assign(s, { rows: 1000, sent: 900, accepted: 800, rejected: 2 });
+    expect(progressLine(s, 2000, 3000)).toBe(
+      'read 1,000 rows, sent 900, accepted 800, rejected 2, 500 rows/s, ETA ~4 s',
+    );
+  });
+});
