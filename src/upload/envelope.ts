@@ -1,3 +1,4 @@
+import { buildStandardEnvelope } from '../build/standard.js';
 import type { PayloadFormat } from '../types.js';
 
 /**
@@ -18,21 +19,12 @@ export interface Framing {
 
 const GRAPH_MARK = '"@graph":[]';
 
-/** The standard envelope with an empty `@graph`; the one place that knows the envelope's fields. */
-export function standardEnvelope(id: string, settings: EnvelopeSettings): Record<string, unknown> {
-  return {
-    '@context': 'https://schema.org/',
-    specversion: '1.0',
-    id,
-    type: settings.type,
-    agent: { '@type': 'Organization', name: settings.agentName },
-    '@graph': [],
-  };
-}
-
 export function framingFor(id: string, settings: EnvelopeSettings): Framing {
   if (settings.format === 'legacy') return { head: '[', tail: ']' };
-  const text = JSON.stringify(standardEnvelope(id, settings));
+  // The builder's envelope with an empty @graph, cut where the products go.
+  const text = JSON.stringify(
+    buildStandardEnvelope([], { id, type: settings.type, agentName: settings.agentName }),
+  );
   const at = text.indexOf(GRAPH_MARK);
   const open = at + GRAPH_MARK.length - 1;
   return { head: text.slice(0, open), tail: text.slice(open) };
