@@ -1,0 +1,109 @@
+// Reading a V8 .cpuprofile (what `node --cpu-prof` writes): self and total time per function,
+// and self time per file/package, so the flame's hot spots can be read as a short table.
+
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SPECIAL = new Set(['(program)', '(idle)', '(garbage collector)', '(root)']);
+
+/** `node_modules/<pkg>` for dependencies, the path under `root` for own code, else the name. */
+export function locationOf(url, root) {
+  if (!url) return '(native)';
+  let path = url;
+  if (url.startsWith('file://')) {
+    try {
+      path = fileURLToPath(url);
+    } catch {
+      path = url;
+    }
+  }
+  if (path.startsWith('node:')) return path;
+  const nm = path.lastIndexOf('/node_modules/');
+  if (nm >= 0) {
+    const rest = path.slice(nm + '/node_modules/'.length).split('/');
+    return `node_modules/${rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]}`;
+  }
+  return root && path.startsWith(root) ? relative(root, path) : path;
+}
+
+function keyOf(frame, root) {
+  const name = frame.functionName || '(anonymous)';
+  if (SPECIAL.has(name)) return name;
+  const where = locationOf(frame.url, root);
+  return `${name} ${where}:${frame.lineNumber + 1}`;
+}
+
+/**
+ * Summarises a parsed .cpuprofile. Returns `{ totalMs, functions, files }`, each list sorted by
+ * self time: `functions[i] = { key, selfMs, selfPct, totalMs, totalPct }`,
+ * `files[i] = { file, selfMs, selfPct }`.
+ */
+export function summarizeProfile(profile, { root } = {}) {
+  const byId = new Map();
+  const parent = new Map();
+  for (const node of profile.nodes) {
+    byId.set(node.id, node);
+    for (const child of node.children ?? []) parent.set(child, node.id);
+  }
+  const selfUs = new Map();
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  // timeDeltas[i] is the time since the previous sample; attribute it to the sample after it.
+  for (let i = 0; i < samples.length; i++) {
+    const dt = Math.max(0, deltas[i + 1] ?? 0);
+    selfUs.set(samples[i], (selfUs.get(samples[i]) ?? 0) + dt);
+  }
+  let totalUs = 0;
+  for (const us of selfUs.values()) totalUs += us;
+
+  const fnSelf = new Map();
+  const fnTotal = new Map();
+  const fileSelf = new Map();
+  const keyCache = new Map();
+  const key = (id) => {
+    let k = keyCache.get(id);
+    if (k === undefined) {
+      k = keyOf(byId.get(id).callFrame, root);
+      keyCache.set(id, k);
+    }
+    return k;
+  };
+  for (const [id, us] of selfUs) {
+    const node = byId.get(id);
+    if (!node) continue;
+    const k = key(id);
+    fnSelf.set(k, (fnSelf.get(k) ?? 0) + us);
+    const file = SPECIAL.has(node.callFrame.functionName)
+      ? node.callFrame.functionName
+      : locationOf(node.callFrame.url, root);
+    fileSelf.set(file, (fileSelf.get(file) ?? 0) + us);
+    // Total time: count this node's time once for every distinct function on its stack.
+    const seen = new Set();
+    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+      const ck = key(cur);
+      if (seen.has(ck)) continue;
+      seen.add(ck);
+      fnTotal.set(ck, (fnTotal.get(ck) ?? 0) + us);
+    }
+  }
+  const pct = (us) => (totalUs ? Math.round((us / totalUs) * 1000) / 10 : 0);
+  const ms = (us) => Math.round(us / 100) / 10;
+  const functions = [...fnTotal.entries()]
+    .map(([k, total]) => {
+      const self = fnSelf.get(k) ?? 0;
+      return { key: k, selfMs: ms(self), selfPct: pct(self), totalMs: ms(total), totalPct: pct(total) };
+    })
+    .sort((a, b) => b.selfMs - a.selfMs);
+  const files = [...fileSelf.entries()]
+    .map(([file, us]) => ({ file, selfMs: ms(us), selfPct: pct(us) }))
+    .sort((a, b) => b.selfMs - a.selfMs);
+  return { totalMs: ms(totalUs), functions, files };
+}
+
+/** The functions with the most total (inclusive) time, excluding the root and idle entries. */
+export function topByTotal(summary, n = 20, filter = () => true) {
+  return summary.functions
+    .filter((f) => !SPECIAL.has(f.key) && filter(f))
+    .sort((a, b) => b.totalMs - a.totalMs)
+    .slice(0, n);
+}

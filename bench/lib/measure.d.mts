@@ -1,0 +1,28 @@
+export interface Measured {
+  ms: number;
+  maxRssKiB: number | null;
+  cpuMs: number | null;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+}
+export declare const GNU_TIME: string;
+export declare function hasGnuTime(): boolean;
+export declare function parseGnuTimeMaxRss(text: string): number | null;
+export declare function parseGnuTimeCpuMs(text: string): number | null;
+export declare function measure(
+  command: string,
+  args: string[],
+  opts?: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    stdout?: 'pipe' | 'ignore';
+    timeoutMs?: number;
+    useGnuTime?: boolean;
+  },
+): Promise<Measured>;
+export declare function median(values: (number | null | undefined)[]): number | null;
+export declare function max(values: (number | null | undefined)[]): number | null;
+export declare function firstLine(text: string): string;

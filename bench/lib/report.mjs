@@ -1,0 +1,260 @@
+// Turning bench results into targets (pass/fail), a table for stdout and the BENCHMARKS.md section.
+
+export const MiB = 1024 * 1024;
+
+/** The issue-5 targets on the 2-core machine. `value(results)` returns the figure or null. */
+export const TARGETS = [
+  {
+    id: 'validate-ratio',
+    figure: 'validate time / papaparse parse-only',
+    target: '<= 1.3x',
+    value: (r) => largest(r.validate)?.ratio ?? null,
+    pass: (v) => v <= 1.3,
+    fmt: (v) => `${v.toFixed(2)}x`,
+  },
+  {
+    id: 'validate-throughput',
+    figure: 'validate throughput',
+    target: '>= 150k rows/s',
+    value: (r) => largest(r.validate)?.genser?.rowsPerSec ?? null,
+    pass: (v) => v >= 150_000,
+    fmt: (v) => `${Math.round(v / 100) / 10}k rows/s`,
+  },
+  {
+    id: 'rss-1m',
+    figure: 'peak RSS at 1M rows',
+    target: '<= 150 MiB',
+    value: (r) => r.validate?.['1000000']?.genser?.maxRssMiB ?? null,
+    pass: (v) => v <= 150,
+    fmt: (v) => `${v.toFixed(0)} MiB`,
+  },
+  {
+    id: 'rss-flat',
+    figure: 'peak RSS 1M / 100k',
+    target: '<= 1.2x',
+    value: (r) => {
+      const big = r.validate?.['1000000']?.genser?.maxRssMiB;
+      const small = r.validate?.['100000']?.genser?.maxRssMiB;
+      return big && small ? big / small : null;
+    },
+    pass: (v) => v <= 1.2,
+    fmt: (v) => `${v.toFixed(2)}x`,
+  },
+  {
+    id: 'upload-overlap',
+    figure: 'upload / (validate + bare post)',
+    target: '<= 0.8',
+    value: (r) => r.upload?.ratio ?? null,
+    pass: (v) => v <= 0.8,
+    fmt: (v) => v.toFixed(2),
+  },
+  {
+    id: 'sandbox-ingest',
+    figure: 'sandbox ingest',
+    target: '>= 20k products/s',
+    value: (r) => r.sandbox?.productsPerSec ?? null,
+    pass: (v) => v >= 20_000,
+    fmt: (v) => `${Math.round(v / 100) / 10}k/s`,
+  },
+  {
+    id: 'startup',
+    figure: '`genser --version` / `node -e 0`',
+    target: '<= 2x',
+    value: (r) => r.startup?.versionRatio ?? null,
+    pass: (v) => v <= 2,
+    fmt: (v) => `${v.toFixed(2)}x`,
+  },
+];
+
+/** The entry of the largest catalog that has a genser figure (targets are judged on it). */
+export function largest(bySize) {
+  if (!bySize) return null;
+  const sizes = Object.keys(bySize)
+    .map(Number)
+    .filter((n) => bySize[n]?.genser?.ms != null)
+    .sort((a, b) => b - a);
+  return sizes.length ? bySize[sizes[0]] : null;
+}
+
+export function evaluateTargets(results) {
+  return TARGETS.map((t) => {
+    const v = t.value(results);
+    const measured = typeof v === 'number' && Number.isFinite(v);
+    return {
+      id: t.id,
+      figure: t.figure,
+      target: t.target,
+      value: measured ? v : null,
+      shown: measured ? t.fmt(v) : 'not measured',
+      status: measured ? (t.pass(v) ? 'pass' : 'FAIL') : 'n/a',
+    };
+  });
+}
+
+const num = (v, digits = 0) =>
+  v == null
+    ? '-'
+    : Number(v).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const secs = (ms) => (ms == null ? '-' : `${(ms / 1000).toFixed(2)} s`);
+const mib = (v) => (v == null ? '-' : `${v.toFixed(0)} MiB`);
+
+function table(header, rows) {
+  const lines = [
+    `| ${header.join(' | ')} |`,
+    `| ${header.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`,
+  ];
+  for (const r of rows) lines.push(`| ${r.join(' | ')} |`);
+  return lines.join('\n');
+}
+
+/** Markdown for the figures of one run (used for stdout and for BENCHMARKS.md). */
+export function renderResults(results) {
+  const out = [];
+  const m = results.machine;
+  out.push(
+    `Run ${results.generatedAt}${results.quick ? ' (--quick)' : ''}, ${results.runs} run(s) per figure (median); ` +
+      `${m.cpus} x ${m.cpuModel}, ${m.memGiB} GiB RAM, Node ${m.node}, ${m.os}; load average at start ${m.loadAtStart}.`,
+  );
+  out.push('');
+  out.push('### Targets', '');
+  out.push(
+    table(
+      ['figure', 'target', 'measured', ''],
+      results.targets.map((t) => [t.figure, t.target, t.shown, t.status]),
+    ),
+  );
+
+  const v = results.validate ?? {};
+  const sizes = Object.keys(v)
+    .map(Number)
+    .sort((a, b) => a - b);
+  if (sizes.length) {
+    out.push('', '### validate vs papaparse (parse-only) vs Miller', '');
+    const rows = [];
+    for (const n of sizes) {
+      const e = v[n];
+      const cat = results.catalogs?.[n];
+      const size = cat ? `${(cat.bytes / MiB).toFixed(0)} MiB` : '';
+      for (const [label, f] of [
+        ['papaparse parse-only', e.papaparse],
+        ['genser validate', e.genser],
+        ['mlr --icsv --ojsonl cat', e.mlr],
+      ]) {
+        if (!f) continue;
+        rows.push([
+          `${num(n)} rows (${size})`,
+          label,
+          f.ms == null ? (f.note ?? 'not available') : secs(f.ms),
+          num(f.rowsPerSec),
+          num(f.mibPerSec, 1),
+          mib(f.maxRssMiB),
+          f.cores == null ? '-' : f.cores.toFixed(2),
+          label === 'genser validate' && e.ratio != null ? `${e.ratio.toFixed(2)}x` : '',
+        ]);
+      }
+    }
+    out.push(
+      table(['catalog', 'tool', 'time', 'rows/s', 'MiB/s', 'peak RSS', 'cores used', 'vs papaparse'], rows),
+    );
+  }
+
+  const c = results.convert ?? {};
+  const cSizes = Object.keys(c);
+  if (cSizes.length) {
+    out.push('', '### convert', '');
+    out.push(
+      table(
+        ['catalog', 'time', 'rows/s', 'MiB/s', 'peak RSS'],
+        cSizes.map((n) => {
+          const f = c[n];
+          return [
+            `${num(Number(n))} rows`,
+            f.ms == null ? (f.note ?? 'not available') : secs(f.ms),
+            num(f.rowsPerSec),
+            num(f.mibPerSec, 1),
+            mib(f.maxRssMiB),
+          ];
+        }),
+      ),
+    );
+  }
+
+  const u = results.upload;
+  if (u) {
+    out.push('', '### upload to a local sink', '');
+    if (u.note && u.uploadMs == null) out.push(u.note);
+    else {
+      out.push(
+        `${num(u.rows)} rows, ${num(u.batches)} batches of up to ${u.batchSize}, concurrency ${u.concurrency}.`,
+        '',
+        table(
+          ['step', 'time', 'rows/s', 'peak RSS'],
+          [
+            [
+              'genser validate (same file)',
+              secs(u.validateMs),
+              num(u.rows / (u.validateMs / 1000)),
+              mib(u.validateRssMiB),
+            ],
+            ['bare undici loop, pre-built batches', secs(u.bareMs), num(u.rows / (u.bareMs / 1000)), '-'],
+            ['genser upload', secs(u.uploadMs), num(u.rows / (u.uploadMs / 1000)), mib(u.uploadRssMiB)],
+          ],
+        ),
+        '',
+        `upload / (validate + bare post) = ${u.ratio == null ? '-' : u.ratio.toFixed(2)}`,
+      );
+    }
+  }
+
+  const s = results.sandbox;
+  if (s) {
+    out.push('', '### sandbox ingest', '');
+    out.push(
+      s.productsPerSec == null
+        ? (s.note ?? 'not available')
+        : `${num(s.products)} products in envelopes of ${s.envelopeSize}, concurrency ${s.concurrency}: ` +
+            `${secs(s.ms)}, ${num(s.productsPerSec)} products/s accepted${s.note ? ` (${s.note})` : ''}.`,
+    );
+  }
+
+  const st = results.startup;
+  if (st) {
+    out.push('', '### start-up', '');
+    out.push(
+      table(
+        ['command', 'median', 'vs node -e 0'],
+        [
+          ['node -e 0', `${num(st.nodeMs, 1)} ms`, '1.00x'],
+          [
+            'genser --version',
+            `${num(st.versionMs, 1)} ms`,
+            st.versionRatio == null ? '-' : `${st.versionRatio.toFixed(2)}x`,
+          ],
+          [
+            'genser --help',
+            `${num(st.helpMs, 1)} ms`,
+            st.helpRatio == null ? '-' : `${st.helpRatio.toFixed(2)}x`,
+          ],
+        ],
+      ),
+    );
+  }
+
+  if (results.notes?.length) {
+    out.push('', '### Notes from this run', '');
+    for (const n of results.notes) out.push(`- ${n}`);
+  }
+  return out.join('\n');
+}
+
+export const START = '<!-- bench:results:start (written by `npm run bench`; edit outside these markers) -->';
+export const END = '<!-- bench:results:end -->';
+
+/** Replaces the marked section of `doc` with `content` (appends the section when absent). */
+export function replaceMarked(doc, content) {
+  const block = `${START}\n\n${content}\n\n${END}`;
+  const a = doc.indexOf(START);
+  const b = doc.indexOf(END);
+  if (a >= 0 && b > a) return doc.slice(0, a) + block + doc.slice(b + END.length);
+  return `${doc.trimEnd()}\n\n## Latest figures\n\n${block}\n`;
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// Profiles one genser command with `node --cpu-prof` and prints where the time goes.
+//
+//   node bench/profile.mjs [--rows 100000] [--top 25] [-- <genser args>]
+//   node bench/profile.mjs --read FILE.cpuprofile      (summarise an existing profile)
+//
+// Default: `genser validate <the generated 100k catalog> --json`. The profile is kept under
+// bench/out/prof/ (open it in Chrome DevTools or speedscope for the flame); the summary lists
+// self time by file/package, then the functions with the most self and total time.
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureCatalog } from './generate.mjs';
+import { summarizeProfile, topByTotal } from './lib/cpuprofile.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export function formatSummary(summary, top = 25) {
+  const lines = [];
+  const row = (cells) => `| ${cells.join(' | ')} |`;
+  lines.push(`total sampled: ${summary.totalMs} ms`, '', 'self time by file / package:', '');
+  lines.push(row(['file', 'self ms', 'self %']), row(['---', '---:', '---:']));
+  for (const f of summary.files.slice(0, 15)) lines.push(row([f.file, f.selfMs, f.selfPct]));
+  lines.push('', `top ${top} functions by self time:`, '');
+  lines.push(row(['function', 'self ms', 'self %', 'total %']), row(['---', '---:', '---:', '---:']));
+  for (const f of summary.functions.slice(0, top)) lines.push(row([f.key, f.selfMs, f.selfPct, f.totalPct]));
+  lines.push('', `top ${top} of genser's own functions by total time:`, '');
+  lines.push(row(['function', 'total ms', 'total %', 'self %']), row(['---', '---:', '---:', '---:']));
+  for (const f of topByTotal(summary, top, (f) => / (src|dist)\//.test(f.key)))
+    lines.push(row([f.key, f.totalMs, f.totalPct, f.selfPct]));
+  return lines.join('\n');
+}
+
+async function main(argv) {
+  let rows = 100_000;
+  let top = 25;
+  let readFile;
+  let genserArgs;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') {
+      genserArgs = argv.slice(i + 1);
+      break;
+    }
+    if (a === '--rows') rows = Number(argv[++i]);
+    else if (a === '--top') top = Number(argv[++i]);
+    else if (a === '--read') readFile = argv[++i];
+    else {
+      process.stderr.write(`profile: unknown argument ${a}\n`);
+      return 2;
+    }
+  }
+  if (!readFile) {
+    const outDir = join(root, 'bench', 'out', 'prof');
+    rmSync(outDir, { recursive: true, force: true });
+    mkdirSync(outDir, { recursive: true });
+    if (!genserArgs) {
+      const { file } = await ensureCatalog(rows, { log: (l) => process.stderr.write(`${l}\n`) });
+      genserArgs = ['validate', file, '--json'];
+    }
+    process.stderr.write(`profiling: genser ${genserArgs.join(' ')}\n`);
+    const res = spawnSync(
+      process.execPath,
+      ['--cpu-prof', '--cpu-prof-dir', outDir, join(root, 'bin', 'genser.js'), ...genserArgs],
+      { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NO_COLOR: '1' } },
+    );
+    if (res.status === null || res.status >= 2) {
+      process.stderr.write(`profile: genser exited with ${res.status ?? res.signal}\n`);
+      return 1;
+    }
+    const prof = readdirSync(outDir).find((f) => f.endsWith('.cpuprofile'));
+    if (!prof) {
+      process.stderr.write('profile: no .cpuprofile was written\n');
+      return 1;
+    }
+    readFile = join(outDir, prof);
+  }
+  const summary = summarizeProfile(JSON.parse(readFileSync(readFile, 'utf8')), { root });
+  process.stdout.write(`profile: ${readFile}\n\n${formatSummary(summary, top)}\n`);
+  return 0;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,511 @@
+#!/usr/bin/env node
+// The benchmark harness (issue 5). `npm run bench` builds, then runs this.
+//
+//   node bench/run.mjs [--runs 3] [--quick] [--only validate,convert,upload,sandbox,startup]
+//                      [--sizes 100000,1000000] [--upload-rows 300000] [--concurrency 4]
+//                      [--batch-size 500] [--startup-runs 15] [--write | --no-write]
+//
+// Every figure is the median of --runs runs; each tool is its own process (isolation, and
+// peak RSS per process via GNU time). Figures compared in a ratio are run back to back in the
+// same round, round after round, and the ratio is the median of the per-round ratios.
+// Writes a table to stdout, bench/results.json, and the marked section of BENCHMARKS.md
+// (a --quick or --only run writes only bench/out/results.json, unless --write).
+// A genser command that is not built (yet) is reported as "not available", never a crash.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir, totalmem, type } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureCatalog } from './generate.mjs';
+import { firstLine, hasGnuTime, max, measure, median } from './lib/measure.mjs';
+import { evaluateTargets, MiB, renderResults, replaceMarked } from './lib/report.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = join(root, 'bin', 'genser.js');
+const OUT = join(root, 'bench', 'out');
+const NODE = process.execPath;
+const API_KEY = 'bench-key-0123456789';
+const genserEnv = { ...process.env, NO_COLOR: '1', GENSER_API_KEY: API_KEY };
+delete genserEnv.GENSER_API_URL;
+
+const log = (line) => process.stderr.write(`bench: ${line}\n`);
+
+// --- options ------------------------------------------------------------------------------------
+
+export function parseArgs(argv) {
+  const o = {
+    runs: 3,
+    quick: false,
+    only: null,
+    sizes: [100_000, 1_000_000],
+    uploadRows: 300_000,
+    concurrency: 4,
+    batchSize: 500,
+    startupRuns: 15,
+    write: undefined,
+  };
+  const list = (v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  const count = (v, name) => {
+    const n = Number(String(v).replaceAll('_', ''));
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} needs a positive whole number, got "${v}"`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const val = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--runs') o.runs = count(val(), a);
+    else if (a === '--quick') o.quick = true;
+    else if (a === '--only') o.only = new Set(list(val()));
+    else if (a === '--sizes') o.sizes = list(val()).map((s) => count(s, a));
+    else if (a === '--upload-rows') o.uploadRows = count(val(), a);
+    else if (a === '--concurrency') o.concurrency = count(val(), a);
+    else if (a === '--batch-size') o.batchSize = count(val(), a);
+    else if (a === '--startup-runs') o.startupRuns = count(val(), a);
+    else if (a === '--no-write') o.write = false;
+    else if (a === '--write') o.write = true;
+    else if (a === '--help' || a === '-h') o.help = true;
+    else throw new Error(`unknown argument ${a}`);
+  }
+  if (o.quick) {
+    o.sizes = [100_000];
+    o.uploadRows = 100_000;
+    if (!argv.includes('--runs')) o.runs = 1;
+    if (!argv.includes('--startup-runs')) o.startupRuns = 5;
+  }
+  // Partial runs do not overwrite the published figures unless asked to (--write).
+  o.write ??= !o.quick && !o.only;
+  const known = ['validate', 'convert', 'upload', 'sandbox', 'startup'];
+  for (const s of o.only ?? [])
+    if (!known.includes(s)) throw new Error(`--only: unknown section "${s}" (${known.join(', ')})`);
+  return o;
+}
+
+// --- environment --------------------------------------------------------------------------------
+
+function machine() {
+  const c = cpus();
+  return {
+    cpus: c.length,
+    cpuModel: c[0]?.model?.trim() ?? 'unknown',
+    memGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
+    node: process.versions.node,
+    os: `${type()} ${release()}`,
+    loadAtStart: loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
+  };
+}
+
+function mlrVersion() {
+  const r = spawnSync('mlr', ['--version'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+/** Which genser commands are built: a placeholder says "(not built yet)" in its help. */
+function genserCommands() {
+  const avail = { validate: false, convert: false, upload: false, sandbox: false, startup: false, why: {} };
+  if (!existsSync(join(root, 'dist', 'cli', 'main.js'))) {
+    avail.why.all = 'dist/ is missing: run `npm run build` (npm run bench does)';
+    return avail;
+  }
+  avail.startup = true;
+  for (const cmd of ['validate', 'convert', 'upload', 'sandbox']) {
+    const r = spawnSync(NODE, [BIN, cmd, '--help'], { encoding: 'utf8', env: genserEnv });
+    const text = `${r.stdout}${r.stderr}`;
+    avail[cmd] = r.status === 0 && !text.includes('not built yet');
+    if (!avail[cmd]) avail.why[cmd] = `genser ${cmd} is not built yet`;
+  }
+  if (avail.sandbox && !existsSync(join(root, 'dist', 'sandbox', 'index.js'))) {
+    avail.sandbox = false;
+    avail.why.sandbox = 'dist/sandbox/index.js (startSandbox) is missing';
+  }
+  return avail;
+}
+
+// --- helpers ----------------------------------------------------------------------------------
+
+const genser = (args, opts = {}) => measure(NODE, [BIN, ...args], { env: genserEnv, ...opts });
+
+function parseJsonOut(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function figure(runs, rows, bytes) {
+  const ms = median(runs.map((r) => r.ms));
+  const rss = max(runs.map((r) => r.maxRssKiB));
+  return {
+    ms: ms == null ? null : Math.round(ms),
+    runsMs: runs.map((r) => Math.round(r.ms)),
+    rowsPerSec: ms ? Math.round(rows / (ms / 1000)) : null,
+    mibPerSec: ms && bytes ? Math.round((bytes / MiB / (ms / 1000)) * 10) / 10 : null,
+    // CPU time / wall time: above 1 means more than one core was busy.
+    cores: (() => {
+      const c = median(runs.map((r) => (r.cpuMs == null ? null : r.cpuMs / r.ms)));
+      return c == null ? null : Math.round(c * 100) / 100;
+    })(),
+    maxRssMiB: rss == null ? null : Math.round((rss / 1024) * 10) / 10,
+    runsRssMiB: runs.map((r) => (r.maxRssKiB == null ? null : Math.round((r.maxRssKiB / 1024) * 10) / 10)),
+  };
+}
+
+/** Starts the sink server; resolves with `{ url, stop(), stats() }`. */
+function startSink(recordFile) {
+  const args = [join(root, 'bench', 'tools', 'sink-server.mjs')];
+  if (recordFile) args.push('--record', recordFile);
+  const child = spawn(NODE, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolveSink, reject) => {
+    let buf = '';
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`sink server exited early (${code})`)));
+    child.stdout.on('data', (c) => {
+      buf += c;
+      const nl = buf.indexOf('\n');
+      if (nl < 0) return;
+      const { port } = JSON.parse(buf.slice(0, nl));
+      child.removeAllListeners('exit');
+      const url = `http://127.0.0.1:${port}`;
+      resolveSink({
+        url,
+        stats: async () => (await fetch(`${url}/_stats`)).json(),
+        reset: async () => {
+          await fetch(`${url}/_reset`, { method: 'POST' });
+        },
+        stop: () =>
+          new Promise((done) => {
+            child.once('exit', done);
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
+
+// --- sections -----------------------------------------------------------------------------------
+
+async function benchValidate(o, ctx, catalogs) {
+  const out = {};
+  const mlr = ctx.mlr;
+  for (const n of o.sizes) {
+    const { file, meta } = catalogs[n];
+    log(`validate: ${n} rows, ${o.runs} round(s) of papaparse, genser${mlr ? ', mlr' : ''}`);
+    const pp = [];
+    const gs = [];
+    const ml = [];
+    const ratios = [];
+    const entry = { papaparse: null, genser: null, mlr: null, ratio: null };
+    for (let i = 0; i < o.runs; i++) {
+      const p = await measure(NODE, [join(root, 'bench', 'tools', 'papaparse-floor.mjs'), file]);
+      const pj = parseJsonOut(p.stdout);
+      if (p.code !== 0 || pj?.rows !== meta.rows) {
+        ctx.notes.push(
+          `papaparse floor failed on ${n} rows: ${firstLine(p.stderr) || `counted ${pj?.rows}`}`,
+        );
+        break;
+      }
+      pp.push(p);
+      if (ctx.avail.validate) {
+        const g = await genser(['validate', file, '--json']);
+        const report = parseJsonOut(g.stdout);
+        if (g.code !== 0 && g.code !== 1) {
+          entry.genser = { ms: null, note: `failed (exit ${g.code}): ${firstLine(g.stderr)}` };
+        } else {
+          if (report?.rows?.total !== meta.rows || report?.rows?.invalid !== meta.invalidRows) {
+            const note =
+              `genser validate on ${n} rows counted ${report?.rows?.total} rows / ${report?.rows?.invalid} invalid; ` +
+              `the catalog has ${meta.rows} / ${meta.invalidRows}`;
+            if (!ctx.notes.includes(note)) ctx.notes.push(note);
+          }
+          gs.push(g);
+          ratios.push(g.ms / p.ms);
+        }
+      }
+      if (mlr) {
+        const m = await measure('mlr', ['--icsv', '--ojsonl', 'cat', file], { stdout: 'ignore' });
+        if (m.code === 0) ml.push(m);
+        else entry.mlr = { ms: null, note: `mlr failed: ${firstLine(m.stderr)}` };
+      }
+    }
+    if (pp.length) entry.papaparse = figure(pp, meta.rows, meta.bytes);
+    if (gs.length) entry.genser = figure(gs, meta.rows, meta.bytes);
+    else if (!entry.genser) entry.genser = { ms: null, note: ctx.avail.why.validate ?? 'not available' };
+    if (ml.length) entry.mlr = figure(ml, meta.rows, meta.bytes);
+    else if (!entry.mlr)
+      entry.mlr = { ms: null, note: 'skipped: `mlr` not installed (apt-get install miller)' };
+    if (ratios.length) entry.ratio = Math.round(median(ratios) * 100) / 100;
+    out[n] = entry;
+  }
+  return out;
+}
+
+async function benchConvert(o, ctx, catalogs) {
+  const out = {};
+  const n = o.sizes[0];
+  const { file, meta } = catalogs[n];
+  if (!ctx.avail.convert) return { [n]: { ms: null, note: ctx.avail.why.convert } };
+  log(`convert: ${n} rows, ${o.runs} run(s)`);
+  const target = join(OUT, `convert-${n}.out`);
+  const runs = [];
+  for (let i = 0; i < o.runs; i++) {
+    const r = await genser(['convert', file, '-o', target]);
+    if (r.code !== 0 && r.code !== 1) {
+      out[n] = { ms: null, note: `failed (exit ${r.code}): ${firstLine(r.stderr)}` };
+      break;
+    }
+    runs.push(r);
+  }
+  rmSync(target, { force: true });
+  if (runs.length) out[n] = figure(runs, meta.rows, meta.bytes);
+  return out;
+}
+
+async function benchUpload(o, ctx, catalogs) {
+  const n = o.uploadRows;
+  const { file, meta } = catalogs[n];
+  const base = { rows: n, concurrency: o.concurrency, batchSize: o.batchSize };
+  if (!ctx.avail.upload) return { ...base, note: ctx.avail.why.upload };
+  const uploadArgs = (url) => [
+    'upload',
+    file,
+    '--api-url',
+    url,
+    '--concurrency',
+    String(o.concurrency),
+    '--batch-size',
+    String(o.batchSize),
+    '--json',
+  ];
+  const runUpload = async (url) => {
+    // A fresh working directory per run: no upload state (delta hashes, locks) carried over.
+    const cwd = mkdtempSync(join(tmpdir(), 'genser-bench-upload-'));
+    try {
+      return await genser(uploadArgs(url), { cwd });
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  };
+
+  // 1. Record the exact batches genser sends (not timed): the bare loop replays them.
+  const recorded = join(OUT, `batches-${n}.ndjson`);
+  log(`upload: recording the batches of ${n} rows`);
+  let sink = await startSink(recorded);
+  const rec = await runUpload(sink.url);
+  const recStats = await sink.stats();
+  await sink.stop();
+  if (rec.code !== 0 && rec.code !== 1)
+    return { ...base, note: `genser upload failed (exit ${rec.code}): ${firstLine(rec.stderr)}` };
+  const report = parseJsonOut(rec.stdout);
+  const expectSent = meta.rows - meta.invalidRows;
+  if (report?.summary?.accepted !== expectSent)
+    ctx.notes.push(
+      `genser upload of ${n} rows reported accepted=${report?.summary?.accepted}, sent=${report?.summary?.sent}; ` +
+        `the catalog has ${expectSent} valid rows`,
+    );
+  ctx.recordedBatches = recorded;
+
+  // 2. Rounds of validate, upload and the bare loop against one sink.
+  sink = await startSink();
+  const vs = [];
+  const us = [];
+  const bs = [];
+  const ratios = [];
+  try {
+    for (let i = 0; i < o.runs; i++) {
+      log(`upload: round ${i + 1}/${o.runs}`);
+      const v = await genser(['validate', file, '--json']);
+      await sink.reset();
+      const u = await runUpload(sink.url);
+      const st = await sink.stats();
+      if (st.requests !== recStats.requests)
+        ctx.notes.push(
+          `upload round ${i + 1} sent ${st.requests} requests, the recording ${recStats.requests}`,
+        );
+      const b = await measure(NODE, [
+        join(root, 'bench', 'tools', 'bare-post.mjs'),
+        `${sink.url}/collectors/products`,
+        recorded,
+        String(o.concurrency),
+      ]);
+      const bj = parseJsonOut(b.stdout);
+      if (b.code !== 0 || !bj) {
+        ctx.notes.push(`bare post failed: ${firstLine(b.stderr)}`);
+        break;
+      }
+      vs.push(v);
+      us.push(u);
+      bs.push(bj.ms);
+      ratios.push(u.ms / (v.ms + bj.ms));
+    }
+  } finally {
+    await sink.stop();
+  }
+  if (!us.length) return { ...base, note: 'no complete round' };
+  const vf = figure(vs, meta.rows, meta.bytes);
+  const uf = figure(us, meta.rows, meta.bytes);
+  return {
+    ...base,
+    batches: recStats.requests,
+    bytesSent: recStats.bytes,
+    validateMs: vf.ms,
+    validateRssMiB: vf.maxRssMiB,
+    uploadMs: uf.ms,
+    uploadRunsMs: uf.runsMs,
+    uploadRssMiB: uf.maxRssMiB,
+    bareMs: Math.round(median(bs)),
+    bareRunsMs: bs,
+    ratio: Math.round(median(ratios) * 100) / 100,
+  };
+}
+
+async function benchSandbox(o, ctx) {
+  if (!ctx.avail.sandbox) return { note: ctx.avail.why.sandbox };
+  if (!ctx.recordedBatches) return { note: 'needs the recorded upload batches: run with the upload section' };
+  log('sandbox: ingesting the recorded envelopes');
+  const runs = [];
+  let last;
+  for (let i = 0; i < o.runs; i++) {
+    const r = await measure(
+      NODE,
+      [join(root, 'bench', 'tools', 'sandbox-ingest.mjs'), ctx.recordedBatches, String(o.concurrency)],
+      {
+        env: genserEnv,
+      },
+    );
+    const j = parseJsonOut(r.stdout);
+    if (r.code !== 0 || !j) return { note: `sandbox ingest failed: ${firstLine(r.stderr)}` };
+    runs.push(j);
+    last = j;
+  }
+  const ms = median(runs.map((r) => r.ms));
+  return {
+    products: last.products,
+    accepted: last.accepted,
+    envelopes: last.envelopes,
+    envelopeSize: last.envelopeSize,
+    concurrency: o.concurrency,
+    ms: Math.round(ms),
+    runsMs: runs.map((r) => r.ms),
+    productsPerSec: Math.round(last.accepted / (ms / 1000)),
+    note:
+      last.accepted === last.products
+        ? undefined
+        : `${last.products - last.accepted} products were not accepted`,
+  };
+}
+
+async function benchStartup(o) {
+  log(`start-up: ${o.startupRuns} round(s)`);
+  const nodeMs = [];
+  const versionMs = [];
+  const helpMs = [];
+  const vr = [];
+  const hr = [];
+  const opts = { env: genserEnv, useGnuTime: false };
+  for (let i = 0; i < o.startupRuns; i++) {
+    const a = await measure(NODE, ['-e', '0'], opts);
+    const b = await measure(NODE, [BIN, '--version'], opts);
+    const c = await measure(NODE, [BIN, '--help'], opts);
+    nodeMs.push(a.ms);
+    versionMs.push(b.ms);
+    helpMs.push(c.ms);
+    vr.push(b.ms / a.ms);
+    hr.push(c.ms / a.ms);
+  }
+  const r1 = (v) => Math.round(v * 10) / 10;
+  const r2 = (v) => Math.round(v * 100) / 100;
+  return {
+    nodeMs: r1(median(nodeMs)),
+    versionMs: r1(median(versionMs)),
+    helpMs: r1(median(helpMs)),
+    versionRatio: r2(median(vr)),
+    helpRatio: r2(median(hr)),
+  };
+}
+
+// --- main ---------------------------------------------------------------------------------------
+
+async function main(argv) {
+  let o;
+  try {
+    o = parseArgs(argv);
+  } catch (err) {
+    process.stderr.write(`bench: ${err.message}\nhint: node bench/run.mjs --help\n`);
+    return 2;
+  }
+  if (o.help) {
+    process.stdout.write(
+      `${readFileSync(fileURLToPath(import.meta.url), 'utf8')
+        .split('\n')
+        .slice(1, 13)
+        .map((l) => l.replace(/^\/\/ ?/, ''))
+        .join('\n')}\n`,
+    );
+    return 0;
+  }
+  const on = (s) => !o.only || o.only.has(s);
+  mkdirSync(OUT, { recursive: true });
+  const ctx = { avail: genserCommands(), mlr: on('validate') ? mlrVersion() : null, notes: [] };
+  const results = {
+    generatedAt: new Date().toISOString(),
+    quick: o.quick,
+    runs: o.runs,
+    machine: machine(),
+    tools: { gnuTime: hasGnuTime(), mlr: ctx.mlr },
+    available: Object.fromEntries(Object.entries(ctx.avail).filter(([k]) => k !== 'why')),
+    catalogs: {},
+  };
+  if (!hasGnuTime()) ctx.notes.push('GNU time not found: peak RSS polled from /proc/<pid>/status VmHWM');
+  if (on('validate') && !ctx.mlr) ctx.notes.push('Miller (`mlr`) not installed: its column is skipped');
+  for (const [k, why] of Object.entries(ctx.avail.why)) ctx.notes.push(`${k}: ${why}`);
+
+  const needed = new Set();
+  if (on('validate') || on('convert')) for (const n of o.sizes) needed.add(n);
+  if (on('upload') || on('sandbox')) needed.add(o.uploadRows);
+  const catalogs = {};
+  for (const n of [...needed].sort((a, b) => a - b)) {
+    catalogs[n] = await ensureCatalog(n, { log });
+    results.catalogs[n] = {
+      bytes: catalogs[n].meta.bytes,
+      invalidRows: catalogs[n].meta.invalidRows,
+      file: catalogs[n].file.slice(root.length + 1),
+    };
+  }
+
+  if (on('validate')) results.validate = await benchValidate(o, ctx, catalogs);
+  if (on('convert')) results.convert = await benchConvert(o, ctx, catalogs);
+  if (on('upload') || on('sandbox')) results.upload = await benchUpload(o, ctx, catalogs);
+  if (!on('upload')) delete results.upload;
+  if (on('sandbox')) results.sandbox = await benchSandbox(o, ctx);
+  if (on('startup') && ctx.avail.startup) results.startup = await benchStartup(o);
+  results.notes = ctx.notes;
+  results.targets = evaluateTargets(results);
+
+  const text = renderResults(results);
+  process.stdout.write(`${text}\n`);
+  const json = `${JSON.stringify(results, null, 2)}\n`;
+  writeFileSync(join(OUT, 'results.json'), json);
+  if (o.write) {
+    writeFileSync(join(root, 'bench', 'results.json'), json);
+    const docFile = join(root, 'BENCHMARKS.md');
+    const doc = existsSync(docFile) ? readFileSync(docFile, 'utf8') : '# Benchmarks\n';
+    writeFileSync(docFile, replaceMarked(doc, text));
+    log('wrote bench/results.json and BENCHMARKS.md');
+  }
+  return 0;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { summarizeProfile, topByTotal } from '../../bench/lib/cpuprofile.mjs';
+import { hasGnuTime, measure, median, parseGnuTimeMaxRss } from '../../bench/lib/measure.mjs';
+import { END, evaluateTargets, replaceMarked, START } from '../../bench/lib/report.mjs';
+
+describe('bench harness pieces', () => {
+  it('measures wall time and the peak RSS of a child that allocates 120 MiB', async () => {
+    const grow =
+      'const b = Buffer.alloc(120 * 1024 * 1024, 1); setTimeout(() => process.exit(b[5] === 1 ? 3 : 4), 50)';
+    for (const useGnuTime of hasGnuTime() ? [true, false] : [false]) {
+      const r = await measure(process.execPath, ['-e', grow], { useGnuTime });
+      expect(r.code).toBe(3);
+      expect(r.ms).toBeGreaterThanOrEqual(50);
+      expect(r.maxRssKiB).toBeGreaterThan(120 * 1024);
+      expect(r.maxRssKiB).toBeLessThan(400 * 1024);
+    }
+  });
+
+  it('takes medians of odd and even lists and ignores missing values', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([null, 5, undefined])).toBe(5);
+    expect(median([])).toBeNull();
+    expect(parseGnuTimeMaxRss('\tMaximum resident set size (kbytes): 81234\n')).toBe(81234);
+  });
+
+  it('attributes self and total time in a CPU profile', () => {
+    const frame = (functionName: string, line: number) => ({
+      functionName,
+      url: `file:///repo/dist/read/${functionName}.js`,
+      lineNumber: line,
+      columnNumber: 0,
+    });
+    const profile = {
+      nodes: [
+        {
+          id: 1,
+          callFrame: { functionName: '(root)', url: '', lineNumber: -1, columnNumber: -1 },
+          children: [2],
+        },
+        { id: 2, callFrame: frame('outer', 9), children: [3] },
+        { id: 3, callFrame: frame('inner', 19), children: [] },
+      ],
+      // Sample i lasts timeDeltas[i + 1] microseconds.
+      samples: [3, 3, 2, 3],
+      timeDeltas: [0, 1000, 1000, 2000, 4000],
+    };
+    const s = summarizeProfile(profile, { root: '/repo' });
+    const get = (name: string) => s.functions.find((f) => f.key.startsWith(name));
+    expect(s.totalMs).toBe(8);
+    expect(get('inner')).toMatchObject({ key: 'inner dist/read/inner.js:20', selfMs: 6, totalMs: 6 });
+    expect(get('outer')).toMatchObject({ selfMs: 2, totalMs: 8, totalPct: 100 });
+    expect(topByTotal(s, 1)[0].key).toMatch(/^outer/);
+    expect(s.files[0]).toEqual({ file: 'dist/read/inner.js', selfMs: 6, selfPct: 75 });
+  });
+
+  it('judges the targets and leaves unmeasured ones open', () => {
+    const targets = evaluateTargets({
+      validate: {
+        100000: { genser: { ms: 1000, rowsPerSec: 100_000, maxRssMiB: 100 }, ratio: 1.2 },
+        1000000: { genser: { ms: 5000, rowsPerSec: 200_000, maxRssMiB: 130 }, ratio: 1.5 },
+      },
+      startup: { versionRatio: 1.4 },
+    });
+    const by = Object.fromEntries(targets.map((t) => [t.id, t.status]));
+    expect(by).toEqual({
+      'validate-ratio': 'FAIL',
+      'validate-throughput': 'pass',
+      'rss-1m': 'pass',
+      'rss-flat': 'FAIL',
+      'upload-overlap': 'n/a',
+      'sandbox-ingest': 'n/a',
+      startup: 'pass',
+    });
+  });
+
+  it('rewrites only the marked section of BENCHMARKS.md', () => {
+    const doc = `# B\n\nprose\n\n${START}\n\nold\n\n${END}\n\nafter\n`;
+    const next = replaceMarked(doc, 'new');
+    expect(next).toContain('prose');
+    expect(next).toContain('after');
+    expect(next).toContain('new');
+    expect(next).not.toContain('old');
+    expect(replaceMarked(next, 'newer')).toBe(replaceMarked(doc, 'newer'));
+    expect(replaceMarked('# B\n', 'x')).toContain(`${START}\n\nx\n\n${END}`);
+  });
+});
