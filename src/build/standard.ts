@@ -1,0 +1,117 @@
+import type { LangList, LangText } from '../map/map-row.js';
+
+/**
+ * The standard JSON-LD product node and request envelope (contract 2.7, DESIGN.md section 3):
+ * `category[].codeValue`, `brand.@id`, `offers.availabilityEnds` (correctly spelled),
+ * TextObject descriptions, ImageObject images, additionalProperty for html / seo_title /
+ * hsCode / sustainabilityTags. Input: the typed values of `mapRow`, keyed by canonical name.
+ */
+export type Node = Record<string, unknown>;
+
+interface LangValue {
+  '@value': string;
+  '@language': string;
+}
+
+/** One language: one object; several: an array (contract 2.7, multi-language rule). */
+export function langValue(texts: LangText[]): LangValue | LangValue[] {
+  if (texts.length === 1) return { '@value': texts[0].value, '@language': texts[0].language };
+  return texts.map((t) => ({ '@value': t.value, '@language': t.language }));
+}
+
+function categories(names: LangList[] | undefined, codes: string[] | undefined): Node[] | undefined {
+  let count = codes?.length ?? 0;
+  for (const n of names ?? []) count = Math.max(count, n.items.length);
+  if (count === 0) return undefined;
+  const out: Node[] = [];
+  for (let i = 0; i < count; i++) {
+    const category: Node = { '@type': 'CategoryCode' };
+    const texts: LangText[] = [];
+    for (const n of names ?? []) {
+      const item = n.items[i];
+      if (item !== undefined) texts.push({ language: n.language, value: item });
+    }
+    if (texts.length > 0) category.name = langValue(texts);
+    const code = codes?.[i];
+    if (code !== undefined) category.codeValue = code;
+    out.push(category);
+  }
+  return out;
+}
+
+const ADDITIONAL: [string, string][] = [
+  ['html', 'html'],
+  ['seo_title', 'seo_title'],
+  ['hs_code', 'hsCode'],
+  ['sustainability_tags', 'sustainabilityTags'],
+];
+
+export function buildStandardProduct(v: Record<string, unknown>): Node {
+  const node: Node = { '@type': 'Product' };
+  if (v.sku !== undefined) node.sku = v.sku;
+  if (v.name !== undefined) node.name = langValue(v.name as LangText[]);
+  const category = categories(
+    v.category_name as LangList[] | undefined,
+    v.category_code as string[] | undefined,
+  );
+  if (category) node.category = category;
+  if (v.brand_id !== undefined || v.brand_name !== undefined) {
+    const brand: Node = { '@type': 'Brand' };
+    if (v.brand_id !== undefined) brand['@id'] = v.brand_id;
+    if (v.brand_name !== undefined) brand.name = langValue(v.brand_name as LangText[]);
+    node.brand = brand;
+  }
+  if (v.description !== undefined) {
+    node.description = (v.description as LangText[]).map((t) => ({
+      '@type': 'TextObject',
+      text: t.value,
+      inLanguage: t.language,
+    }));
+  }
+  const offers: Node = { '@type': 'Offer' };
+  const offerSku = v.offer_sku ?? v.sku;
+  if (offerSku !== undefined) offers.sku = offerSku;
+  if (v.gtin !== undefined) offers.gtin = v.gtin;
+  if (v.mpn !== undefined) offers.mpn = v.mpn;
+  if (v.price !== undefined) offers.price = v.price;
+  if (v.currency !== undefined) offers.priceCurrency = v.currency;
+  if (v.availability !== undefined) offers.availability = v.availability;
+  if (v.availability_starts !== undefined) offers.availabilityStarts = v.availability_starts;
+  if (v.availability_ends !== undefined) offers.availabilityEnds = v.availability_ends;
+  if (v.image_urls !== undefined) {
+    offers.image = (v.image_urls as string[]).map((contentUrl) => ({ '@type': 'ImageObject', contentUrl }));
+  }
+  node.offers = offers;
+  if (v.url !== undefined) node.url = langValue(v.url as LangText[]);
+  const additional: Node[] = [];
+  for (const [target, propertyID] of ADDITIONAL) {
+    const value = v[target];
+    if (value === undefined) continue;
+    additional.push({
+      '@type': 'PropertyValue',
+      propertyID,
+      value: Array.isArray(value) ? value.join(', ') : value,
+    });
+  }
+  if (additional.length > 0) node.additionalProperty = additional;
+  return node;
+}
+
+export interface EnvelopeOptions {
+  /** Unique request id (a UUID v4), kept across retries of the same request. */
+  id: string;
+  type: 'create_product' | 'update_product';
+  agentName: string;
+}
+
+/** The request body of POST /collectors/products for a batch of product nodes. */
+export function buildStandardEnvelope(products: object[], opts: EnvelopeOptions): Node {
+  return {
+    '@context': 'https://schema.org/',
+    specversion: '1.0',
+    id: opts.id,
+    type: opts.type,
+    agent: { '@type': 'Organization', name: opts.agentName },
+    '@graph': products,
+  };
+}

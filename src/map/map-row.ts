@@ -1,0 +1,213 @@
+import type { Language } from '../types.js';
+import type { FieldRule } from './mapping-file.js';
+import type { Plan } from './plan.js';
+import {
+  isoUtc,
+  type Parsed,
+  parseAvailability,
+  parseBoolean,
+  parseDate,
+  parseInteger,
+  parseNumber,
+  shorten,
+  splitList,
+  stripHtml,
+} from './values.js';
+
+/**
+ * Applies a plan to one record: typed values keyed by target field, plus the problems found.
+ * Text for one language is `{language, value}`; lists are arrays; numbers are numbers.
+ */
+export interface LangText {
+  language: Language;
+  value: string;
+}
+export interface LangList {
+  language: Language;
+  items: string[];
+}
+
+export interface MapProblem {
+  /** Default: error. */
+  severity?: 'error' | 'warning';
+  code: string;
+  column?: string;
+  field: string;
+  value?: string;
+  message: string;
+  hint?: string;
+}
+
+export interface MappedRow {
+  values: Record<string, unknown>;
+  problems: MapProblem[];
+  /** Targets whose value was present but unusable: the schema's "required" on them is not repeated. */
+  failed: Set<string>;
+}
+
+const ABSOLUTE = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+function isEmpty(v: unknown): boolean {
+  return v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
+}
+
+/** One source string through the rule's text transforms; undefined when nothing is left. */
+function transform(rule: FieldRule, raw: string): string | number | boolean | undefined {
+  let s = rule.trim ? raw.trim() : raw;
+  if (rule.stripHtml) s = stripHtml(s);
+  if (rule.extract) {
+    const m = rule.extract.exec(s);
+    if (!m) return undefined;
+    s = m[1] ?? m[0];
+    if (rule.trim) s = s.trim();
+  }
+  if (s === '') return undefined;
+  if (rule.map) {
+    const mapped = rule.map.get(s);
+    if (mapped !== undefined) return mapped;
+  }
+  if (rule.prefix !== undefined && !ABSOLUTE.test(s)) s = joinPrefix(rule.prefix, s);
+  return s;
+}
+
+function joinPrefix(prefix: string, value: string): string {
+  if (prefix.endsWith('/') && value.startsWith('/')) return prefix + value.slice(1);
+  if (!prefix.endsWith('/') && !value.startsWith('/') && /^https?:\/\//i.test(prefix))
+    return `${prefix}/${value}`;
+  return prefix + value;
+}
+
+function listItems(rule: FieldRule, raw: unknown, separator: string, out: string[]): void {
+  if (isEmpty(raw)) return;
+  const pieces = Array.isArray(raw) ? raw : splitList(String(raw), rule.split ?? separator);
+  for (const piece of pieces) {
+    if (isEmpty(piece)) continue;
+    const t = transform(rule, typeof piece === 'string' ? piece : String(piece));
+    if (t !== undefined) out.push(String(t));
+  }
+}
+
+/** The first usable scalar from the rule's sources. */
+function scalar(rule: FieldRule, fields: Record<string, unknown>): { value: unknown; column?: string } {
+  for (const source of rule.sources) {
+    const raw = fields[source.column];
+    if (isEmpty(raw)) continue;
+    if (typeof raw === 'number' || typeof raw === 'boolean') {
+      const mapped = rule.map?.get(String(raw));
+      return { value: mapped ?? raw, column: source.column };
+    }
+    let text = Array.isArray(raw)
+      ? String(raw[0] ?? '')
+      : typeof raw === 'object'
+        ? JSON.stringify(raw)
+        : String(raw);
+    if (rule.split !== undefined) text = splitList(text, rule.split)[0] ?? '';
+    const t = transform(rule, text);
+    if (t !== undefined) return { value: t, column: source.column };
+  }
+  if (rule.constValue !== undefined) return { value: rule.constValue };
+  if (rule.defaultValue !== undefined) return { value: rule.defaultValue };
+  return { value: undefined };
+}
+
+export function mapRow(plan: Plan, fields: Record<string, unknown>): MappedRow {
+  const values: Record<string, unknown> = {};
+  const problems: MapProblem[] = [];
+  const failed = new Set<string>();
+  for (const rule of plan.rules) {
+    const { field } = rule;
+    const target = field.target;
+    switch (field.kind) {
+      case 'list': {
+        const items: string[] = [];
+        for (const s of rule.sources) listItems(rule, fields[s.column], plan.listSeparator, items);
+        if (items.length === 0) {
+          const fallback = rule.constValue ?? rule.defaultValue;
+          if (fallback !== undefined) listItems(rule, fallback, plan.listSeparator, items);
+        }
+        if (items.length > 0) values[target] = items;
+        break;
+      }
+      case 'mltext':
+      case 'mllist': {
+        const byLanguage: (LangText | LangList)[] = [];
+        const add = (language: Language, raw: unknown) => {
+          if (field.kind === 'mllist') {
+            const items: string[] = [];
+            listItems(rule, raw, plan.listSeparator, items);
+            if (items.length > 0) byLanguage.push({ language, items });
+          } else {
+            if (isEmpty(raw)) return;
+            const t = transform(rule, typeof raw === 'string' ? raw : String(raw));
+            if (t !== undefined) byLanguage.push({ language, value: String(t) });
+          }
+        };
+        for (const s of rule.sources) add(s.language ?? rule.language ?? plan.language, fields[s.column]);
+        if (byLanguage.length === 0) {
+          const fallback = rule.constValue ?? rule.defaultValue;
+          if (fallback !== undefined) add(rule.language ?? plan.language, fallback);
+        }
+        if (byLanguage.length > 0) values[target] = byLanguage;
+        break;
+      }
+      default: {
+        const { value, column } = scalar(rule, fields);
+        if (value === undefined) break;
+        const parsed = typed(rule, value, plan.zone);
+        if (parsed.ok) {
+          values[target] = parsed.value;
+        } else {
+          failed.add(target);
+          problems.push({
+            code: parsed.error.code,
+            column: column ?? rule.sources[0]?.column,
+            field: field.path,
+            value: shorten(value),
+            message: `${field.path} ${parsed.error.message}`,
+            hint: parsed.error.hint,
+          });
+        }
+      }
+    }
+  }
+  return { values, problems, failed };
+}
+
+function typed(rule: FieldRule, value: unknown, planZone: string): Parsed<unknown> {
+  const kind = rule.field.kind;
+  if (typeof value === 'number') {
+    if (kind === 'number' || kind === 'epoch') return { ok: true, value };
+    if (kind === 'integer')
+      return Number.isSafeInteger(value)
+        ? { ok: true, value }
+        : { ok: false, error: { code: 'type', message: `must be a whole number; got \`${value}\`` } };
+    if (kind === 'boolean' && (value === 0 || value === 1)) return { ok: true, value: value === 1 };
+    if (kind === 'date' && Number.isSafeInteger(value) && value > 1e11)
+      return { ok: true, value: isoUtc(value) };
+  }
+  if (typeof value === 'boolean') {
+    if (kind === 'boolean') return { ok: true, value };
+    if (kind === 'availability') return { ok: true, value: value ? 'InStock' : 'OutOfStock' };
+  }
+  const text = typeof value === 'string' ? value : String(value);
+  switch (kind) {
+    case 'number':
+      return parseNumber(text, rule.number);
+    case 'integer':
+      return parseInteger(text, rule.number);
+    case 'boolean':
+      return parseBoolean(text, rule.booleans);
+    case 'date': {
+      const ms = parseDate(text, rule.zone ?? planZone);
+      return ms.ok ? { ok: true, value: isoUtc(ms.value) } : ms;
+    }
+    case 'epoch':
+      return parseDate(text, rule.zone ?? planZone);
+    case 'availability':
+      return parseAvailability(text);
+    case 'code':
+      return { ok: true, value: text.trim().toUpperCase() };
+    default:
+      return { ok: true, value: text };
+  }
+}

@@ -1,0 +1,265 @@
+import { readFileSync } from 'node:fs';
+import type { ErrorObject } from 'ajv';
+import { UsageError } from '../errors.js';
+import { timeZoneForCountry } from '../time/zones.js';
+import type { Language, LegacyKind, PayloadFormat } from '../types.js';
+import { getValidator } from '../validate/schemas.js';
+import { type FieldDef, fieldSet, findField } from './fields.js';
+import {
+  type BooleanWords,
+  booleanWords,
+  compileNumberFormat,
+  DEFAULT_NUMBER_FORMAT,
+  type NumberFormat,
+  type NumberFormatSpec,
+} from './values.js';
+
+/**
+ * A mapping file (schemas/mapping.schema.json) says where each target field comes from.
+ * It is read and checked once; every problem is a usage error (exit 2) naming the file and
+ * the JSON pointer of the bad entry.
+ */
+export interface FieldSpecJson extends NumberFormatSpec {
+  column?: string;
+  columns?: string[] | Partial<Record<Language, string>>;
+  const?: unknown;
+  default?: unknown;
+  split?: string;
+  extract?: string;
+  prefix?: string;
+  stripHtml?: boolean;
+  trim?: boolean;
+  map?: Record<string, string | number | boolean>;
+  true?: string[];
+  false?: string[];
+  timeZone?: string;
+  language?: Language;
+}
+
+export interface MappingJson {
+  format?: PayloadFormat;
+  kind?: LegacyKind;
+  language?: Language;
+  country?: string;
+  listSeparator?: string;
+  number?: NumberFormatSpec;
+  canonicalColumns?: boolean;
+  fields: Record<string, string | FieldSpecJson>;
+}
+
+/** A column feeding a field, with the language it carries (multi-language fields). */
+export interface ColumnSource {
+  column: string;
+  language?: Language;
+}
+
+/** One target field's rule, compiled: everything the per-row path needs, nothing built per row. */
+export interface FieldRule {
+  field: FieldDef;
+  sources: ColumnSource[];
+  constValue?: unknown;
+  defaultValue?: unknown;
+  split?: string;
+  extract?: RegExp;
+  prefix?: string;
+  stripHtml: boolean;
+  trim: boolean;
+  map?: Map<string, string | number | boolean>;
+  number: NumberFormat;
+  booleans: BooleanWords;
+  /** IANA zone for dates without offset; undefined: the run's country. */
+  zone?: string;
+  language?: Language;
+  /** From the mapping file (not a canonical column). */
+  explicit: boolean;
+}
+
+export interface Mapping {
+  file: string;
+  format?: PayloadFormat;
+  kind?: LegacyKind;
+  language?: Language;
+  zone?: string;
+  listSeparator?: string;
+  number?: NumberFormat;
+  canonicalColumns: boolean;
+  rules: FieldRule[];
+}
+
+function pointerOf(e: ErrorObject): string {
+  const extra =
+    e.keyword === 'additionalProperties'
+      ? `/${(e.params as { additionalProperty: string }).additionalProperty}`
+      : e.keyword === 'required'
+        ? `/${(e.params as { missingProperty: string }).missingProperty}`
+        : '';
+  return `${e.instancePath}${extra}` || '/';
+}
+
+function schemaProblem(errors: ErrorObject[]): { pointer: string; message: string } {
+  // The deepest error is the most specific one (anyOf branches report on the parent too).
+  const sorted = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length);
+  const e = sorted.find((x) => x.keyword !== 'anyOf') ?? sorted[0];
+  let message = e.message ?? 'is invalid';
+  if (e.keyword === 'additionalProperties') message = 'is not a known key';
+  if (e.keyword === 'enum')
+    message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (e.keyword === 'required') message = 'is required';
+  return { pointer: pointerOf(e), message };
+}
+
+const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+export function parseMapping(
+  text: string,
+  file: string,
+  defaults: { format: PayloadFormat; kind: LegacyKind },
+): Mapping {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(
+      `mapping file ${file} is not valid JSON: ${(err as Error).message}`,
+      'fix the JSON syntax (an editor that knows schemas/mapping.schema.json helps)',
+    );
+  }
+  const validate = getValidator('mapping');
+  if (!validate(json)) {
+    const { pointer, message } = schemaProblem(validate.errors ?? []);
+    throw new UsageError(
+      `mapping file ${file}: ${pointer} ${message}`,
+      'see docs/feeds.md, "Mapping file", or point "$schema" at schemas/mapping.schema.json for completion',
+    );
+  }
+  const m = json as MappingJson;
+  const bad = (pointer: string, message: string, hint?: string): never => {
+    throw new UsageError(`mapping file ${file}: ${pointer} ${message}`, hint);
+  };
+  const format = defaults.format;
+  const kind = defaults.kind;
+  if (m.format !== undefined && m.format !== format) {
+    bad('/format', `is "${m.format}" but this run is --format ${format}`, `run with --format ${m.format}`);
+  }
+  if (format === 'legacy' && m.kind !== undefined && m.kind !== kind) {
+    bad('/kind', `is "${m.kind}" but this run is --kind ${kind}`, `run with --kind ${m.kind}`);
+  }
+  const set = fieldSet(format, kind);
+  let zone: string | undefined;
+  if (m.country !== undefined) {
+    try {
+      zone = timeZoneForCountry(m.country);
+    } catch (err) {
+      bad('/country', (err as Error).message, (err as UsageError).hint);
+    }
+  }
+  const compileNumber = (spec: NumberFormatSpec, pointer: string): NumberFormat => {
+    try {
+      return compileNumberFormat(spec);
+    } catch (err) {
+      return bad(pointer, (err as Error).message);
+    }
+  };
+  const number = m.number ? compileNumber(m.number, '/number') : undefined;
+  const rules: FieldRule[] = [];
+  for (const [target, rawSpec] of Object.entries(m.fields)) {
+    const at = `/fields/${escapePointer(target)}`;
+    const known = set.fields.map((f) => f.target).slice(0, 12);
+    const field =
+      findField(set, target) ??
+      bad(
+        at,
+        `is not a ${format === 'standard' ? 'standard' : `legacy ${kind}`} field`,
+        `known fields include ${known.join(', ')}${set.fields.length > 12 ? ', ...' : ''} (see docs/feeds.md)`,
+      );
+    const spec: FieldSpecJson = typeof rawSpec === 'string' ? { column: rawSpec } : rawSpec;
+    const sources: ColumnSource[] = [];
+    if (spec.column !== undefined) sources.push({ column: spec.column, language: spec.language });
+    if (Array.isArray(spec.columns)) {
+      for (const column of spec.columns) sources.push({ column, language: spec.language });
+    } else if (spec.columns) {
+      if (field.kind !== 'mltext' && field.kind !== 'mllist') {
+        bad(`${at}/columns`, `gives columns per language, but ${target} is not a multi-language field`);
+      }
+      for (const [language, column] of Object.entries(spec.columns)) {
+        sources.push({ column: column as string, language: language as Language });
+      }
+    }
+    if (sources.length === 0 && spec.const === undefined && spec.default === undefined) {
+      bad(at, 'needs "column", "columns", "const" or "default"');
+    }
+    if (spec.const !== undefined && sources.length > 0) {
+      bad(`${at}/const`, 'cannot be combined with "column"/"columns"', 'use "default" for a fallback value');
+    }
+    let extract: RegExp | undefined;
+    if (spec.extract !== undefined) {
+      try {
+        extract = new RegExp(spec.extract);
+      } catch (err) {
+        bad(`${at}/extract`, `is not a valid regular expression: ${(err as Error).message}`);
+      }
+    }
+    let fieldZone: string | undefined;
+    if (spec.timeZone !== undefined) {
+      try {
+        fieldZone = timeZoneForCountry(spec.timeZone);
+      } catch (err) {
+        bad(`${at}/timeZone`, (err as Error).message, (err as UsageError).hint);
+      }
+    }
+    const hasOwnNumber =
+      spec.decimal !== undefined || spec.thousands !== undefined || spec.currencySymbols !== undefined;
+    rules.push({
+      field,
+      sources,
+      constValue: spec.const,
+      defaultValue: spec.default,
+      split: spec.split,
+      extract,
+      prefix: spec.prefix,
+      stripHtml: spec.stripHtml ?? false,
+      trim: spec.trim ?? true,
+      map: spec.map ? new Map(Object.entries(spec.map)) : undefined,
+      number: hasOwnNumber
+        ? compileNumber({ ...m.number, ...pick(spec) }, at)
+        : (number ?? DEFAULT_NUMBER_FORMAT),
+      booleans: booleanWords(spec.true, spec.false),
+      zone: fieldZone,
+      language: spec.language,
+      explicit: true,
+    });
+  }
+  return {
+    file,
+    format: m.format,
+    kind: m.kind,
+    language: m.language,
+    zone,
+    listSeparator: m.listSeparator,
+    number,
+    canonicalColumns: m.canonicalColumns ?? true,
+    rules,
+  };
+}
+
+function pick(spec: FieldSpecJson): NumberFormatSpec {
+  const out: NumberFormatSpec = {};
+  if (spec.decimal !== undefined) out.decimal = spec.decimal;
+  if (spec.thousands !== undefined) out.thousands = spec.thousands;
+  if (spec.currencySymbols !== undefined) out.currencySymbols = spec.currencySymbols;
+  return out;
+}
+
+export function loadMapping(path: string, defaults: { format: PayloadFormat; kind: LegacyKind }): Mapping {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === 'ENOENT' ? `mapping file ${path} does not exist` : `cannot read mapping file ${path}: ${code}`,
+      'check the --mapping path',
+    );
+  }
+  return parseMapping(text.replace(/^\uFEFF/, ''), path, defaults);
+}

@@ -1,0 +1,288 @@
+import { timeZoneForCountry, zonedToUtc } from '../time/zones.js';
+
+/**
+ * Pure value parsers for mapped columns. Each returns the typed value or a `ValueError` a
+ * merchant can act on. Regular expressions are compiled once (per module or per number format),
+ * never per row.
+ */
+export interface ValueError {
+  /** Issue code: `type` (not a number/boolean), `date`. */
+  code: string;
+  message: string;
+  hint?: string;
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: ValueError };
+
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const fail = (code: string, message: string, hint?: string): Parsed<never> => ({
+  ok: false,
+  error: { code, message, hint },
+});
+
+// ---------------------------------------------------------------------------------------------
+// Numbers: separators are declared, never guessed.
+
+export type DecimalSeparator = '.' | ',';
+export type ThousandsSeparator = '' | ',' | '.' | ' ' | "'" | '_';
+
+export interface NumberFormatSpec {
+  decimal?: DecimalSeparator;
+  thousands?: ThousandsSeparator;
+  /** Strip currency signs and units (₩ $ € ¥ £ 원 円 and ISO codes) around the number. */
+  currencySymbols?: boolean;
+}
+
+export interface NumberFormat {
+  decimal: DecimalSeparator;
+  thousands: ThousandsSeparator;
+  currencySymbols: boolean;
+  /** Matches a whole number text in this format. */
+  pattern: RegExp;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const SYMBOLS_AROUND = /^[\s₩$€¥£]*(?:[A-Z]{3}\s*)?|(?:\s*[A-Z]{3})?[\s₩$€¥£원円]*$/g;
+const HAS_LETTERS_OR_UNITS = /[^\d\s.,+\-'_]/;
+const DIGITS_WITH_GROUPING = /^[+-]?\d{1,3}([,. '_]\d{3})+([.,]\d+)?$/;
+const SEPARATOR_BETWEEN_DIGITS = /\d[,.]\d/;
+
+export function compileNumberFormat(spec: NumberFormatSpec = {}): NumberFormat {
+  const decimal = spec.decimal ?? '.';
+  const thousands = spec.thousands ?? '';
+  if (thousands !== '' && thousands === decimal) {
+    throw new Error(`the thousands separator and the decimal separator are both "${decimal}"`);
+  }
+  const d = escapeRe(decimal);
+  const plain = `[+-]?\\d+(?:${d}\\d+)?`;
+  const grouped = thousands === '' ? '' : `|[+-]?\\d{1,3}(?:${escapeRe(thousands)}\\d{3})+(?:${d}\\d+)?`;
+  return {
+    decimal,
+    thousands,
+    currencySymbols: spec.currencySymbols ?? false,
+    pattern: new RegExp(`^(?:${plain}${grouped})$`),
+  };
+}
+
+export const DEFAULT_NUMBER_FORMAT = compileNumberFormat();
+
+export function parseNumber(raw: string, fmt: NumberFormat = DEFAULT_NUMBER_FORMAT): Parsed<number> {
+  let text = raw.trim();
+  if (fmt.currencySymbols) text = text.replace(SYMBOLS_AROUND, '');
+  if (fmt.pattern.test(text)) {
+    let normal = text;
+    if (fmt.thousands !== '') normal = normal.split(fmt.thousands).join('');
+    if (fmt.decimal === ',') normal = normal.replace(',', '.');
+    const n = Number(normal);
+    if (Number.isFinite(n)) return ok(n);
+  }
+  const units = !fmt.currencySymbols && HAS_LETTERS_OR_UNITS.test(text);
+  const stripped = units ? text.replace(SYMBOLS_AROUND, '') : text;
+  const separators =
+    DIGITS_WITH_GROUPING.test(stripped) || SEPARATOR_BETWEEN_DIGITS.test(stripped)
+      ? !fmt.pattern.test(stripped)
+      : false;
+  if (units || separators) {
+    const declare: string[] = [];
+    if (separators)
+      declare.push(fmt.thousands === ',' || fmt.decimal === ',' ? '"thousands": "."' : '"thousands": ","');
+    if (units) declare.push('"currencySymbols": true');
+    const what = [
+      separators ? 'a thousands or decimal separator' : '',
+      units ? 'currency signs or units' : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
+    return fail(
+      'type',
+      `must be a number; got \`${raw}\``,
+      `declare ${what} in the mapping file, e.g. "number": {${declare.join(', ')}}`,
+    );
+  }
+  return fail('type', `must be a number; got \`${raw}\``);
+}
+
+export function parseInteger(raw: string, fmt: NumberFormat = DEFAULT_NUMBER_FORMAT): Parsed<number> {
+  const n = parseNumber(raw, fmt);
+  if (!n.ok) return n;
+  if (!Number.isSafeInteger(n.value)) return fail('type', `must be a whole number; got \`${raw}\``);
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Booleans
+
+export interface BooleanWords {
+  truthy: ReadonlySet<string>;
+  falsy: ReadonlySet<string>;
+}
+
+export const DEFAULT_BOOLEAN_WORDS: BooleanWords = {
+  truthy: new Set(['1', 'true', 'yes', 'y', 't', 'on']),
+  falsy: new Set(['0', 'false', 'no', 'n', 'f', 'off']),
+};
+
+export function booleanWords(truthy?: string[], falsy?: string[]): BooleanWords {
+  return {
+    truthy: truthy ? new Set(truthy.map((s) => s.toLowerCase())) : DEFAULT_BOOLEAN_WORDS.truthy,
+    falsy: falsy ? new Set(falsy.map((s) => s.toLowerCase())) : DEFAULT_BOOLEAN_WORDS.falsy,
+  };
+}
+
+export function parseBoolean(raw: string, words: BooleanWords = DEFAULT_BOOLEAN_WORDS): Parsed<boolean> {
+  const key = raw.trim().toLowerCase();
+  if (words.truthy.has(key)) return ok(true);
+  if (words.falsy.has(key)) return ok(false);
+  return fail(
+    'type',
+    `must be true or false; got \`${raw}\``,
+    `accepted: ${[...words.truthy].join('/')} and ${[...words.falsy].join('/')}; declare others with "true"/"false" in the mapping file`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dates: ISO 8601 with an offset as given; a date or local time without one is read in `zone`.
+
+const WITH_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+const LOCAL =
+  /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?$/;
+const EPOCH_MS = /^\d{12,13}$/;
+
+/** ISO 8601 UTC without milliseconds when they are zero: `2026-03-01T15:00:00Z`. */
+export function isoUtc(ms: number): string {
+  const s = new Date(ms).toISOString();
+  return s.endsWith('.000Z') ? `${s.slice(0, -5)}Z` : s;
+}
+
+export function parseDateMs(raw: string, zone: string): Parsed<number> {
+  const text = raw.trim();
+  if (WITH_OFFSET.test(text)) {
+    const ms = Date.parse(text.replace(' ', 'T'));
+    if (!Number.isNaN(ms)) return ok(ms);
+  }
+  const m = LOCAL.exec(text);
+  if (m) {
+    const month = Number(m[2]);
+    const day = Number(m[3]);
+    const hour = m[4] === undefined ? 0 : Number(m[4]);
+    const minute = m[5] === undefined ? 0 : Number(m[5]);
+    const second = m[6] === undefined ? 0 : Number(m[6]);
+    const millisecond = m[7] === undefined ? 0 : Number(m[7].padEnd(3, '0'));
+    const year = Number(m[1]);
+    const probe = new Date(Date.UTC(year, month - 1, day));
+    if (
+      month >= 1 &&
+      month <= 12 &&
+      probe.getUTCDate() === day &&
+      probe.getUTCMonth() === month - 1 &&
+      hour < 24 &&
+      minute < 60 &&
+      second < 60
+    ) {
+      return ok(zonedToUtc({ year, month, day, hour, minute, second, millisecond }, zone).getTime());
+    }
+    return fail('date', `is not a real calendar date or time; got \`${raw}\``);
+  }
+  if (EPOCH_MS.test(text)) return ok(Number(text));
+  return fail(
+    'date',
+    `must be a date; got \`${raw}\``,
+    'use ISO 8601, e.g. 2026-03-01, 2026-03-01 09:00 (local time of --country) or 2026-03-01T00:00:00Z',
+  );
+}
+
+// Feeds repeat the same few dates on every row; the time-zone arithmetic is worth caching.
+const dateCache = new Map<string, Parsed<number>>();
+const DATE_CACHE_MAX = 4096;
+
+export function parseDate(raw: string, zone: string): Parsed<number> {
+  const key = `${zone}\u0000${raw}`;
+  const hit = dateCache.get(key);
+  if (hit) return hit;
+  const parsed = parseDateMs(raw, zone);
+  if (dateCache.size >= DATE_CACHE_MAX) dateCache.clear();
+  dateCache.set(key, parsed);
+  return parsed;
+}
+
+/** A country code (`KR`) or an IANA zone (`Asia/Seoul`). */
+export function zoneFor(countryOrZone: string): string {
+  return timeZoneForCountry(countryOrZone);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Availability, lists, HTML
+
+const AVAILABILITY: Record<string, 'InStock' | 'OutOfStock' | 'PreOrder'> = {
+  instock: 'InStock',
+  outofstock: 'OutOfStock',
+  soldout: 'OutOfStock',
+  preorder: 'PreOrder',
+};
+const AVAILABILITY_NOISE = /^https?:\/\/schema\.org\/|[\s_-]/gi;
+
+export function parseAvailability(raw: string): Parsed<string> {
+  const key = raw.replace(AVAILABILITY_NOISE, '').toLowerCase();
+  const value = AVAILABILITY[key];
+  if (value) return ok(value);
+  return fail(
+    'enum',
+    `must be InStock, OutOfStock or PreOrder; got \`${raw}\``,
+    'map your values in the mapping file, e.g. "availability": {"column": "stock", "map": {"Y": "InStock", "N": "OutOfStock"}}',
+  );
+}
+
+export function splitList(raw: string, separator: string): string[] {
+  const out: string[] = [];
+  for (const part of raw.split(separator)) {
+    const t = part.trim();
+    if (t !== '') out.push(t);
+  }
+  return out;
+}
+
+const TAGS = /<[^>]*>/g;
+const ENTITIES = /&(#x[0-9a-f]+|#\d+|[a-z]+);/gi;
+const SPACES = /\s+/g;
+const NAMED_ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  bull: '•',
+  middot: '·',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  rsquo: '’',
+  lsquo: '‘',
+  rdquo: '”',
+  ldquo: '“',
+  trade: '™',
+  reg: '®',
+  copy: '©',
+  deg: '°',
+};
+
+function decodeEntity(whole: string, body: string): string {
+  if (body[0] === '#') {
+    const code =
+      body[1] === 'x' || body[1] === 'X' ? Number.parseInt(body.slice(2), 16) : Number(body.slice(1));
+    return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : whole;
+  }
+  return NAMED_ENTITIES[body.toLowerCase()] ?? whole;
+}
+
+/** Plain text from an HTML fragment: tags become spaces, common entities are decoded. */
+export function stripHtml(html: string): string {
+  return html.replace(TAGS, ' ').replace(ENTITIES, decodeEntity).replace(SPACES, ' ').trim();
+}
+
+/** Shortened for messages and reports. */
+export function shorten(value: unknown, max = 80): string {
+  const s = typeof value === 'string' ? value : JSON.stringify(value);
+  if (s === undefined) return String(value);
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}

@@ -1,0 +1,380 @@
+import { buildLegacy } from './build/legacy.js';
+import { normalizeLegacyObject, normalizeStandardNode } from './build/normalize.js';
+import { buildStandardProduct } from './build/standard.js';
+import type { Logger } from './cli/terminal.js';
+import { type MapProblem, mapRow } from './map/map-row.js';
+import { loadMapping, type Mapping } from './map/mapping-file.js';
+import { buildPlan, type Plan } from './map/plan.js';
+import { shorten } from './map/values.js';
+import { timeZoneForCountry } from './time/zones.js';
+import type {
+  EncodingName,
+  FeedItem,
+  FeedOptions,
+  InputType,
+  Issue,
+  ReadItem,
+  SourceRecord,
+} from './types.js';
+import { SkuSet } from './validate/duplicates.js';
+import { type PayloadValidator, payloadValidator } from './validate/product.js';
+import type { SourceLookup } from './validate/translate.js';
+
+/**
+ * read -> map -> build -> validate, streaming: one FeedItem per source record, in order.
+ *
+ * Read issues reach the caller as FeedItems too: an issue naming a row is attached to that
+ * row's item when the reader also yields the record, otherwise it becomes an item of its own
+ * with no payload and `valid: false`. File-level issues (empty file, duplicate header, unused
+ * columns, ...) become items with `row: 0` (use `isFileLevel`). Nothing is dropped silently.
+ */
+export interface FeedStats {
+  /** Data records seen (items with row > 0). */
+  rows: number;
+  valid: number;
+  invalid: number;
+  /** Warning issues, file-level ones included. */
+  warnings: number;
+  /** Error issues, file-level ones included. */
+  errors: number;
+  /** File-level error issues (e.g. an empty file): the run is not clean even with no invalid row. */
+  fileErrors: number;
+}
+
+export function emptyStats(): FeedStats {
+  return { rows: 0, valid: 0, invalid: 0, warnings: 0, errors: 0, fileErrors: 0 };
+}
+
+export function isFileLevel(item: FeedItem): boolean {
+  return item.row === 0;
+}
+
+/** Adds one item to the running counts. */
+export function tally(stats: FeedStats, item: FeedItem): void {
+  for (const issue of item.issues) {
+    if (issue.severity === 'error') stats.errors++;
+    else stats.warnings++;
+  }
+  if (isFileLevel(item)) {
+    if (!item.valid) stats.fileErrors++;
+    return;
+  }
+  stats.rows++;
+  if (item.valid) stats.valid++;
+  else stats.invalid++;
+}
+
+/** True when the run has nothing that should fail it (exit 0). */
+export function isClean(stats: FeedStats): boolean {
+  return stats.invalid === 0 && stats.fileErrors === 0;
+}
+
+export interface ReaderOptions {
+  encoding: EncodingName;
+  delimiter?: string;
+  inputType?: InputType;
+}
+
+/** The reader's signature (src/read/index.ts). */
+export type ReadFeed = (
+  source: string,
+  options: ReaderOptions,
+  log: Logger,
+  stdin?: NodeJS.ReadableStream,
+) => AsyncIterable<ReadItem>;
+
+export function feedItems(
+  sources: string[],
+  options: FeedOptions,
+  log: Logger,
+  stdin?: NodeJS.ReadableStream,
+): AsyncIterable<FeedItem> {
+  const mapping = options.mapping ? loadMapping(options.mapping, options) : undefined;
+  return processFeeds(sources, options, log, stdin, mapping);
+}
+
+async function* processFeeds(
+  sources: string[],
+  options: FeedOptions,
+  log: Logger,
+  stdin: NodeJS.ReadableStream | undefined,
+  mapping: Mapping | undefined,
+): AsyncGenerator<FeedItem> {
+  // The reader lands in its own module; a variable specifier keeps this file compiling meanwhile.
+  const readerModule = './read/index.js';
+  const { readFeed } = (await import(readerModule)) as { readFeed: ReadFeed };
+  yield* processReads(
+    sources,
+    (source) =>
+      readFeed(
+        source,
+        { encoding: options.encoding, delimiter: options.delimiter, inputType: options.inputType },
+        log,
+        stdin,
+      ),
+    options,
+    mapping,
+  );
+}
+
+/** The pipeline over any reader: what `feedItems` runs, and what unit tests feed in memory. */
+export async function* processReads(
+  sources: string[],
+  read: (source: string) => AsyncIterable<ReadItem>,
+  options: FeedOptions,
+  mapping?: Mapping,
+): AsyncGenerator<FeedItem> {
+  const feed = new FeedProcessor(options, mapping, sources);
+  for (let fileIndex = 0; fileIndex < sources.length; fileIndex++) {
+    feed.startFile(fileIndex);
+    let pending: Issue[] = [];
+    for await (const item of read(sources[fileIndex])) {
+      if (item.type === 'issue') {
+        const issue = item.issue;
+        if (issue.row === undefined) yield fileItem(issue);
+        else pending.push(issue);
+        continue;
+      }
+      const record = item.record;
+      let attached: Issue[] | undefined;
+      if (pending.length > 0) {
+        for (const issue of pending) {
+          if (issue.row === record.row && issue.file === record.file) {
+            attached ??= [];
+            attached.push(issue);
+          } else yield rowIssueItem(issue);
+        }
+        pending = [];
+      }
+      for (const fileIssue of feed.fileIssuesFor(record)) yield fileItem(fileIssue);
+      const out = feed.process(record);
+      if (attached) {
+        out.issues.unshift(...attached);
+        out.valid = out.valid && !attached.some((i) => i.severity === 'error');
+      }
+      yield out;
+    }
+    for (const issue of pending) yield rowIssueItem(issue);
+  }
+}
+
+function fileItem(issue: Issue): FeedItem {
+  return {
+    file: issue.file,
+    row: 0,
+    line: issue.line ?? 0,
+    issues: [issue],
+    valid: issue.severity !== 'error',
+  };
+}
+
+function rowIssueItem(issue: Issue): FeedItem {
+  return {
+    file: issue.file,
+    row: issue.row ?? 0,
+    line: issue.line ?? 0,
+    sku: issue.sku,
+    issues: [issue],
+    valid: issue.severity !== 'error',
+  };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Flat rows that are really ready-made payloads (NDJSON of product nodes, say). */
+function effectiveShape(record: SourceRecord): SourceRecord['shape'] {
+  if (record.shape !== 'rows') return record.shape;
+  const f = record.fields;
+  if (f['@type'] === 'Product' || isObject(f.offers)) return 'graph';
+  if (isObject(f.priceInfo) || Array.isArray(f.categories)) return 'legacy';
+  return 'rows';
+}
+
+/** Per-run state: the compiled validator, the duplicate-SKU set, the plan of the current file. */
+export class FeedProcessor {
+  private readonly validate: PayloadValidator;
+  private readonly skus = new SkuSet();
+  private readonly zone: string;
+  private fileIndex = 0;
+  private plan: Plan | undefined;
+  private planKeys: string[] = [];
+  private reportedColumns = new Set<string>();
+  private readonly graphLookup: SourceLookup = { columnsByPath: new Map(), columnIsPath: true };
+
+  constructor(
+    private readonly options: FeedOptions,
+    private readonly mapping: Mapping | undefined,
+    private readonly sources: string[],
+  ) {
+    this.validate = payloadValidator(options.format, options.kind, options.strict);
+    this.zone = timeZoneForCountry(options.country);
+  }
+
+  startFile(fileIndex: number): void {
+    this.fileIndex = fileIndex;
+    this.plan = undefined;
+    this.planKeys = [];
+    this.reportedColumns = new Set();
+  }
+
+  /** The plan for this record's columns: rebuilt only when the column set changes. */
+  private planFor(record: SourceRecord): { plan: Plan; fresh: boolean } {
+    const keys = Object.keys(record.fields);
+    const same =
+      this.plan !== undefined &&
+      keys.length === this.planKeys.length &&
+      keys.every((k, i) => k === this.planKeys[i]);
+    if (same) return { plan: this.plan as Plan, fresh: false };
+    this.plan = buildPlan(keys, {
+      format: this.options.format,
+      kind: this.options.kind,
+      language: this.options.language,
+      zone: this.zone,
+      mapping: this.mapping,
+    });
+    this.planKeys = keys;
+    return { plan: this.plan, fresh: true };
+  }
+
+  /** File-level warnings about the columns, once per file (before the first row that shows them). */
+  fileIssuesFor(record: SourceRecord): Issue[] {
+    if (effectiveShape(record) !== 'rows') return [];
+    const { plan, fresh } = this.planFor(record);
+    if (!fresh) return [];
+    const out: Issue[] = [];
+    const missing = plan.missing.filter((m) => !this.reportedColumns.has(m.column));
+    for (const m of missing) {
+      this.reportedColumns.add(m.column);
+      out.push({
+        severity: 'warning',
+        code: 'mapping_column_missing',
+        file: record.file,
+        column: m.column,
+        field: m.target,
+        message: `the mapping reads column "${m.column}" for ${m.target}, but ${record.file} has no such column`,
+      });
+    }
+    const ignored = plan.ignored.filter((c) => !this.reportedColumns.has(c));
+    if (ignored.length > 0 && record.row <= 1) {
+      for (const c of ignored) this.reportedColumns.add(c);
+      out.push({
+        severity: 'warning',
+        code: 'unused_columns',
+        file: record.file,
+        value: shorten(ignored.join(', '), 200),
+        message: `${ignored.length} column(s) are not used: ${shorten(ignored.join(', '), 120)}; ${
+          this.mapping
+            ? 'map them in the mapping file if they hold product data'
+            : 'use the canonical column names (docs/feeds.md) or a mapping file (--mapping)'
+        }`,
+      });
+    }
+    return out;
+  }
+
+  process(record: SourceRecord): FeedItem {
+    const { format, kind } = this.options;
+    const shape = effectiveShape(record);
+    const problems: MapProblem[] = [];
+    let payload: Record<string, unknown>;
+    let lookup: SourceLookup;
+    if (shape === 'rows') {
+      const { plan } = this.planFor(record);
+      const mapped = mapRow(plan, record.fields);
+      problems.push(...mapped.problems);
+      payload =
+        format === 'standard' ? buildStandardProduct(mapped.values) : buildLegacy(mapped.values, kind);
+      let skip: Set<string> | undefined;
+      if (mapped.failed.size > 0) {
+        skip = new Set();
+        for (const target of mapped.failed) skip.add(plan.set.byTarget.get(target)?.path ?? target);
+      }
+      lookup = { columnsByPath: plan.columnsByPath, skip };
+    } else {
+      payload = record.fields;
+      lookup = this.graphLookup;
+      const isGraph = shape === 'graph';
+      if (isGraph !== (format === 'standard')) {
+        const other = isGraph ? 'standard' : 'legacy';
+        return this.finish(record, undefined, [
+          {
+            code: 'format_mismatch',
+            field: '',
+            message: `this record is a ready-made ${other} ${isGraph ? 'product node' : 'object'}, but the run is --format ${format}`,
+            hint: `run with --format ${other}`,
+          },
+        ]);
+      }
+      const respelled = isGraph ? normalizeStandardNode(payload) : normalizeLegacyObject(payload);
+      for (const r of respelled) {
+        problems.push({
+          severity: 'warning',
+          code: 'respelled',
+          field: r.to,
+          column: r.from,
+          message: `${r.from} was read as ${r.to}`,
+          hint: `write ${r.to}, the key the service documents in its sample`,
+        });
+      }
+    }
+    problems.push(...this.validate(payload, lookup));
+    return this.finish(record, payload, problems);
+  }
+
+  private finish(
+    record: SourceRecord,
+    payload: Record<string, unknown> | undefined,
+    problems: MapProblem[],
+  ): FeedItem {
+    const { format, kind } = this.options;
+    const rawSku = !payload
+      ? undefined
+      : format === 'standard'
+        ? payload.sku
+        : kind === 'filters'
+          ? payload.name
+          : payload.code;
+    const sku = typeof rawSku === 'string' && rawSku !== '' ? rawSku : undefined;
+    if (sku !== undefined && payload) {
+      const first = this.skus.add(sku, this.fileIndex, record.row);
+      if (first) {
+        const where =
+          first.fileIndex === this.fileIndex
+            ? `row ${first.row}`
+            : `row ${first.row} of ${this.sources[first.fileIndex]}`;
+        problems.push({
+          code: 'duplicate_sku',
+          field: format === 'standard' ? 'sku' : kind === 'filters' ? 'name' : 'code',
+          value: sku,
+          message: `${format === 'standard' ? 'SKU' : kind === 'filters' ? 'filter' : 'code'} ${sku} appears again; first seen at ${where}`,
+          hint: 'each product must appear once per feed; the later row would overwrite the earlier one',
+        });
+      }
+    }
+    const issues: Issue[] = [];
+    let valid = true;
+    for (const p of problems) {
+      const severity = p.severity ?? 'error';
+      if (severity === 'error') valid = false;
+      const issue: Issue = {
+        severity,
+        code: p.code,
+        file: record.file,
+        row: record.row,
+        line: record.line,
+        message: p.message,
+      };
+      if (sku !== undefined) issue.sku = sku;
+      if (p.column !== undefined) issue.column = p.column;
+      if (p.field) issue.field = p.field;
+      if (p.value !== undefined) issue.value = p.value;
+      if (p.hint) issue.message = `${p.message}; ${p.hint}`;
+      issues.push(issue);
+    }
+    const item: FeedItem = { file: record.file, row: record.row, line: record.line, issues, valid };
+    if (sku !== undefined) item.sku = sku;
+    if (payload) item.payload = payload;
+    return item;
+  }
+}

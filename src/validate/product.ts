@@ -1,0 +1,149 @@
+import type { ValidateFunction } from 'ajv';
+import type { MapProblem } from '../map/map-row.js';
+import type { LegacyKind, PayloadFormat } from '../types.js';
+import { gtinValid } from './checks.js';
+import { getValidator } from './schemas.js';
+import { type SourceLookup, translateErrors } from './translate.js';
+
+/**
+ * Validates one built payload: the bundled JSON Schema (structure, types, enums, formats),
+ * then what a schema cannot say (GTIN check digit, date order, sale price <= price), then the
+ * recommended fields (warnings; errors under --strict).
+ */
+export function schemaNameFor(format: PayloadFormat, kind: LegacyKind): string {
+  if (format === 'standard') return 'standard-product';
+  return kind === 'products' ? 'legacy-product' : kind === 'contents' ? 'legacy-content' : 'legacy-filter';
+}
+
+export type PayloadValidator = (payload: Record<string, unknown>, lookup: SourceLookup) => MapProblem[];
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function crossStandard(p: Record<string, unknown>, lookup: SourceLookup, out: MapProblem[], strict: boolean) {
+  const offers = isObject(p.offers) ? p.offers : undefined;
+  const column = (path: string) =>
+    lookup.columnIsPath ? path : (lookup.columnsByPath.get(path) ?? undefined);
+  if (offers) {
+    const gtin = offers.gtin;
+    if (typeof gtin === 'string' && /^(\d{8}|\d{12,14})$/.test(gtin) && !gtinValid(gtin)) {
+      out.push({
+        code: 'gtin',
+        field: 'offers.gtin',
+        column: column('offers.gtin'),
+        value: gtin,
+        message: `offers.gtin ${gtin} has a wrong check digit`,
+        hint: 'check the number against the barcode; a typo usually changes the last digit',
+      });
+    }
+    const starts =
+      typeof offers.availabilityStarts === 'string' ? Date.parse(offers.availabilityStarts) : NaN;
+    const ends = typeof offers.availabilityEnds === 'string' ? Date.parse(offers.availabilityEnds) : NaN;
+    if (!Number.isNaN(starts) && !Number.isNaN(ends) && starts >= ends) {
+      out.push({
+        code: 'date_order',
+        field: 'offers.availabilityEnds',
+        column: column('offers.availabilityEnds'),
+        value: `${offers.availabilityStarts} .. ${offers.availabilityEnds}`,
+        message: 'offers.availabilityStarts must be before offers.availabilityEnds',
+        hint: 'the sale ends before it starts: check both dates and their time zone',
+      });
+    }
+  }
+  const severity = strict ? 'error' : 'warning';
+  const categories = Array.isArray(p.category) ? p.category : isObject(p.category) ? [p.category] : [];
+  if (categories.some((c) => isObject(c) && c.codeValue === undefined)) {
+    out.push({
+      severity,
+      code: 'recommended',
+      field: 'category.codeValue',
+      column: column('category.codeValue'),
+      message: 'category code (category.codeValue) is recommended but missing',
+      hint: 'add a category_code column with one code per category name',
+    });
+  }
+  if (p.url === undefined) {
+    out.push({
+      severity,
+      code: 'recommended',
+      field: 'url',
+      column: column('url'),
+      message: 'product page url is recommended but missing',
+      hint: 'add a url column (absolute http(s) address of the product page)',
+    });
+  }
+}
+
+function crossLegacy(
+  p: Record<string, unknown>,
+  kind: LegacyKind,
+  lookup: SourceLookup,
+  out: MapProblem[],
+  strict: boolean,
+) {
+  const column = (path: string) => (lookup.columnIsPath ? path : lookup.columnsByPath.get(path));
+  const price = isObject(p.priceInfo) ? p.priceInfo : undefined;
+  if (
+    price &&
+    typeof price.price === 'number' &&
+    typeof price.salePrice === 'number' &&
+    price.salePrice > price.price
+  ) {
+    out.push({
+      code: 'sale_price',
+      field: 'priceInfo.salePrice',
+      column: column('priceInfo.salePrice'),
+      value: `${price.salePrice} > ${price.price}`,
+      message: `priceInfo.salePrice (${price.salePrice}) must not exceed priceInfo.price (${price.price})`,
+      hint: 'price is the regular price, salePrice the price actually charged',
+    });
+  }
+  const display = isObject(p.display) ? p.display : undefined;
+  if (
+    display &&
+    typeof display.start === 'number' &&
+    typeof display.end === 'number' &&
+    display.start > display.end
+  ) {
+    out.push({
+      code: 'date_order',
+      field: 'display.end',
+      column: column('display.end'),
+      value: `${display.start} > ${display.end}`,
+      message: 'display.start must not be after display.end',
+    });
+  }
+  if (kind !== 'products') return;
+  const severity = strict ? 'error' : 'warning';
+  if (p.isInStock === undefined) {
+    out.push({
+      severity,
+      code: 'recommended',
+      field: 'isInStock',
+      column: column('isInStock'),
+      message: 'isInStock is recommended but missing (stock status is applied immediately by the service)',
+      hint: 'add an isInStock column (true/false)',
+    });
+  }
+  const image = isObject(p.image) ? p.image : undefined;
+  if (image && image.productUrl === undefined) {
+    out.push({
+      severity,
+      code: 'recommended',
+      field: 'image.productUrl',
+      column: column('image.productUrl'),
+      message: 'image.productUrl (product page URL) is recommended but missing',
+      hint: 'add an image.productUrl column',
+    });
+  }
+}
+
+export function payloadValidator(format: PayloadFormat, kind: LegacyKind, strict: boolean): PayloadValidator {
+  const schema: ValidateFunction = getValidator(schemaNameFor(format, kind));
+  return (payload, lookup) => {
+    const out: MapProblem[] = schema(payload) ? [] : translateErrors(schema.errors ?? [], payload, lookup);
+    if (format === 'standard') crossStandard(payload, lookup, out, strict);
+    else crossLegacy(payload, kind, lookup, out, strict);
+    return out;
+  };
+}
