@@ -1,0 +1,231 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { createLogger, type Logger } from '../cli/terminal.js';
+import { formatLocal, nextDailyBatch, timeZoneForCountry } from '../time/zones.js';
+import type { AdminContext } from './admin.js';
+import { type FaultOptions, Faults } from './faults.js';
+import { createSandboxServer } from './server.js';
+import { SandboxStore } from './store.js';
+
+/**
+ * `genser sandbox`: one HTTP server that plays both hosts of the service contract (event
+ * collection and product ingestion), strictly, with SQLite storage. Embedded by
+ * `genser upload --sandbox` and by the tests; run on its own by `genser sandbox`.
+ */
+export interface SandboxOptions {
+  port?: number;
+  host?: string;
+  /** SQLite file; default ':memory:'. */
+  db?: string;
+  /** Generated (random) when absent. */
+  apiKey?: string;
+  serviceKey?: string;
+  /** ISO country code (or IANA zone) whose 00:15 runs the daily batch; default KR. */
+  country?: string;
+  adminEmail?: string;
+  maxBodyBytes?: number;
+  idempotencyTtlMs?: number;
+  legacyPaths?: { products?: string; contents?: string; filters?: string };
+  faults?: FaultOptions;
+  /** Injected clock for tests. */
+  now?: () => Date;
+  log?: Logger;
+  quiet?: boolean;
+  /** Slow clients: time allowed for the request headers, and for the whole request. */
+  timeouts?: { headersMs?: number; requestMs?: number };
+}
+
+export interface RunningSandbox {
+  url: string;
+  apiKey: string;
+  serviceKey: string;
+  /** The 00:15 daily batch, now. */
+  runBatch(): Promise<{ applied: number }>;
+  /** Same as GET /_sandbox/stats. */
+  stats(): unknown;
+  /** Closes the server and the database. */
+  close(): Promise<void>;
+}
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  country: 'KR',
+  adminEmail: 'admin@example.com',
+  maxBodyBytes: 10 * 1024 * 1024,
+  idempotencyTtlMs: 24 * 60 * 60 * 1000,
+  legacyPaths: {
+    products: '/searches/products',
+    contents: '/searches/contents',
+    filters: '/searches/filters',
+  },
+  headersMs: 10_000,
+  requestMs: 60_000,
+} as const;
+
+export function generateKey(prefix: string): string {
+  return `${prefix}_${randomBytes(16).toString('hex')}`;
+}
+
+function listen(server: ReturnType<typeof createSandboxServer>, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const now = options.now ?? (() => new Date());
+  const country = options.country ?? DEFAULTS.country;
+  const zone = timeZoneForCountry(country);
+  const adminEmail = options.adminEmail ?? DEFAULTS.adminEmail;
+  const log = options.log ?? createLogger({ quiet: options.quiet });
+  const quiet = options.quiet ?? false;
+  const apiKey = options.apiKey ?? generateKey('sbx_api');
+  const serviceKey = options.serviceKey ?? generateKey('sbx_svc');
+  const store = new SandboxStore(options.db ?? ':memory:');
+  const startedAt = now();
+  const requests = { total: 0, byStatus: {} as Record<string, number> };
+  let url = '';
+  let timer: NodeJS.Timeout | undefined;
+
+  const nextBatch = () => nextDailyBatch(now(), zone);
+
+  function runBatch(): { applied: number } {
+    const at = now();
+    const applied = store.runBatch(at.getTime(), adminEmail, (n) => ({
+      subject: `[genser sandbox] Data preprocessing finished: ${n} product${n === 1 ? '' : 's'} applied`,
+      body:
+        `The daily batch ran at ${formatLocal(at, zone)} (${zone}).\n` +
+        `${n} product${n === 1 ? ' is' : 's are'} now visible in search.\n` +
+        `Next batch: ${formatLocal(nextDailyBatch(at, zone), zone)} (${zone}).\n`,
+    }));
+    store.expireReplies(at.getTime() - (options.idempotencyTtlMs ?? DEFAULTS.idempotencyTtlMs));
+    if (!quiet)
+      log.info(`daily batch: ${applied} product${applied === 1 ? '' : 's'} applied; notice to ${adminEmail}`);
+    return { applied };
+  }
+
+  // The last 00:15 the timer fired for: the next one is computed after it, so a clock that stands
+  // still (tests) or runs slightly behind the timer never runs the same batch twice.
+  let firedFor = 0;
+  function schedule(): void {
+    const from = Math.max(now().getTime(), firedFor);
+    const target = nextDailyBatch(new Date(from), zone).getTime();
+    const delay = Math.max(0, target - now().getTime());
+    timer = setTimeout(
+      () => {
+        firedFor = target;
+        try {
+          runBatch();
+        } catch (err) {
+          log.error(`daily batch failed: ${(err as Error).message}`);
+        }
+        schedule();
+      },
+      // setTimeout holds at most ~24.8 days; a daily batch is always closer.
+      Math.min(delay + 50, 2 ** 31 - 1),
+    );
+    timer.unref();
+  }
+
+  function stats(): unknown {
+    const counts = store.counts();
+    let pending = 0;
+    let applied = 0;
+    for (const c of Object.values(counts.products)) {
+      pending += c.pending;
+      applied += c.applied;
+    }
+    const lastBatch = store.getMeta('lastBatchAt');
+    return {
+      url,
+      country,
+      timeZone: zone,
+      adminEmail,
+      startedAt: startedAt.toISOString(),
+      lastBatchAt: lastBatch ? new Date(Number(lastBatch)).toISOString() : null,
+      nextBatchAt: nextBatch().toISOString(),
+      products: { total: pending + applied, pending, applied, byFormat: counts.products },
+      events: { total: Object.values(counts.events).reduce((a, b) => a + b, 0), byType: counts.events },
+      outbox: counts.outbox,
+      requests,
+    };
+  }
+
+  const admin: AdminContext = {
+    store,
+    stats,
+    runBatch,
+    reset: () => {
+      store.reset();
+      store.setMeta('createdAt', String(now().getTime()));
+      requests.total = 0;
+      requests.byStatus = {};
+    },
+  };
+
+  // A file database that slept through a 00:15 catches up at once.
+  if (!store.getMeta('createdAt')) store.setMeta('createdAt', String(startedAt.getTime()));
+  const since = Number(store.getMeta('lastBatchAt') ?? store.getMeta('createdAt'));
+  if (nextDailyBatch(new Date(since), zone).getTime() <= startedAt.getTime() && store.pendingCount() > 0)
+    runBatch();
+
+  const server = createSandboxServer({
+    store,
+    faults: new Faults(options.faults ?? {}, () => now().getTime()),
+    apiKey,
+    serviceKey,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+    idempotencyTtlMs: options.idempotencyTtlMs ?? DEFAULTS.idempotencyTtlMs,
+    legacyPaths: { ...DEFAULTS.legacyPaths, ...options.legacyPaths },
+    now,
+    appliesAt: () => nextBatch().toISOString(),
+    log,
+    quiet,
+    admin,
+    headersTimeoutMs: options.timeouts?.headersMs ?? DEFAULTS.headersMs,
+    requestTimeoutMs: options.timeouts?.requestMs ?? DEFAULTS.requestMs,
+    onRequest: (status) => {
+      requests.total++;
+      const k = status === 0 ? 'reset' : String(status);
+      requests.byStatus[k] = (requests.byStatus[k] ?? 0) + 1;
+    },
+  });
+  try {
+    await listen(server, options.port ?? 0, options.host ?? DEFAULTS.host);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  url = `http://${host}:${address.port}`;
+  schedule();
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    apiKey,
+    serviceKey,
+    runBatch: async () => runBatch(),
+    stats,
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        if (timer) clearTimeout(timer);
+        const force = setTimeout(() => server.closeAllConnections(), 2000);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          store.close();
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

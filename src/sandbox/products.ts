@@ -1,0 +1,111 @@
+import { getValidator } from '../validate/schemas.js';
+import { type ItemError, itemErrors, MAX_LISTED_ERRORS } from './problems.js';
+import { type AnswerStyle, errorReply, json, legacyOk, type Reply } from './reply.js';
+import type { IncomingProduct, ProductFormat, SandboxStore } from './store.js';
+
+/**
+ * Product ingestion: the standard API (`@graph` of JSON-LD products) and the legacy v0.3 arrays
+ * (products, contents, filters). A request is all or nothing: when any item is invalid, nothing
+ * is stored and the answer lists every failing item by its index.
+ */
+export interface Processed {
+  reply: Reply;
+  /** The writes, run by the caller in one transaction with the idempotency record. */
+  commit?: (store: SandboxStore, now: number) => void;
+}
+
+export type LegacyKind = 'products' | 'contents' | 'filters';
+
+const LEGACY: Record<LegacyKind, { schema: string; format: ProductFormat; key: string }> = {
+  products: { schema: 'legacy-product', format: 'legacy', key: 'code' },
+  contents: { schema: 'legacy-content', format: 'legacy-content', key: 'code' },
+  filters: { schema: 'legacy-filter', format: 'legacy-filter', key: 'name' },
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function stringOrNull(v: unknown): string | null {
+  return typeof v === 'string' ? v : null;
+}
+
+function capped(errors: ItemError[], total: number): { errors: ItemError[]; note: string } {
+  if (errors.length <= MAX_LISTED_ERRORS) return { errors, note: '' };
+  return {
+    errors: errors.slice(0, MAX_LISTED_ERRORS),
+    note: ` (the first ${MAX_LISTED_ERRORS} of ${total} problems are listed)`,
+  };
+}
+
+function invalidItems(style: AnswerStyle, errors: ItemError[], what: string): Reply {
+  const bad = new Set(errors.map((e) => e.index).filter((i) => i !== null)).size;
+  const { errors: listed, note } = capped(errors, errors.length);
+  const detail =
+    bad > 0
+      ? `${bad} ${what}${bad === 1 ? ' is' : 's are'} invalid; nothing was stored${note}`
+      : `the request body is invalid; nothing was stored${note}`;
+  return errorReply(style, 400, 'invalid-body', detail, listed);
+}
+
+export function processStandard(body: unknown, appliesAt: string): Processed {
+  const validate = getValidator('standard-envelope');
+  if (!isObject(body)) {
+    return {
+      reply: errorReply(
+        'problem',
+        400,
+        'invalid-body',
+        'the body must be a JSON object with an "@graph" array',
+        [{ index: null, sku: null, pointer: '', message: 'must be an object' }],
+      ),
+    };
+  }
+  const graph = body['@graph'];
+  if (!validate(body)) {
+    const skuOf = (i: number) =>
+      Array.isArray(graph) && isObject(graph[i]) ? stringOrNull(graph[i].sku) : null;
+    return { reply: invalidItems('problem', itemErrors(validate.errors ?? [], '/@graph', skuOf), 'product') };
+  }
+  const products = graph as Record<string, unknown>[];
+  const items: IncomingProduct[] = new Array(products.length);
+  for (let i = 0; i < products.length; i++) {
+    const p = products[i];
+    items[i] = { sku: p.sku as string, data: JSON.stringify(p), inStock: null };
+  }
+  return {
+    reply: json(200, { accepted: items.length, status: 'pending', appliesAt }, items.length),
+    commit: (store, now) => store.upsertProducts('standard', items, now),
+  };
+}
+
+export function processLegacy(kind: LegacyKind, body: unknown, appliesAt: string): Processed {
+  const spec = LEGACY[kind];
+  if (!Array.isArray(body)) {
+    return {
+      reply: errorReply('legacy', 400, 'invalid-body', `the body must be a JSON array of legacy ${kind}`, [
+        { index: null, sku: null, pointer: '', message: 'must be an array' },
+      ]),
+    };
+  }
+  const validate = getValidator(spec.schema);
+  const errors: ItemError[] = [];
+  const items: IncomingProduct[] = new Array(body.length);
+  let stock = 0;
+  for (let i = 0; i < body.length; i++) {
+    const item = body[i] as unknown;
+    if (!validate(item)) {
+      const sku = isObject(item) ? stringOrNull(item[spec.key]) : null;
+      errors.push(...itemErrors(validate.errors ?? [], '', () => sku, `/${i}`));
+      continue;
+    }
+    const obj = item as Record<string, unknown>;
+    const inStock = kind === 'products' && typeof obj.isInStock === 'boolean' ? obj.isInStock : null;
+    if (inStock !== null) stock++;
+    items[i] = { sku: obj[spec.key] as string, data: JSON.stringify(obj), inStock };
+  }
+  if (errors.length > 0) return { reply: invalidItems('legacy', errors, kind.replace(/s$/, '')) };
+  return {
+    reply: legacyOk({ received: items.length, stockApplied: stock, appliesAt }, items.length),
+    commit: (store, now) => store.upsertProducts(spec.format, items, now),
+  };
+}

@@ -1,0 +1,329 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '../cli/terminal.js';
+import { errorMessage } from '../errors.js';
+import { type EventKind, kindByPath } from '../events/kinds.js';
+import { type AdminContext, handleAdmin } from './admin.js';
+import { declaredTooLarge, readBody } from './body.js';
+import { processEvent } from './events.js';
+import type { Faults } from './faults.js';
+import { fingerprint, InFlight, isValidIdempotencyKey } from './idempotency.js';
+import { type LegacyKind, type Processed, processLegacy, processStandard } from './products.js';
+import { type AnswerStyle, errorReply, json, type Reply } from './reply.js';
+import type { SandboxStore, StoredResponse } from './store.js';
+
+/**
+ * The HTTP side of the sandbox: routing, the order of checks on the contract's endpoints
+ * (faults, key, content type, idempotency, body size, JSON, schema), and one log line per request.
+ * Nothing a client sends can crash it: every handler's failure becomes a 500 answer.
+ */
+type Endpoint =
+  | { kind: 'event'; event: EventKind }
+  | { kind: 'standard' }
+  | { kind: 'legacy'; legacy: LegacyKind };
+
+export interface ServerSettings {
+  store: SandboxStore;
+  faults: Faults;
+  apiKey: string;
+  serviceKey: string;
+  maxBodyBytes: number;
+  idempotencyTtlMs: number;
+  legacyPaths: Record<LegacyKind, string>;
+  now: () => Date;
+  /** When products received now become searchable (ISO), for the 200 answers. */
+  appliesAt: () => string;
+  log: Logger;
+  quiet: boolean;
+  admin: AdminContext;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  onRequest(status: number): void;
+}
+
+const JSON_TYPES = new Set(['application/json', 'application/ld+json']);
+
+function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const semi = header.indexOf(';');
+  return JSON_TYPES.has((semi === -1 ? header : header.slice(0, semi)).trim().toLowerCase());
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** Constant-time comparison; the key must match exactly (stray spaces are a wrong key). */
+function sameKey(given: string, expected: Buffer): boolean {
+  return timingSafeEqual(digest(given), expected);
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function replayOf(stored: StoredResponse): Reply {
+  return {
+    status: stored.status,
+    contentType: stored.contentType ?? undefined,
+    body: stored.body === '' ? undefined : stored.body,
+    headers: { 'idempotent-replayed': 'true' },
+  };
+}
+
+export function createSandboxServer(s: ServerSettings): Server {
+  const apiKeyDigest = digest(s.apiKey);
+  const serviceKeyDigest = digest(s.serviceKey);
+  const inFlight = new InFlight();
+  const legacyByPath = new Map<string, LegacyKind>(
+    (Object.entries(s.legacyPaths) as [LegacyKind, string][]).map(([k, p]) => [p, k]),
+  );
+
+  function endpointFor(path: string): Endpoint | undefined {
+    const event = kindByPath(path);
+    if (event) return { kind: 'event', event };
+    if (path === '/collectors/products') return { kind: 'standard' };
+    const legacy = legacyByPath.get(path);
+    if (legacy) return { kind: 'legacy', legacy };
+    return undefined;
+  }
+
+  function checkKey(req: IncomingMessage, endpoint: Endpoint, style: AnswerStyle): Reply | undefined {
+    const [name, wire, expected] =
+      endpoint.kind === 'event'
+        ? ['serviceKey', 'servicekey', serviceKeyDigest]
+        : endpoint.kind === 'standard'
+          ? ['apiKey', 'apikey', apiKeyDigest]
+          : ['x-api-key', 'x-api-key', apiKeyDigest];
+    const given = header(req, wire);
+    // Never echo the key, right or wrong.
+    if (given === undefined) return errorReply(style, 401, 'unauthorized', `missing ${name} header`);
+    if (!sameKey(given, expected))
+      return errorReply(style, 401, 'unauthorized', `wrong ${name}: check the value and stray spaces`);
+    return undefined;
+  }
+
+  async function ingest(req: IncomingMessage, path: string, endpoint: Endpoint): Promise<Reply> {
+    const style: AnswerStyle = endpoint.kind === 'legacy' ? 'legacy' : 'problem';
+    const fault = s.faults.decide();
+    if (fault.kind === 'rate-limited') {
+      const r = errorReply(style, 429, 'rate-limited', 'too many requests per second (--rate-limit)');
+      return { ...r, headers: { 'retry-after': String(fault.retryAfterSeconds) } };
+    }
+    if (fault.kind === 'reset') return { status: 0, reset: true };
+    if (fault.kind === 'fail')
+      return errorReply(style, fault.status, 'unavailable', 'service temporarily unavailable (--fail-rate)');
+
+    const denied = checkKey(req, endpoint, style);
+    if (denied) return denied;
+    if (!isJsonContentType(header(req, 'content-type')))
+      return errorReply(
+        style,
+        415,
+        'unsupported-media-type',
+        'Content-Type must be application/json or application/ld+json',
+      );
+    const key = header(req, 'idempotency-key');
+    if (key === undefined && endpoint.kind === 'event')
+      return errorReply(style, 400, 'missing-idempotency-key', 'missing Idempotency-Key header (a UUID v4)');
+    if (key !== undefined && !isValidIdempotencyKey(key))
+      return errorReply(
+        style,
+        400,
+        'malformed-idempotency-key',
+        'malformed Idempotency-Key: expected a UUID, 36 characters with hyphens or 32 without',
+      );
+    const requestId = header(req, 'requestid') ?? null;
+    if (endpoint.kind === 'event' && !requestId)
+      return errorReply(style, 400, 'missing-request-id', 'missing requestId header');
+    if (key !== undefined && !inFlight.tryEnter(key))
+      return errorReply(
+        style,
+        409,
+        'request-in-flight',
+        'a request with this Idempotency-Key is still being processed',
+      );
+    try {
+      return await receive(req, path, endpoint, style, key, requestId, fault.latencyMs, fault.lost);
+    } finally {
+      if (key !== undefined) inFlight.leave(key);
+    }
+  }
+
+  async function receive(
+    req: IncomingMessage,
+    path: string,
+    endpoint: Endpoint,
+    style: AnswerStyle,
+    key: string | undefined,
+    requestId: string | null,
+    latencyMs: number,
+    lost: boolean,
+  ): Promise<Reply> {
+    const tooLarge = () => ({
+      ...errorReply(style, 413, 'too-large', `the body is larger than ${s.maxBodyBytes} bytes`),
+      close: true,
+    });
+    if (declaredTooLarge(req, s.maxBodyBytes)) return tooLarge();
+    const read = await readBody(req, s.maxBodyBytes);
+    if (read.kind === 'too-large') return tooLarge();
+    if (read.kind === 'aborted') return { status: 0, reset: true };
+
+    const nowMs = s.now().getTime();
+    const expiredBefore = nowMs - s.idempotencyTtlMs;
+    const print = fingerprint(path, read.body);
+    if (key !== undefined) {
+      const prior = s.store.getReply('key', key, expiredBefore);
+      if (prior && prior.fingerprint === print) return replayOf(prior);
+      if (prior)
+        return errorReply(
+          style,
+          422,
+          'idempotency-key-reused',
+          'this Idempotency-Key was already used for a different request body',
+        );
+    }
+    if (latencyMs > 0) await sleep(latencyMs);
+
+    const text = read.body.toString('utf8');
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (err) {
+      return errorReply(style, 400, 'malformed-json', `malformed JSON: ${errorMessage(err).slice(0, 200)}`);
+    }
+
+    let envelopeId: string | undefined;
+    if (endpoint.kind === 'standard' && isObject(body) && typeof body.id === 'string') {
+      envelopeId = body.id;
+      const prior = s.store.getReply('envelope', envelopeId, expiredBefore);
+      if (prior && prior.fingerprint === print) {
+        if (key !== undefined) s.store.putReply('key', key, { ...prior, createdAt: nowMs });
+        return replayOf(prior);
+      }
+    }
+
+    let processed: Processed;
+    if (endpoint.kind === 'event')
+      processed = processEvent(endpoint.event, body, requestId, key ?? null, text);
+    else if (endpoint.kind === 'standard') processed = processStandard(body, s.appliesAt());
+    else processed = processLegacy(endpoint.legacy, body, s.appliesAt());
+
+    const reply = processed.reply;
+    const stored: StoredResponse = {
+      fingerprint: print,
+      status: reply.status,
+      contentType: reply.contentType ?? null,
+      body: reply.body ?? '',
+      createdAt: nowMs,
+    };
+    s.store.transaction(() => {
+      processed.commit?.(s.store, nowMs);
+      if (key !== undefined) s.store.putReply('key', key, stored);
+      if (envelopeId !== undefined && processed.commit) s.store.putReply('envelope', envelopeId, stored);
+    });
+    if (lost)
+      return {
+        ...errorReply(
+          style,
+          500,
+          'lost-response',
+          'the request was processed but its answer was lost (--lost-rate)',
+        ),
+        items: reply.items,
+      };
+    return reply;
+  }
+
+  async function route(req: IncomingMessage, url: URL): Promise<Reply> {
+    const method = req.method ?? 'GET';
+    const path = url.pathname;
+    if (path === '/_sandbox' || path.startsWith('/_sandbox/')) return handleAdmin(method, url, s.admin);
+    const endpoint = endpointFor(path);
+    if (!endpoint) {
+      if (method === 'GET' && path === '/')
+        return json(200, { service: 'genser sandbox', admin: '/_sandbox/stats' });
+      return errorReply('problem', 404, 'not-found', `no endpoint ${path}`);
+    }
+    if (method !== 'POST') {
+      const r = errorReply(
+        endpoint.kind === 'legacy' ? 'legacy' : 'problem',
+        405,
+        'method-not-allowed',
+        `${path} takes POST`,
+      );
+      return { ...r, headers: { allow: 'POST' } };
+    }
+    return ingest(req, path, endpoint);
+  }
+
+  function write(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+    const headers: Record<string, string> = { ...reply.headers };
+    if (reply.contentType) headers['content-type'] = `${reply.contentType}; charset=utf-8`;
+    if (reply.close) headers.connection = 'close';
+    res.writeHead(reply.status, headers);
+    res.end(reply.body);
+    if (reply.close) {
+      // Discard (not buffer) what the client still sends so it can read the answer, then hang up.
+      req.resume();
+      const timer = setTimeout(() => req.socket.destroy(), 2000);
+      timer.unref();
+      req.socket.once('close', () => clearTimeout(timer));
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    let path = req.url ?? '/';
+    let reply: Reply;
+    try {
+      const url = new URL(req.url ?? '/', 'http://sandbox');
+      path = url.pathname;
+      reply = await route(req, url);
+    } catch (err) {
+      s.log.error(`sandbox: ${req.method} ${path}: ${errorMessage(err)}`);
+      reply = errorReply('problem', 500, 'internal', 'the sandbox failed on this request');
+    }
+    const ms = Math.round(performance.now() - started);
+    if (reply.reset) {
+      req.socket.destroy();
+      s.onRequest(0);
+      if (!s.quiet) s.log.info(`${req.method} ${path} reset ${ms}ms`);
+      return;
+    }
+    try {
+      write(req, res, reply);
+    } catch (err) {
+      s.log.error(`sandbox: cannot answer ${req.method} ${path}: ${errorMessage(err)}`);
+      req.socket.destroy();
+    }
+    s.onRequest(reply.status);
+    if (!s.quiet)
+      s.log.info(
+        `${req.method} ${path.slice(0, 200)} ${reply.status} ${ms}ms${reply.items !== undefined ? ` items=${reply.items}` : ''}`,
+      );
+  }
+
+  const server = createServer(
+    {
+      headersTimeout: s.headersTimeoutMs,
+      requestTimeout: s.requestTimeoutMs,
+      keepAliveTimeout: 5000,
+      connectionsCheckingInterval: Math.min(1000, s.headersTimeoutMs),
+    },
+    (req, res) => {
+      void handle(req, res);
+    },
+  );
+  // Malformed requests and slow clients: answer if the socket still can, never throw.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    else socket.destroy();
+    s.onRequest(Number.parseInt(status, 10));
+  });
+  return server;
+}

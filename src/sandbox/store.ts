@@ -1,0 +1,359 @@
+import Database from 'better-sqlite3';
+
+/**
+ * The sandbox's storage: one SQLite database (in memory by default, or a file in WAL mode that
+ * survives restarts). Statements are prepared once; each request's writes run in one transaction.
+ */
+export type ProductFormat = 'standard' | 'legacy' | 'legacy-content' | 'legacy-filter';
+export type ProductStatus = 'pending' | 'applied';
+
+export interface IncomingProduct {
+  sku: string;
+  /** The item as received, serialized. */
+  data: string;
+  /** Legacy `isInStock` when present: applied at once. */
+  inStock: boolean | null;
+}
+
+export interface ProductView {
+  sku: string;
+  format: ProductFormat;
+  status: ProductStatus;
+  receivedCount: number;
+  receivedAt: string;
+  appliedAt: string | null;
+  /** Legacy stock as last received (applied at once); null when never sent. */
+  inStock: boolean | null;
+  /** The latest data received. */
+  data: unknown;
+  /** What search sees: the data of the last batch (with immediate stock changes); null before it. */
+  applied: unknown;
+}
+
+export interface StoredResponse {
+  fingerprint: string;
+  status: number;
+  contentType: string | null;
+  body: string;
+  createdAt: number;
+}
+
+export interface OutboxNotice {
+  id: number;
+  to: string;
+  subject: string;
+  body: string;
+  applied: number;
+  createdAt: string;
+}
+
+export interface EventView {
+  seq: number;
+  type: string;
+  requestId: string | null;
+  idempotencyKey: string | null;
+  receivedAt: string;
+  body: unknown;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS products (
+  format TEXT NOT NULL, sku TEXT NOT NULL, status TEXT NOT NULL,
+  received_count INTEGER NOT NULL, data TEXT NOT NULL, applied_data TEXT,
+  in_stock INTEGER, received_at INTEGER NOT NULL, applied_at INTEGER,
+  PRIMARY KEY (format, sku)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS products_status ON products (status);
+CREATE TABLE IF NOT EXISTS events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, request_id TEXT,
+  idempotency_key TEXT, received_at INTEGER NOT NULL, body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_type ON events (type, seq);
+CREATE TABLE IF NOT EXISTS replies (
+  scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL,
+  content_type TEXT, body TEXT NOT NULL, created_at INTEGER NOT NULL,
+  PRIMARY KEY (scope, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS outbox (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, to_addr TEXT NOT NULL, subject TEXT NOT NULL,
+  body TEXT NOT NULL, applied INTEGER NOT NULL, created_at INTEGER NOT NULL
+);
+`;
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+interface ProductRow {
+  format: ProductFormat;
+  sku: string;
+  status: ProductStatus;
+  received_count: number;
+  data: string;
+  applied_data: string | null;
+  in_stock: number | null;
+  received_at: number;
+  applied_at: number | null;
+}
+
+function toView(row: ProductRow): ProductView {
+  return {
+    sku: row.sku,
+    format: row.format,
+    status: row.status,
+    receivedCount: row.received_count,
+    receivedAt: iso(row.received_at)!,
+    appliedAt: iso(row.applied_at),
+    inStock: row.in_stock === null ? null : row.in_stock === 1,
+    data: JSON.parse(row.data),
+    applied: row.applied_data === null ? null : JSON.parse(row.applied_data),
+  };
+}
+
+export class SandboxStore {
+  readonly db: Database.Database;
+  private readonly stmt;
+
+  constructor(file = ':memory:') {
+    this.db = new Database(file);
+    if (file !== ':memory:' && file !== '') {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+    }
+    this.db.exec(SCHEMA);
+    const db = this.db;
+    this.stmt = {
+      upsert: db.prepare(`
+        INSERT INTO products (format, sku, status, received_count, data, applied_data, in_stock, received_at)
+        VALUES (?, ?, 'pending', 1, ?, NULL, ?, ?)
+        ON CONFLICT (format, sku) DO UPDATE SET
+          status = 'pending', received_count = received_count + 1, data = excluded.data,
+          received_at = excluded.received_at,
+          in_stock = COALESCE(excluded.in_stock, in_stock),
+          applied_data = CASE
+            WHEN excluded.in_stock IS NOT NULL AND applied_data IS NOT NULL
+            THEN json_set(applied_data, '$.isInStock', json(CASE excluded.in_stock WHEN 1 THEN 'true' ELSE 'false' END))
+            ELSE applied_data END`),
+      product: db.prepare('SELECT * FROM products WHERE sku = ? ORDER BY received_at DESC LIMIT 1'),
+      productOfFormat: db.prepare('SELECT * FROM products WHERE sku = ? AND format = ?'),
+      insertEvent: db.prepare(
+        'INSERT INTO events (type, request_id, idempotency_key, received_at, body) VALUES (?, ?, ?, ?, ?)',
+      ),
+      reply: db.prepare('SELECT * FROM replies WHERE scope = ? AND key = ?'),
+      putReply: db.prepare(
+        'INSERT OR REPLACE INTO replies (scope, key, fingerprint, status, content_type, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      deleteReply: db.prepare('DELETE FROM replies WHERE scope = ? AND key = ?'),
+      expireReplies: db.prepare('DELETE FROM replies WHERE created_at <= ?'),
+      countPending: db.prepare("SELECT count(*) AS n FROM products WHERE status = 'pending'"),
+      applyPending: db.prepare(
+        "UPDATE products SET status = 'applied', applied_data = data, applied_at = ? WHERE status = 'pending'",
+      ),
+      insertNotice: db.prepare(
+        'INSERT INTO outbox (to_addr, subject, body, applied, created_at) VALUES (?, ?, ?, ?, ?)',
+      ),
+      getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
+      setMeta: db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
+    };
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  /** Stores the latest data per (format, sku); call inside `transaction` for a whole request. */
+  upsertProducts(format: ProductFormat, items: readonly IncomingProduct[], now: number): void {
+    const upsert = this.stmt.upsert;
+    for (const item of items) {
+      upsert.run(format, item.sku, item.data, item.inStock === null ? null : item.inStock ? 1 : 0, now);
+    }
+  }
+
+  insertEvent(type: string, requestId: string | null, key: string | null, body: string, now: number): void {
+    this.stmt.insertEvent.run(type, requestId, key, now, body);
+  }
+
+  getProduct(sku: string, format?: string): ProductView | undefined {
+    const row = (format ? this.stmt.productOfFormat.get(sku, format) : this.stmt.product.get(sku)) as
+      | ProductRow
+      | undefined;
+    return row ? toView(row) : undefined;
+  }
+
+  listProducts(
+    filter: { status?: string; format?: string },
+    limit: number,
+    offset: number,
+  ): { total: number; items: Omit<ProductView, 'data' | 'applied'>[] } {
+    const where: string[] = [];
+    const args: string[] = [];
+    if (filter.status) {
+      where.push('status = ?');
+      args.push(filter.status);
+    }
+    if (filter.format) {
+      where.push('format = ?');
+      args.push(filter.format);
+    }
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = (
+      this.db.prepare(`SELECT count(*) AS n FROM products ${clause}`).get(...args) as { n: number }
+    ).n;
+    const rows = this.db
+      .prepare(`SELECT * FROM products ${clause} ORDER BY format, sku LIMIT ? OFFSET ?`)
+      .all(...args, limit, offset) as ProductRow[];
+    return {
+      total,
+      items: rows.map((r) => {
+        const { data: _d, applied: _a, ...rest } = toView(r);
+        return rest;
+      }),
+    };
+  }
+
+  listEvents(type: string | undefined, limit: number): { total: number; items: EventView[] } {
+    const clause = type ? 'WHERE type = ?' : '';
+    const args = type ? [type] : [];
+    const total = (
+      this.db.prepare(`SELECT count(*) AS n FROM events ${clause}`).get(...args) as { n: number }
+    ).n;
+    const rows = this.db
+      .prepare(`SELECT * FROM events ${clause} ORDER BY seq DESC LIMIT ?`)
+      .all(...args, limit) as {
+      seq: number;
+      type: string;
+      request_id: string | null;
+      idempotency_key: string | null;
+      received_at: number;
+      body: string;
+    }[];
+    return {
+      total,
+      items: rows.map((r) => ({
+        seq: r.seq,
+        type: r.type,
+        requestId: r.request_id,
+        idempotencyKey: r.idempotency_key,
+        receivedAt: iso(r.received_at)!,
+        body: JSON.parse(r.body),
+      })),
+    };
+  }
+
+  /** A stored reply (idempotency key or standard envelope id), unless older than `expiredBefore`. */
+  getReply(scope: string, key: string, expiredBefore: number): StoredResponse | undefined {
+    const row = this.stmt.reply.get(scope, key) as
+      | { fingerprint: string; status: number; content_type: string | null; body: string; created_at: number }
+      | undefined;
+    if (!row) return undefined;
+    if (row.created_at <= expiredBefore) {
+      this.stmt.deleteReply.run(scope, key);
+      return undefined;
+    }
+    return {
+      fingerprint: row.fingerprint,
+      status: row.status,
+      contentType: row.content_type,
+      body: row.body,
+      createdAt: row.created_at,
+    };
+  }
+
+  putReply(scope: string, key: string, reply: StoredResponse): void {
+    this.stmt.putReply.run(
+      scope,
+      key,
+      reply.fingerprint,
+      reply.status,
+      reply.contentType,
+      reply.body,
+      reply.createdAt,
+    );
+  }
+
+  expireReplies(expiredBefore: number): void {
+    this.stmt.expireReplies.run(expiredBefore);
+  }
+
+  /** The daily batch: pending -> applied, and a completion notice in the outbox. */
+  runBatch(
+    now: number,
+    to: string,
+    describe: (applied: number) => { subject: string; body: string },
+  ): number {
+    return this.transaction(() => {
+      const applied = this.stmt.applyPending.run(now).changes;
+      const notice = describe(applied);
+      this.stmt.insertNotice.run(to, notice.subject, notice.body, applied, now);
+      this.stmt.setMeta.run('lastBatchAt', String(now));
+      return applied;
+    });
+  }
+
+  pendingCount(): number {
+    return (this.stmt.countPending.get() as { n: number }).n;
+  }
+
+  outbox(): OutboxNotice[] {
+    const rows = this.db.prepare('SELECT * FROM outbox ORDER BY id').all() as {
+      id: number;
+      to_addr: string;
+      subject: string;
+      body: string;
+      applied: number;
+      created_at: number;
+    }[];
+    return rows.map((r) => ({
+      id: r.id,
+      to: r.to_addr,
+      subject: r.subject,
+      body: r.body,
+      applied: r.applied,
+      createdAt: iso(r.created_at)!,
+    }));
+  }
+
+  getMeta(key: string): string | undefined {
+    return (this.stmt.getMeta.get(key) as { value: string } | undefined)?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.stmt.setMeta.run(key, value);
+  }
+
+  counts(): {
+    products: Record<string, Record<ProductStatus, number>>;
+    events: Record<string, number>;
+    outbox: number;
+  } {
+    const products: Record<string, Record<ProductStatus, number>> = {};
+    for (const r of this.db
+      .prepare('SELECT format, status, count(*) AS n FROM products GROUP BY format, status')
+      .all() as {
+      format: string;
+      status: ProductStatus;
+      n: number;
+    }[]) {
+      products[r.format] ??= { pending: 0, applied: 0 };
+      products[r.format][r.status] = r.n;
+    }
+    const events: Record<string, number> = {};
+    for (const r of this.db.prepare('SELECT type, count(*) AS n FROM events GROUP BY type').all() as {
+      type: string;
+      n: number;
+    }[]) {
+      events[r.type] = r.n;
+    }
+    const outbox = (this.db.prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n;
+    return { products, events, outbox };
+  }
+
+  reset(): void {
+    this.db.exec(
+      'DELETE FROM products; DELETE FROM events; DELETE FROM replies; DELETE FROM outbox; DELETE FROM meta;',
+    );
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
