@@ -97,6 +97,7 @@ export async function uploadFeed(
   const issues: Issue[] = [];
   let issuesTruncated = false;
   let lastRow = 0;
+  let fileErrors = 0;
   let stop: UploadResult['stop'];
 
   // soft: no new batches, no more retries. hard: cut requests still in flight.
@@ -350,12 +351,17 @@ export async function uploadFeed(
 
   try {
     for await (const item of items) {
-      stats.rows++;
-      lastRow = item.row;
       for (const issue of item.issues) {
         if (issues.length < settings.maxErrors) issues.push(issue);
         else issuesTruncated = true;
       }
+      // File-level items (row 0: empty file, duplicate header, ...) are not rows.
+      if (item.row === 0) {
+        if (!item.valid) fileErrors++;
+        continue;
+      }
+      stats.rows++;
+      lastRow = item.row;
       if (!item.valid || item.payload === undefined) {
         stats.invalid++;
       } else {
@@ -385,6 +391,7 @@ export async function uploadFeed(
     summary: {
       rows: stats.rows,
       invalid: stats.invalid,
+      fileErrors,
       sent: stats.sent,
       accepted: stats.accepted,
       rejected: stats.rejected,

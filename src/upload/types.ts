@@ -57,6 +57,8 @@ export interface Failure {
 export interface UploadSummary {
   rows: number;
   invalid: number;
+  /** File-level errors (an empty file, a duplicate header): the feed is not clean. */
+  fileErrors: number;
   sent: number;
   accepted: number;
   rejected: number;

@@ -402,6 +402,31 @@ describe('upload engine against real servers on 127.0.0.1', () => {
     expect(result.issues.map((i) => i.row)).toEqual([2, 5]);
   });
 
+  it('file-level items (row 0) are not rows; their errors are kept', async () => {
+    server = await scriptedServer((_req, res) => json(res, 200, {}));
+    async function* withFileIssue(): AsyncIterable<FeedItem> {
+      yield {
+        file: 'cat.csv',
+        row: 0,
+        line: 1,
+        valid: false,
+        issues: [
+          {
+            severity: 'error',
+            code: 'duplicate_header',
+            file: 'cat.csv',
+            line: 1,
+            message: 'duplicate column "sku"',
+          },
+        ],
+      };
+      yield* feed(3);
+    }
+    const result = await uploadFeed(withFileIssue(), settings(), deps(server.url));
+    expect(result.summary).toMatchObject({ rows: 3, invalid: 0, fileErrors: 1, accepted: 3 });
+    expect(result.issues[0].code).toBe('duplicate_header');
+  });
+
   it('Ctrl-C: no new batches after the interrupt, in-flight ones finish', async () => {
     const interrupt = new AbortController();
     server = await scriptedServer(async (req, res) => {

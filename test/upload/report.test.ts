@@ -9,6 +9,7 @@ const result: UploadResult = {
   summary: {
     rows: 10,
     invalid: 1,
+    fileErrors: 0,
     sent: 9,
     accepted: 4,
     rejected: 1,
