@@ -1,0 +1,203 @@
+import { writeFileSync } from 'node:fs';
+import type { CommandContext } from '../cli/main.js';
+import { resolveFeedOptions, sourcesFor } from '../cli/options.js';
+import { createLogger, type Logger } from '../cli/terminal.js';
+import { ExitCode, ExitError, UsageError } from '../errors.js';
+import { packageVersion } from '../paths.js';
+import { feedItems } from '../pipeline.js';
+import { type UploadReportMeta, uploadReportText, uploadSummaryLines } from '../report/upload-report.js';
+import { redact } from '../secrets.js';
+import { describeNextBatch } from '../time/zones.js';
+import type { FeedOptions } from '../types.js';
+import { newStats, uploadFeed } from './engine.js';
+import { estimateRows } from './estimate.js';
+import { acquireLock, type Lock, lockPathFor } from './lock.js';
+import { startProgress } from './progress.js';
+import { UndiciSender } from './sender.js';
+import { exceedsBudget, type InvalidBudget, resolveUpload } from './settings.js';
+import type { UploadResult } from './types.js';
+
+/** The `genser upload` action: settings, optional sandbox, the run, the report, the exit code. */
+export async function runUpload(
+  files: string[],
+  flags: Record<string, unknown>,
+  ctx: CommandContext,
+): Promise<number> {
+  const sources = sourcesFor(flags, ctx.env);
+  const feed = resolveFeedOptions(sources);
+  const up = resolveUpload(sources, feed);
+  const json = flags.json === true;
+  const quiet = flags.quiet === true;
+  const log = createLogger({ json, quiet, debug: flags.debug === true }, ctx.stderr, ctx.env);
+  const reportFile = typeof flags.report === 'string' ? flags.report : undefined;
+  const stdin = process.stdin;
+
+  if (up.maxInvalid) {
+    const over = await checkInvalidBudget(files, feed, up.maxInvalid, log, stdin);
+    if (over) throw over;
+  }
+
+  let sandbox: Awaited<ReturnType<typeof import('../sandbox/index.js').startSandbox>> | undefined;
+  let apiUrl = up.apiUrl;
+  let key = up.key?.value;
+  if (up.sandbox && !up.settings.dryRun) {
+    const { startSandbox } = await import('../sandbox/index.js');
+    sandbox = await startSandbox({ port: 0, host: '127.0.0.1', country: feed.country, quiet: true, log });
+    apiUrl = sandbox.url;
+    key = sandbox.apiKey;
+    log.info(`sandbox: started an embedded sandbox at ${sandbox.url}`);
+  }
+  const target = apiUrl ? `POST ${apiUrl.replace(/\/+$/, '')}${up.settings.path}` : undefined;
+  log.debug(
+    `upload settings: ${JSON.stringify({ ...up.settings, timeoutMs: up.timeoutMs, target, key: key ? `(from ${up.key?.from ?? 'sandbox'})` : 'none' })}`,
+  );
+
+  const poster =
+    up.settings.dryRun || !apiUrl || !key
+      ? undefined
+      : new UndiciSender({
+          apiUrl,
+          connections: up.settings.concurrency,
+          timeoutMs: up.timeoutMs,
+          userAgent: `genser/${packageVersion()}`,
+          keyHeader: feed.format === 'legacy' ? 'x-api-key' : 'apiKey',
+          key,
+        });
+
+  // Two cron runs of the same feed to the same real target must not overlap (exit 5).
+  const lock: Lock | undefined =
+    poster && !sandbox && target ? acquireLock(lockPathFor(files, target)) : undefined;
+
+  // Ctrl-C: stop taking batches, let in-flight ones finish, print the summary, exit 130.
+  const interrupt = new AbortController();
+  const onSigint = () => {
+    if (interrupt.signal.aborted) return;
+    log.warn('interrupted: finishing the requests in flight (Ctrl-C again to quit at once)');
+    interrupt.abort();
+    process.once('SIGINT', () => process.exit(ExitCode.interrupted));
+  };
+  process.once('SIGINT', onSigint);
+
+  const stats = newStats();
+  let estimated: number | undefined;
+  if (log.fancy && !quiet && !json)
+    void estimateRows(files).then((n) => {
+      estimated = n;
+    });
+  const progress = await startProgress(stats, log, {
+    quiet: quiet || json,
+    stream: ctx.stderr,
+    estimatedRows: () => estimated,
+  });
+  let result: UploadResult;
+  try {
+    result = await uploadFeed(feedItems(files, feed, progress.log, stdin), up.settings, {
+      poster,
+      log: progress.log,
+      interrupt: interrupt.signal,
+      stats,
+    });
+  } finally {
+    progress.stop();
+    process.removeListener('SIGINT', onSigint);
+    lock?.release();
+    await poster?.close();
+  }
+
+  const meta: UploadReportMeta = { format: feed.format, files, target };
+  try {
+    if (sandbox) {
+      const { applied } = await sandbox.runBatch();
+      meta.sandbox = { url: sandbox.url, applied };
+    }
+  } finally {
+    await sandbox?.close();
+  }
+  if (!up.settings.dryRun && result.summary.accepted > 0) meta.searchable = searchableLine(feed);
+
+  reportIssues(result, log);
+  for (const line of uploadSummaryLines(result, meta)) log.info(line);
+  if (meta.sandbox)
+    log.info(
+      `sandbox: ${meta.sandbox.applied} products landed in the embedded sandbox at ${meta.sandbox.url} and were applied by its daily batch (run now); the sandbox stopped with this command; run \`genser sandbox\` and upload with --api-url to keep them`,
+    );
+  const text = uploadReportText(result, meta);
+  if (json) ctx.stdout.write(text);
+  if (reportFile) writeReport(reportFile, text);
+
+  if (result.stop) {
+    const code = {
+      auth: ExitCode.auth,
+      unavailable: ExitCode.unavailable,
+      interrupted: ExitCode.interrupted,
+      endpoint: ExitCode.usage,
+    }[result.stop.reason];
+    throw new ExitError(code, result.stop.message, result.stop.hint);
+  }
+  const s = result.summary;
+  return s.invalid > 0 || s.fileErrors > 0 || s.rejected > 0 ? ExitCode.data : ExitCode.ok;
+}
+
+function searchableLine(feed: FeedOptions): string {
+  const after = describeNextBatch(new Date(), feed.country);
+  return feed.format === 'legacy' ? `${after}; stock status (isInStock) applies at once` : after;
+}
+
+/** Invalid rows' issues, one line each (the first --max-errors), as validate prints them. */
+function reportIssues(result: UploadResult, log: Logger): void {
+  for (const issue of result.issues) {
+    if (issue.severity !== 'error') continue;
+    const at =
+      issue.row !== undefined
+        ? ` row ${issue.row} (line ${issue.line}${issue.sku ? `, sku ${issue.sku}` : ''})`
+        : '';
+    const field = issue.field ?? issue.column;
+    log.warn(`${issue.file}${at}: not sent: ${field ? `${field}: ` : ''}${issue.message}`);
+  }
+  if (result.issuesTruncated)
+    log.warn('more issues were found than --max-errors shows; see --report for counts');
+}
+
+function writeReport(path: string, text: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (err) {
+    throw new UsageError(
+      `cannot write the report to ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+}
+
+/** --max-invalid: a first, send-nothing pass over the feed (files only: stdin cannot be read twice). */
+async function checkInvalidBudget(
+  files: string[],
+  feed: FeedOptions,
+  budget: InvalidBudget,
+  log: Logger,
+  stdin: NodeJS.ReadableStream,
+): Promise<ExitError | undefined> {
+  if (files.includes('-'))
+    throw new UsageError(
+      '--max-invalid cannot be used with stdin ("-")',
+      'stdin cannot be read twice; save the feed to a file',
+    );
+  let rows = 0;
+  let invalid = 0;
+  for await (const item of feedItems(files, feed, quietLogger(log), stdin)) {
+    if (item.row === 0) continue;
+    rows++;
+    if (!item.valid) invalid++;
+  }
+  if (!exceedsBudget(budget, invalid, rows)) return undefined;
+  const limit = budget.kind === 'count' ? `${budget.max} rows` : `${budget.max}%`;
+  return new ExitError(
+    ExitCode.data,
+    redact(`${invalid} of ${rows} rows are invalid, more than --max-invalid ${limit}: nothing was sent`),
+    "run 'genser validate' on the feed to see every problem",
+  );
+}
+
+/** The budget pass reads the feed once more; its warnings were or will be shown by the real pass. */
+function quietLogger(log: Logger): Logger {
+  return { ...log, info() {}, warn() {}, debug() {} };
+}
