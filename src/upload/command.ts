@@ -6,6 +6,7 @@ import { ExitCode, ExitError, UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
 import { feedItems } from '../pipeline.js';
 import { type UploadReportMeta, uploadReportText, uploadSummaryLines } from '../report/upload-report.js';
+import type { RunningSandbox } from '../sandbox/index.js';
 import { redact } from '../secrets.js';
 import { describeNextBatch } from '../time/zones.js';
 import type { FeedOptions } from '../types.js';
@@ -14,7 +15,7 @@ import { estimateRows } from './estimate.js';
 import { acquireLock, type Lock, lockPathFor } from './lock.js';
 import { startProgress } from './progress.js';
 import { UndiciSender } from './sender.js';
-import { exceedsBudget, type InvalidBudget, resolveUpload } from './settings.js';
+import { exceedsBudget, type InvalidBudget, type ResolvedUpload, resolveUpload } from './settings.js';
 import type { UploadResult } from './types.js';
 
 /** The `genser upload` action: settings, optional sandbox, the run, the report, the exit code. */
@@ -26,32 +27,80 @@ export async function runUpload(
   const sources = sourcesFor(flags, ctx.env);
   const feed = resolveFeedOptions(sources);
   const up = resolveUpload(sources, feed);
-  const json = flags.json === true;
-  const quiet = flags.quiet === true;
-  const log = createLogger({ json, quiet, debug: flags.debug === true }, ctx.stderr, ctx.env);
-  const reportFile = typeof flags.report === 'string' ? flags.report : undefined;
-  const stdin = process.stdin;
+  const log = createLogger(
+    { json: flags.json === true, quiet: flags.quiet === true, debug: flags.debug === true },
+    ctx.stderr,
+    ctx.env,
+  );
 
   if (up.maxInvalid) {
-    const over = await checkInvalidBudget(files, feed, up.maxInvalid, log, stdin);
+    const over = await checkInvalidBudget(files, feed, up.maxInvalid, log, process.stdin);
     if (over) throw over;
   }
 
-  let sandbox: Awaited<ReturnType<typeof import('../sandbox/index.js').startSandbox>> | undefined;
+  let sandbox: RunningSandbox | undefined;
   let apiUrl = up.apiUrl;
   let key = up.key?.value;
+  const sandboxDb = typeof flags.sandboxDb === 'string' ? flags.sandboxDb : undefined;
   if (up.sandbox && !up.settings.dryRun) {
     const { startSandbox } = await import('../sandbox/index.js');
-    sandbox = await startSandbox({ port: 0, host: '127.0.0.1', country: feed.country, quiet: true, log });
+    sandbox = await startSandbox({
+      port: 0,
+      host: '127.0.0.1',
+      country: feed.country,
+      db: sandboxDb,
+      quiet: true,
+      log,
+    });
     apiUrl = sandbox.url;
     key = sandbox.apiKey;
     log.info(`sandbox: started an embedded sandbox at ${sandbox.url}`);
   }
+  try {
+    const result = await send(
+      files,
+      feed,
+      up,
+      { apiUrl, key, sandbox: sandbox !== undefined },
+      log,
+      ctx,
+      flags,
+    );
+    const target = apiUrl ? `POST ${apiUrl.replace(/\/+$/, '')}${up.settings.path}` : undefined;
+    const meta: UploadReportMeta = { format: feed.format, files, target };
+    if (sandbox) {
+      const { applied } = await sandbox.runBatch();
+      meta.sandbox = { url: sandbox.url, applied, ...(sandboxDb ? { db: sandboxDb } : {}) };
+    } else if (!up.settings.dryRun && result.summary.accepted > 0) meta.searchable = searchableLine(feed);
+    return finish(result, meta, ctx, log, flags);
+  } finally {
+    await sandbox?.close();
+  }
+}
+
+interface Target {
+  apiUrl?: string;
+  key?: string;
+  sandbox: boolean;
+}
+
+/** The run itself: sender, lock, Ctrl-C, progress, the engine. */
+async function send(
+  files: string[],
+  feed: FeedOptions,
+  up: ResolvedUpload,
+  to: Target,
+  log: Logger,
+  ctx: CommandContext,
+  flags: Record<string, unknown>,
+): Promise<UploadResult> {
+  const json = flags.json === true;
+  const quiet = flags.quiet === true;
+  const { apiUrl, key } = to;
   const target = apiUrl ? `POST ${apiUrl.replace(/\/+$/, '')}${up.settings.path}` : undefined;
   log.debug(
-    `upload settings: ${JSON.stringify({ ...up.settings, timeoutMs: up.timeoutMs, target, key: key ? `(from ${up.key?.from ?? 'sandbox'})` : 'none' })}`,
+    `upload settings: ${JSON.stringify({ ...up.settings, timeoutMs: up.timeoutMs, target, key: key ? `(from ${up.key?.from ?? 'the sandbox'})` : 'none' })}`,
   );
-
   const poster =
     up.settings.dryRun || !apiUrl || !key
       ? undefined
@@ -66,7 +115,7 @@ export async function runUpload(
 
   // Two cron runs of the same feed to the same real target must not overlap (exit 5).
   const lock: Lock | undefined =
-    poster && !sandbox && target ? acquireLock(lockPathFor(files, target)) : undefined;
+    poster && !to.sandbox && target ? acquireLock(lockPathFor(files, target)) : undefined;
 
   // Ctrl-C: stop taking batches, let in-flight ones finish, print the summary, exit 130.
   const interrupt = new AbortController();
@@ -89,9 +138,8 @@ export async function runUpload(
     stream: ctx.stderr,
     estimatedRows: () => estimated,
   });
-  let result: UploadResult;
   try {
-    result = await uploadFeed(feedItems(files, feed, progress.log, stdin), up.settings, {
+    return await uploadFeed(feedItems(files, feed, progress.log, process.stdin), up.settings, {
       poster,
       log: progress.log,
       interrupt: interrupt.signal,
@@ -103,27 +151,27 @@ export async function runUpload(
     lock?.release();
     await poster?.close();
   }
+}
 
-  const meta: UploadReportMeta = { format: feed.format, files, target };
-  try {
-    if (sandbox) {
-      const { applied } = await sandbox.runBatch();
-      meta.sandbox = { url: sandbox.url, applied };
-    }
-  } finally {
-    await sandbox?.close();
-  }
-  if (!up.settings.dryRun && result.summary.accepted > 0) meta.searchable = searchableLine(feed);
-
+/** Issues, summary, report, exit code. */
+function finish(
+  result: UploadResult,
+  meta: UploadReportMeta,
+  ctx: CommandContext,
+  log: Logger,
+  flags: Record<string, unknown>,
+): number {
+  const json = flags.json === true;
   reportIssues(result, log);
-  for (const line of uploadSummaryLines(result, meta)) log.info(line);
-  if (meta.sandbox)
-    log.info(
-      `sandbox: ${meta.sandbox.applied} products landed in the embedded sandbox at ${meta.sandbox.url} and were applied by its daily batch (run now); the sandbox stopped with this command; run \`genser sandbox\` and upload with --api-url to keep them`,
-    );
+  // The summary shows even under --quiet; --json carries it in the document instead.
+  if (!json) {
+    const lines = uploadSummaryLines(result, meta);
+    if (meta.sandbox) lines.push(sandboxLine(meta.sandbox));
+    for (const line of lines) ctx.stderr.write(redact(`${line}\n`));
+  }
   const text = uploadReportText(result, meta);
   if (json) ctx.stdout.write(text);
-  if (reportFile) writeReport(reportFile, text);
+  if (typeof flags.report === 'string') writeReport(flags.report, text);
 
   if (result.stop) {
     const code = {
@@ -136,6 +184,13 @@ export async function runUpload(
   }
   const s = result.summary;
   return s.invalid > 0 || s.fileErrors > 0 || s.rejected > 0 ? ExitCode.data : ExitCode.ok;
+}
+
+function sandboxLine(sb: NonNullable<UploadReportMeta['sandbox']>): string {
+  const where = sb.db
+    ? `they are kept in ${sb.db}: look at them with \`genser sandbox --db ${sb.db}\` and GET /_sandbox/products`
+    : 'the sandbox was in memory and stopped with this command; add --sandbox-db FILE to keep them';
+  return `sandbox: ${sb.applied} products landed in the embedded sandbox at ${sb.url} and its daily batch (run at once) applied them; ${where}`;
 }
 
 function searchableLine(feed: FeedOptions): string {

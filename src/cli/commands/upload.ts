@@ -34,6 +34,7 @@ export function register(program: Command, ctx: CommandContext): void {
     .option('--max-invalid <n|p%>', 'send nothing when more rows than this are invalid (10 or 2%)')
     .option('--dry-run', 'do everything but send; say how many batches and bytes it would send')
     .option('--sandbox', 'start an embedded sandbox on a free port and upload there')
+    .option('--sandbox-db <file>', 'with --sandbox: keep the sandbox data in this SQLite file')
     .action(async (files: string[], flags: Record<string, unknown>) => {
       if (flags.apiKey !== undefined)
         throw new UsageError(
