@@ -1,0 +1,184 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { memoryLogger } from '../../src/cli/terminal.js';
+import { allExamples, exampleFor } from '../../src/events/examples.js';
+import { kindByType } from '../../src/events/kinds.js';
+import { type EventToSend, sendEvents } from '../../src/events/send.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { UndiciSender } from '../../src/upload/sender.js';
+
+interface Seen {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+type Handler = (seen: Seen, n: number, res: ServerResponse) => void;
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+async function scripted(handler: Handler): Promise<{ url: string; seen: Seen[]; maxInFlight: () => number }> {
+  const seen: Seen[] = [];
+  let inFlight = 0;
+  let max = 0;
+  const server = createServer((req, res) => {
+    inFlight++;
+    max = Math.max(max, inFlight);
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      const s = { path: req.url ?? '', headers: req.headers, body };
+      seen.push(s);
+      res.on('finish', () => inFlight--);
+      handler(s, seen.length, res);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, maxInFlight: () => max };
+}
+
+function poster(url: string, key = 'svc-test-key') {
+  return new UndiciSender({
+    apiUrl: url,
+    connections: 4,
+    timeoutMs: 5000,
+    userAgent: 'genser/test',
+    keyHeader: 'serviceKey',
+    key,
+  });
+}
+
+async function* eventsOf(types: string[]): AsyncGenerator<EventToSend> {
+  let row = 0;
+  for (const type of types) {
+    row++;
+    yield {
+      file: 'events.ndjson',
+      row,
+      line: row,
+      kind: kindByType(type)!,
+      body: JSON.stringify(exampleFor(type)),
+    };
+  }
+}
+
+const fast = { concurrency: 2, retries: 5, backoff: { baseMs: 1, capMs: 5, retryAfterCapMs: 50 } };
+
+describe('sendEvents', () => {
+  it('retries 503, 503 then delivers once, repeating body and Idempotency-Key with a fresh requestId', async () => {
+    const server = await scripted((_s, n, res) => {
+      res.statusCode = n <= 2 ? 503 : 200;
+      res.end();
+    });
+    const p = poster(server.url);
+    const log = memoryLogger();
+    const result = await sendEvents(eventsOf(['view_product']), fast, { poster: p, log });
+    await p.close();
+    expect(result).toMatchObject({ sent: 1, accepted: 1, failed: 0, retries: 2 });
+    expect(server.seen).toHaveLength(3);
+    expect(server.seen.map((s) => s.path)).toEqual(Array(3).fill('/actions/view/product'));
+    const keys = new Set(server.seen.map((s) => s.headers['idempotency-key']));
+    expect(keys.size).toBe(1);
+    expect([...keys][0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(server.seen.map((s) => s.headers.requestid)).size).toBe(3);
+    expect(new Set(server.seen.map((s) => s.body)).size).toBe(1);
+    expect(server.seen[0].headers.servicekey).toBe('svc-test-key');
+    expect(server.seen[0].headers['content-type']).toBe('application/json');
+    expect(log.lines.filter((l) => l.startsWith('retry:'))).toHaveLength(2);
+  });
+
+  it('reports a 400 with the server message and goes on with the next events', async () => {
+    const server = await scripted((s, _n, res) => {
+      if (s.path === '/actions/cart/add') {
+        res.statusCode = 400;
+        res.setHeader('content-type', 'application/problem+json');
+        res.end(JSON.stringify({ title: 'Invalid event', detail: 'object.orderQuantity must be a number' }));
+      } else res.end();
+    });
+    const p = poster(server.url);
+    const result = await sendEvents(eventsOf(['view_product', 'add_to_cart', 'complete_purchase']), fast, {
+      poster: p,
+      log: memoryLogger(),
+    });
+    await p.close();
+    expect(result).toMatchObject({ sent: 3, accepted: 2, rejected: 1 });
+    expect(result.failures[0]).toMatchObject({
+      status: 'rejected',
+      httpStatus: 400,
+      message: 'Invalid event: object.orderQuantity must be a number',
+      event: { row: 2 },
+    });
+  });
+
+  it('stops at a 401: no new events after it', async () => {
+    const server = await scripted((_s, _n, res) => {
+      res.statusCode = 401;
+      res.end();
+    });
+    const p = poster(server.url);
+    const result = await sendEvents(
+      eventsOf(Array(20).fill('view_product')),
+      { ...fast, concurrency: 1 },
+      { poster: p, log: memoryLogger() },
+    );
+    await p.close();
+    expect(result.stop).toBe('auth');
+    expect(server.seen).toHaveLength(1);
+    expect(result.sent).toBe(1);
+  });
+
+  it('gives up after the retries and stops sending (unavailable)', async () => {
+    const server = await scripted((_s, _n, res) => {
+      res.statusCode = 503;
+      res.end();
+    });
+    const p = poster(server.url);
+    const result = await sendEvents(
+      eventsOf(Array(5).fill('view_product')),
+      { ...fast, concurrency: 1, retries: 2 },
+      { poster: p, log: memoryLogger() },
+    );
+    await p.close();
+    expect(result.stop).toBe('unavailable');
+    expect(result.failures[0]).toMatchObject({ status: 'failed', httpStatus: 503 });
+    expect(server.seen).toHaveLength(3);
+  });
+
+  it('never has more requests in flight than the concurrency', async () => {
+    const server = await scripted((_s, _n, res) => {
+      setTimeout(() => res.end(), 20);
+    });
+    const p = poster(server.url);
+    const result = await sendEvents(
+      eventsOf(Array(12).fill('view_product')),
+      { ...fast, concurrency: 3 },
+      { poster: p, log: memoryLogger() },
+    );
+    await p.close();
+    expect(result.accepted).toBe(12);
+    expect(server.maxInFlight()).toBe(3);
+  });
+
+  it('delivers every kind of example to the sandbox, each stored once', async () => {
+    const sandbox = await startSandbox({ port: 0, quiet: true });
+    const p = poster(sandbox.url, sandbox.serviceKey);
+    try {
+      const types = allExamples().map((e) => e.type as string);
+      const result = await sendEvents(eventsOf(types), fast, { poster: p, log: memoryLogger() });
+      expect(result).toMatchObject({ sent: 11, accepted: 11, failed: 0, rejected: 0 });
+      const stats = sandbox.stats() as { events: { total: number; byType: Record<string, number> } };
+      expect(stats.events.total).toBe(11);
+      for (const t of types) expect(stats.events.byType[t], t).toBe(1);
+    } finally {
+      await p.close();
+      await sandbox.close();
+    }
+  });
+});
