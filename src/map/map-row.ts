@@ -67,6 +67,7 @@ function transform(rule: FieldRule, raw: string): string | number | boolean | un
     if (mapped !== undefined) return mapped;
   }
   if (rule.prefix !== undefined && !ABSOLUTE.test(s)) s = joinPrefix(rule.prefix, s);
+  if (rule.suffix !== undefined) s += rule.suffix;
   return s;
 }
 
@@ -137,7 +138,8 @@ export function mapRow(plan: Plan, fields: Record<string, unknown>): MappedRow {
             listItems(rule, raw, plan.listSeparator, items);
             if (items.length > 0) byLanguage.push({ language, items });
           } else {
-            if (isEmpty(raw)) return;
+            // Several columns of one language: the first non-empty one wins.
+            if (isEmpty(raw) || byLanguage.some((t) => t.language === language)) return;
             const t = transform(rule, typeof raw === 'string' ? raw : String(raw));
             if (t !== undefined) byLanguage.push({ language, value: String(t) });
           }

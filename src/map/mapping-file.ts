@@ -27,6 +27,7 @@ export interface FieldSpecJson extends NumberFormatSpec {
   split?: string;
   extract?: string;
   prefix?: string;
+  suffix?: string;
   stripHtml?: boolean;
   trim?: boolean;
   map?: Record<string, string | number | boolean>;
@@ -62,6 +63,7 @@ export interface FieldRule {
   split?: string;
   extract?: RegExp;
   prefix?: string;
+  suffix?: string;
   stripHtml: boolean;
   trim: boolean;
   map?: Map<string, string | number | boolean>;
@@ -217,6 +219,7 @@ export function parseMapping(
       split: spec.split,
       extract,
       prefix: spec.prefix,
+      suffix: spec.suffix,
       stripHtml: spec.stripHtml ?? false,
       trim: spec.trim ?? true,
       map: spec.map ? new Map(Object.entries(spec.map)) : undefined,

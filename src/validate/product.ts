@@ -63,13 +63,16 @@ function crossStandard(p: Record<string, unknown>, lookup: SourceLookup, out: Ma
     });
   }
   if (p.url === undefined) {
+    const from = column('url');
     out.push({
       severity,
       code: 'recommended',
       field: 'url',
-      column: column('url'),
+      column: from,
       message: 'product page url is recommended but missing',
-      hint: 'add a url column (absolute http(s) address of the product page)',
+      hint: from
+        ? `the ${from} column is empty in this row`
+        : 'add a url column (absolute http(s) address of the product page)',
     });
   }
 }

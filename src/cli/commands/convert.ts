@@ -1,13 +1,28 @@
-import type { Command } from 'commander';
-import { ExitCode, ExitError } from '../../errors.js';
+import { type Command, Option } from 'commander';
 import type { CommandContext } from '../main.js';
+import { addFeedOptions } from '../options.js';
 
-// Placeholder while the command is being built; replaced by its own issue's work.
-export function register(program: Command, _ctx: CommandContext): void {
-  program
+/** `genser convert <file>`: write the mapped payloads. The work is imported lazily. */
+export function register(program: Command, ctx: CommandContext): void {
+  const cmd = program
     .command('convert')
-    .description('(not built yet)')
-    .action(() => {
-      throw new ExitError(ExitCode.internal, 'convert is not built yet');
-    });
+    .description(
+      'write the built payloads of the valid rows: standard NDJSON of products (or envelopes), legacy JSON array',
+    )
+    .argument('<file>', 'feed file (CSV, JSON, NDJSON, .gz; - for stdin)');
+  addFeedOptions(cmd)
+    .option('-o, --output <file>', 'write here instead of stdout')
+    .option('--envelope', 'standard: write request envelopes (one per line) instead of product nodes')
+    .option('--batch-size <n>', 'products per envelope with --envelope (default: 500)')
+    .addOption(
+      new Option('--type <type>', 'envelope type (default: create_product)').choices([
+        'create_product',
+        'update_product',
+      ]),
+    )
+    .option('--agent <name>', 'envelope agent name (default: genser)');
+  cmd.action(async (file: string, flags: Record<string, unknown>) => {
+    const { runConvert } = await import('../../build/run-convert.js');
+    await runConvert(file, flags, ctx);
+  });
 }

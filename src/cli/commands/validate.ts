@@ -1,13 +1,18 @@
 import type { Command } from 'commander';
-import { ExitCode, ExitError } from '../../errors.js';
 import type { CommandContext } from '../main.js';
+import { addFeedOptions } from '../options.js';
 
-// Placeholder while the command is being built; replaced by its own issue's work.
-export function register(program: Command, _ctx: CommandContext): void {
-  program
+/** `genser validate <file...>`: check feeds, write nothing. The work is imported lazily. */
+export function register(program: Command, ctx: CommandContext): void {
+  const cmd = program
     .command('validate')
-    .description('(not built yet)')
-    .action(() => {
-      throw new ExitError(ExitCode.internal, 'validate is not built yet');
-    });
+    .description(
+      'check feeds against the service schemas; print problems by row (exit 0 valid, 1 invalid, 2 usage)',
+    )
+    .argument('<file...>', 'feed files (CSV, JSON, NDJSON, .gz; - for stdin)');
+  addFeedOptions(cmd);
+  cmd.action(async (files: string[], flags: Record<string, unknown>) => {
+    const { runValidate } = await import('../../validate/run-validate.js');
+    await runValidate(files, flags, ctx);
+  });
 }

@@ -1,0 +1,53 @@
+import type { Issue, Severity } from '../types.js';
+
+/**
+ * Collects issues in bounded memory: every issue is counted into its group (severity, code,
+ * field), but only the first `maxIssues` are kept in detail and each group keeps only its
+ * first few rows. A million bad rows cost a few groups, not a million objects.
+ */
+export interface IssueGroup {
+  severity: Severity;
+  code: string;
+  field?: string;
+  count: number;
+  /** `file:row` (or just the row when one file) of the first few occurrences. */
+  rows: { file: string; row?: number; line?: number }[];
+  /** The first occurrence's message, as an example. */
+  example: string;
+}
+
+export const GROUP_ROWS = 5;
+
+export class IssueCollector {
+  readonly issues: Issue[] = [];
+  private readonly groupMap = new Map<string, IssueGroup>();
+  total = 0;
+
+  constructor(readonly maxIssues: number) {}
+
+  add(issue: Issue): void {
+    this.total++;
+    if (this.issues.length < this.maxIssues) this.issues.push(issue);
+    const key = `${issue.severity}\u0000${issue.code}\u0000${issue.field ?? ''}`;
+    let group = this.groupMap.get(key);
+    if (!group) {
+      group = { severity: issue.severity, code: issue.code, count: 0, rows: [], example: issue.message };
+      if (issue.field) group.field = issue.field;
+      this.groupMap.set(key, group);
+    }
+    group.count++;
+    if (group.rows.length < GROUP_ROWS)
+      group.rows.push({ file: issue.file, row: issue.row, line: issue.line });
+  }
+
+  get truncated(): boolean {
+    return this.total > this.issues.length;
+  }
+
+  /** Errors first, then by count. */
+  groups(): IssueGroup[] {
+    return [...this.groupMap.values()].sort((a, b) =>
+      a.severity === b.severity ? b.count - a.count : a.severity === 'error' ? -1 : 1,
+    );
+  }
+}

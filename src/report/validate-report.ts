@@ -1,0 +1,101 @@
+import { Chalk } from 'chalk';
+import type { FeedStats } from '../pipeline.js';
+import { redact } from '../secrets.js';
+import type { Issue, LegacyKind, PayloadFormat } from '../types.js';
+import type { IssueCollector, IssueGroup } from './issues.js';
+
+/**
+ * The validate report (DESIGN.md section 7) as pure functions: the JSON document and the
+ * human summary. `upload` can reuse both for its invalid rows.
+ */
+export interface ValidateReport {
+  format: PayloadFormat;
+  kind?: LegacyKind;
+  files: string[];
+  rows: { total: number; valid: number; invalid: number };
+  /** Counts of all issues, also those not listed. */
+  counts: { errors: number; warnings: number; fileErrors: number };
+  issues: Issue[];
+  truncated: boolean;
+  groups: IssueGroup[];
+}
+
+export function buildValidateReport(input: {
+  format: PayloadFormat;
+  kind: LegacyKind;
+  files: string[];
+  stats: FeedStats;
+  collector: IssueCollector;
+}): ValidateReport {
+  const { stats, collector } = input;
+  const report: ValidateReport = {
+    format: input.format,
+    files: input.files,
+    rows: { total: stats.rows, valid: stats.valid, invalid: stats.invalid },
+    counts: { errors: stats.errors, warnings: stats.warnings, fileErrors: stats.fileErrors },
+    issues: collector.issues,
+    truncated: collector.truncated,
+    groups: collector.groups(),
+  };
+  if (input.format === 'legacy') report.kind = input.kind;
+  return report;
+}
+
+/** One JSON document, secrets masked. */
+export function validateReportJson(report: ValidateReport): string {
+  return redact(JSON.stringify(report, null, 2)) + '\n';
+}
+
+function where(r: { file: string; row?: number; line?: number }, oneFile: boolean): string {
+  const file = oneFile ? '' : `${r.file} `;
+  if (r.row === undefined || r.row === 0) return `${file}(file)`.trim();
+  return `${file}row ${r.row}${r.line !== undefined ? ` (line ${r.line})` : ''}`;
+}
+
+export function formatIssue(issue: Issue, oneFile: boolean): string {
+  const parts = [where(issue, oneFile)];
+  if (issue.sku) parts.push(`sku ${issue.sku}`);
+  if (issue.column) parts.push(`column ${issue.column}`);
+  return `${parts.join(', ')}: ${issue.message}`;
+}
+
+/** The human summary for stderr: groups by problem, then the first issues, then the totals. */
+export function validateSummaryLines(
+  report: ValidateReport,
+  options: { color?: boolean; maxErrors: number },
+): string[] {
+  const c = new Chalk({ level: options.color ? 1 : 0 });
+  const oneFile = report.files.length <= 1;
+  const lines: string[] = [];
+  const groups = report.groups;
+  if (groups.length > 0) {
+    lines.push('Problems by kind:');
+    for (const g of groups) {
+      const label = g.severity === 'error' ? c.red('error') : c.yellow('warning');
+      const rows = g.rows
+        .filter((r) => r.row !== undefined && r.row > 0)
+        .map((r) => (oneFile ? String(r.row) : `${r.file}:${r.row}`));
+      const more = g.count > g.rows.length ? ', ...' : '';
+      const at = rows.length > 0 ? ` (rows ${rows.join(', ')}${more})` : '';
+      lines.push(`  ${label} ${g.code}${g.field ? ` ${g.field}` : ''}: ${g.count}${at}`);
+      lines.push(`      e.g. ${g.example}`);
+    }
+  }
+  const listed = report.issues.slice(0, options.maxErrors);
+  if (listed.length > 0) {
+    const total = report.counts.errors + report.counts.warnings;
+    lines.push(total > listed.length ? `First ${listed.length} of ${total} issues:` : `Issues:`);
+    for (const issue of listed) {
+      const label = issue.severity === 'error' ? c.red('error') : c.yellow('warning');
+      lines.push(`  ${label} ${formatIssue(issue, oneFile)}`);
+    }
+    if (total > listed.length)
+      lines.push(`  ... ${total - listed.length} more (raise --max-errors, or use --json / --report FILE)`);
+  }
+  const { total, valid, invalid } = report.rows;
+  const warn = report.counts.warnings > 0 ? `, ${report.counts.warnings} warning(s)` : '';
+  const fileErr = report.counts.fileErrors > 0 ? `, ${report.counts.fileErrors} file-level error(s)` : '';
+  const verdict = invalid === 0 && report.counts.fileErrors === 0 ? c.green('OK') : c.red('FAILED');
+  lines.push(`${verdict}: ${total} row(s), ${valid} valid, ${invalid} invalid${warn}${fileErr}`);
+  return lines.map((l) => redact(l));
+}

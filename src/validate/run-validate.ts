@@ -1,0 +1,147 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { parseAs, pick, type Sources } from '../cli/config.js';
+import type { CommandContext } from '../cli/main.js';
+import { resolveFeedOptions, sourcesFor } from '../cli/options.js';
+import { createLogger, type Logger } from '../cli/terminal.js';
+import { UsageError } from '../errors.js';
+import { emptyStats, type FeedStats, feedItems, isClean, tally } from '../pipeline.js';
+import { IssueCollector } from '../report/issues.js';
+import {
+  buildValidateReport,
+  type ValidateReport,
+  validateReportJson,
+  validateSummaryLines,
+} from '../report/validate-report.js';
+import type { FeedItem, FeedOptions } from '../types.js';
+
+/**
+ * `genser validate`: read, map, build and validate every row; write nothing but the report.
+ * Also the shared driver of `genser convert` (which additionally writes the valid payloads).
+ */
+export interface FeedRunFlags extends Record<string, unknown> {
+  json?: boolean;
+  quiet?: boolean;
+  debug?: boolean;
+  report?: string;
+  maxErrors?: string;
+}
+
+export interface FeedRun {
+  options: FeedOptions;
+  log: Logger;
+  sources: Sources;
+  maxErrors: number;
+  /** Issues kept in detail for --json/--report (more than the human list shows). */
+  keepIssues: number;
+}
+
+export function prepareRun(files: string[], flags: FeedRunFlags, ctx: CommandContext): FeedRun {
+  const sources = sourcesFor(flags, ctx.env);
+  const options = resolveFeedOptions(sources);
+  const maxErrors = pick(sources, 'maxErrors', 'GENSER_MAX_ERRORS', 20, parseAs.int(0));
+  const explicitMax = flags.maxErrors !== undefined;
+  for (const file of files) {
+    if (file !== '-' && !existsSync(file)) {
+      throw new UsageError(`input file ${file} does not exist`, 'check the path (use - to read stdin)');
+    }
+  }
+  if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be read only once');
+  const log = createLogger(
+    { json: Boolean(flags.json), quiet: Boolean(flags.quiet), debug: Boolean(flags.debug) },
+    ctx.stderr,
+    ctx.env,
+  );
+  // The JSON report lists up to 10,000 issues unless --max-errors says otherwise; groups count them all.
+  return {
+    options,
+    log,
+    sources,
+    maxErrors,
+    keepIssues: explicitMax ? maxErrors : Math.max(maxErrors, 10_000),
+  };
+}
+
+export interface Progress {
+  tick(rows: number): void;
+  stop(): void;
+}
+
+/** A spinner on an interactive terminal only; nothing otherwise. */
+export async function startProgress(log: Logger, ctx: CommandContext, verb: string): Promise<Progress> {
+  if (!log.fancy) return { tick() {}, stop() {} };
+  const { default: ora } = await import('ora');
+  const spinner = ora({
+    text: `${verb}...`,
+    stream: ctx.stderr as NodeJS.WritableStream & { isTTY: boolean },
+  }).start();
+  return {
+    tick(rows) {
+      if (rows % 5000 === 0) spinner.text = `${verb}: ${rows.toLocaleString('en-US')} rows`;
+    },
+    stop() {
+      spinner.stop();
+    },
+  };
+}
+
+/** Runs the feed through the pipeline, collecting the report; `onItem` sees every item (convert writes). */
+export async function driveFeed(
+  files: string[],
+  run: FeedRun,
+  ctx: CommandContext,
+  verb: string,
+  onItem?: (item: FeedItem) => Promise<void> | void,
+): Promise<{ stats: FeedStats; report: ValidateReport }> {
+  const stats = emptyStats();
+  const collector = new IssueCollector(run.keepIssues);
+  const progress = await startProgress(run.log, ctx, verb);
+  try {
+    for await (const item of feedItems(
+      files,
+      run.options,
+      run.log,
+      files.includes('-') ? process.stdin : undefined,
+    )) {
+      tally(stats, item);
+      for (const issue of item.issues) collector.add(issue);
+      if (onItem) await onItem(item);
+      progress.tick(stats.rows);
+    }
+  } finally {
+    progress.stop();
+  }
+  const report = buildValidateReport({
+    format: run.options.format,
+    kind: run.options.kind,
+    files,
+    stats,
+    collector,
+  });
+  return { stats, report };
+}
+
+export function writeReportFile(path: string, report: ValidateReport): void {
+  try {
+    writeFileSync(path, validateReportJson(report));
+  } catch (err) {
+    throw new UsageError(
+      `cannot write report ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+    );
+  }
+}
+
+/** The human summary on stderr: the verdict and problems are the output of validate, shown even with --quiet. */
+export function printSummary(report: ValidateReport, run: FeedRun, ctx: CommandContext): void {
+  for (const line of validateSummaryLines(report, { color: run.log.fancy, maxErrors: run.maxErrors })) {
+    ctx.stderr.write(`${line}\n`);
+  }
+}
+
+export async function runValidate(files: string[], flags: FeedRunFlags, ctx: CommandContext): Promise<void> {
+  const run = prepareRun(files, flags, ctx);
+  const { stats, report } = await driveFeed(files, run, ctx, 'validating');
+  if (flags.json) ctx.stdout.write(validateReportJson(report));
+  else printSummary(report, run, ctx);
+  if (flags.report) writeReportFile(flags.report, report);
+  ctx.exitCode = isClean(stats) ? 0 : 1;
+}
