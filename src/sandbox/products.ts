@@ -80,6 +80,13 @@ export function processStandard(body: unknown, appliesAt: string): Processed {
 
 export function processLegacy(kind: LegacyKind, body: unknown, appliesAt: string): Processed {
   const spec = LEGACY[kind];
+  if (Array.isArray(body) && body.length === 0) {
+    return {
+      reply: errorReply('legacy', 400, 'invalid-body', `the array is empty: no ${kind} to store`, [
+        { index: null, sku: null, pointer: '', message: 'must not be empty' },
+      ]),
+    };
+  }
   if (!Array.isArray(body)) {
     return {
       reply: errorReply('legacy', 400, 'invalid-body', `the body must be a JSON array of legacy ${kind}`, [

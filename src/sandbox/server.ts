@@ -6,6 +6,7 @@ import { errorMessage } from '../errors.js';
 import { type EventKind, kindByPath } from '../events/kinds.js';
 import { type AdminContext, handleAdmin } from './admin.js';
 import { declaredTooLarge, readBody } from './body.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from './depth.js';
 import { processEvent } from './events.js';
 import type { Faults } from './faults.js';
 import { fingerprint, InFlight, isValidIdempotencyKey } from './idempotency.js';
@@ -188,6 +189,8 @@ export function createSandboxServer(s: ServerSettings): Server {
     }
     if (latencyMs > 0) await sleep(latencyMs);
 
+    if (nestedDeeperThan(read.body))
+      return errorReply(style, 400, 'too-deep', `JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
     const text = read.body.toString('utf8');
     let body: unknown;
     try {
