@@ -4,7 +4,6 @@ import type { EventType } from '../../src/events/kinds.js';
 import { kindByType } from '../../src/events/kinds.js';
 import { type RunningSandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: tests poke at JSON bodies freely
 export type Loose = any;
 
 export const API_KEY = 'test-api-key-0123456789';
