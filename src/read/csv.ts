@@ -1,0 +1,352 @@
+import Papa from 'papaparse';
+import type { ReadItem } from '../types.js';
+import { InvalidBytesError, invalidBytesUsage } from './decode.js';
+import { issueItem, readIssue } from './issues.js';
+import { FIELD_LIMIT, PARSE_CHUNK, PENDING_LIMIT } from './limits.js';
+import { excelSepLine, guessNewline, type Newline, sniffDelimiter } from './sniff.js';
+
+export interface CsvOptions {
+  file: string;
+  /** Undefined: sniffed from the first rows. */
+  delimiter?: string;
+  /** The encoding was auto-detected (worded into the message for bad bytes). */
+  autoEncoding: boolean;
+}
+
+interface PapaResult {
+  data: string[][];
+  errors: Array<{ code: string; row: number; index: number }>;
+  meta: { cursor: number };
+}
+
+/** Occurrences of the character `code` in text[from, to). */
+function countChar(text: string, char: string, from = 0, to = text.length): number {
+  let count = 0;
+  let at = text.indexOf(char, from);
+  while (at !== -1 && at < to) {
+    count++;
+    at = text.indexOf(char, at + 1);
+  }
+  return count;
+}
+
+/**
+ * Streams CSV records from decoded text. Papaparse's own Parser does the splitting, fed pieces
+ * of at least PARSE_CHUNK characters; the unfinished last row is carried into the next piece.
+ * Lines are counted per piece: only pieces whose line breaks outnumber their rows (quoted
+ * fields holding line breaks) pay for counting per row.
+ */
+export async function* readCsv(texts: AsyncIterable<string>, options: CsvOptions): AsyncGenerator<ReadItem> {
+  const reader = new CsvReader(options);
+  const out: ReadItem[] = [];
+  let parts: string[] = [];
+  let partsLength = 0;
+  let pending = '';
+  let need = PARSE_CHUNK;
+  try {
+    for await (const text of texts) {
+      parts.push(text);
+      partsLength += text.length;
+      if (partsLength < need) continue;
+      const input = pending + (parts.length === 1 ? parts[0] : parts.join(''));
+      parts = [];
+      partsLength = 0;
+      pending = reader.feed(input, false, out);
+      // An unfinished row is parsed again with the next piece: wait for as much new text as it
+      // holds, so a long row costs linear, not quadratic, time.
+      need = Math.max(PARSE_CHUNK, pending.length);
+      for (let i = 0; i < out.length; i++) yield out[i];
+      out.length = 0;
+    }
+  } catch (err) {
+    if (err instanceof InvalidBytesError) {
+      const line = reader.lineAt(pending + parts.join('') + err.textBefore);
+      throw invalidBytesUsage(err, options.file, line, options.autoEncoding);
+    }
+    throw err;
+  }
+  reader.feed(pending + parts.join(''), true, out);
+  reader.finish(out);
+  for (let i = 0; i < out.length; i++) yield out[i];
+}
+
+class CsvReader {
+  private readonly file: string;
+  private delimiter: string | undefined;
+  private newline: Newline = '\n';
+  /** The character counted for lines: LF, or CR in old Mac files. */
+  private lineChar = '\n';
+  private parser: Papa.Parser | undefined;
+  /** Physical line of the first character not parsed yet. */
+  private line = 1;
+  private row = 0;
+  private names: string[] | undefined;
+  private sawText = false;
+  /** After an overlong unfinished row: drop text up to the next line break. */
+  private skipping = false;
+
+  constructor(options: CsvOptions) {
+    this.file = options.file;
+    this.delimiter = options.delimiter;
+  }
+
+  /** Line of the character just after `unparsed` (the text not yet parsed). */
+  lineAt(unparsed: string): number {
+    return this.line + countChar(unparsed, this.lineChar);
+  }
+
+  /** Parses `input`; pushes items to `out`; returns the unfinished tail (empty when final). */
+  feed(input: string, final: boolean, out: ReadItem[]): string {
+    if (this.skipping) input = this.skipLine(input);
+    if (input.length === 0) return '';
+    if (!this.parser) input = this.start(input, final);
+    if (!this.sawText && input.trim().length > 0) this.sawText = true;
+    const parser = this.parser!;
+    const result = parser.parse(input, 0, !final) as PapaResult;
+    const rows = result.data;
+
+    if (final) {
+      const missing = result.errors.find((e) => e.code === 'MissingQuotes');
+      if (missing) return this.recoverQuote(input, rows, missing, out);
+      const consumedBreaks = countChar(input, this.lineChar);
+      // In a final parse every row but the last ends with a line break.
+      this.emit(rows, rows.length, consumedBreaks - Math.max(0, rows.length - 1), input.length, out);
+      return '';
+    }
+
+    const cursor = result.meta.cursor;
+    const breaks = countChar(input, this.lineChar, 0, cursor);
+    this.emit(rows, rows.length, breaks - rows.length, cursor, out);
+    this.line += breaks;
+    const pending = cursor === 0 ? input : input.slice(cursor);
+    return pending.length > PENDING_LIMIT ? this.overlong(pending, out) : pending;
+  }
+
+  /** No data rows at all: say so once. */
+  finish(out: ReadItem[]): void {
+    if (!this.sawText) {
+      out.push(issueItem('empty_file', this.file, `${this.file} is empty`));
+    } else if (this.names === undefined || this.row === 0) {
+      out.push(issueItem('no_rows', this.file, `${this.file} has a header but no data rows`, { line: 1 }));
+    }
+  }
+
+  /** First text: Excel's `sep=` line, line break and delimiter. */
+  private start(input: string, final: boolean): string {
+    const sep = excelSepLine(input);
+    if (sep) {
+      this.delimiter ??= sep.delimiter;
+      input = input.slice(sep.length);
+      this.line++;
+    }
+    this.newline = guessNewline(input);
+    this.lineChar = this.newline === '\r' ? '\r' : '\n';
+    this.delimiter ??= sniffDelimiter(input, this.newline, final);
+    this.parser = new Papa.Parser({ delimiter: this.delimiter, newline: this.newline });
+    return input;
+  }
+
+  /**
+   * Turns parsed rows into items. `embedded` is the number of line breaks inside fields; when it
+   * is 0 every row is one line and the per-row count is skipped.
+   */
+  private emit(rows: string[][], count: number, embedded: number, consumed: number, out: ReadItem[]): number {
+    const perRow = embedded > 0;
+    const checkSize = consumed > FIELD_LIMIT;
+    let line = this.line;
+    for (let i = 0; i < count; i++) {
+      const fields = rows[i];
+      const rowLine = line;
+      line += perRow ? 1 + this.breaksIn(fields) : 1;
+      if (fields.length === 1 && fields[0].trim() === '') continue; // blank line
+      if (this.names === undefined) {
+        this.setHeader(fields, rowLine, out);
+        continue;
+      }
+      if (fields[0] === '' && allEmpty(fields)) continue; // `,,,,` line of a spreadsheet
+      this.row++;
+      this.pushRecord(fields, rowLine, checkSize, out);
+    }
+    return line;
+  }
+
+  private pushRecord(fields: string[], line: number, checkSize: boolean, out: ReadItem[]): void {
+    const names = this.names!;
+    const width = names.length;
+    if (fields.length !== width && (fields.length < width || !allEmpty(fields, width))) {
+      out.push(this.ragged(fields, line));
+      return;
+    }
+    if (checkSize) {
+      for (let j = 0; j < width; j++) {
+        if (fields[j].length > FIELD_LIMIT) {
+          out.push(
+            issueItem(
+              'field_too_large',
+              this.file,
+              `row ${this.row} (line ${line}): column "${names[j]}" holds ${fields[j].length} characters, more than the limit of ${FIELD_LIMIT} (1 MiB); the row is skipped. Check for a quote that is not closed, or shorten the value`,
+              { row: this.row, line, column: names[j] },
+            ),
+          );
+          return;
+        }
+      }
+    }
+    const record: Record<string, unknown> = {};
+    for (let j = 0; j < width; j++) record[names[j]] = fields[j];
+    out.push({
+      type: 'record',
+      record: { file: this.file, row: this.row, line, fields: record, shape: 'rows' },
+    });
+  }
+
+  private ragged(fields: string[], line: number): ReadItem {
+    const names = this.names!;
+    const expected = names.length;
+    const got = fields.length;
+    const detail =
+      got < expected
+        ? `missing ${names
+            .slice(got)
+            .map((n) => `"${n}"`)
+            .join(', ')}`
+        : `extra values after column "${names[expected - 1]}"`;
+    return {
+      type: 'issue',
+      issue: readIssue(
+        'ragged_row',
+        this.file,
+        `row ${this.row} (line ${line}) has ${got} fields, the header has ${expected} (expected ${expected}, got ${got}: ${detail}); the row is skipped. Check for a missing or extra delimiter "${printable(this.delimiter!)}" or an unquoted value that contains it`,
+        { row: this.row, line, column: got < expected ? names[got] : undefined },
+      ),
+    };
+  }
+
+  private setHeader(fields: string[], line: number, out: ReadItem[]): void {
+    const names: string[] = [];
+    const firstAt = new Map<string, number>();
+    for (let j = 0; j < fields.length; j++) {
+      let name = fields[j].trim();
+      if (name === '') name = `column_${j + 1}`;
+      const seen = firstAt.get(name);
+      if (seen !== undefined) {
+        out.push({
+          type: 'issue',
+          issue: readIssue(
+            'duplicate_header',
+            this.file,
+            `column "${name}" appears twice in the header (columns ${seen + 1} and ${j + 1}); the later one is read as "${name}_${j + 1}". Rename one of them`,
+            { line, column: name },
+          ),
+        });
+        name = `${name}_${j + 1}`;
+      } else {
+        firstAt.set(name, j);
+      }
+      names.push(name);
+    }
+    this.names = names;
+  }
+
+  /**
+   * A quote was opened and never closed before the end of the text. Report it on the row, then
+   * read on from the line after the one where the quote opened.
+   */
+  private recoverQuote(
+    input: string,
+    rows: string[][],
+    missing: { row: number; index: number },
+    out: ReadItem[],
+  ): string {
+    const bad = missing.row;
+    const breaks = countChar(input, this.lineChar);
+    const rowLine = this.emit(rows, bad, Math.max(1, breaks), input.length, out);
+    const quoteAt = Math.max(0, missing.index - 1);
+    const quoteLine = this.line + countChar(input, this.lineChar, 0, quoteAt);
+    this.reportUnclosed(rowLine, quoteLine, out);
+    const lineEnd = input.indexOf(this.newline, quoteAt);
+    if (lineEnd === -1) return '';
+    this.line = quoteLine + 1;
+    return this.feed(input.slice(lineEnd + this.newline.length), true, out);
+  }
+
+  private reportUnclosed(rowLine: number, quoteLine: number, out: ReadItem[]): void {
+    const how = `the quote opened on line ${quoteLine} is never closed; reading goes on at line ${quoteLine + 1}. Close the quote, or double quotes inside a quoted value ("")`;
+    if (this.names === undefined) {
+      // The header itself is broken: the next line is taken as the header.
+      out.push({
+        type: 'issue',
+        issue: readIssue('unclosed_quote', this.file, `the header (line ${rowLine}): ${how}`, {
+          line: rowLine,
+        }),
+      });
+      return;
+    }
+    this.row++;
+    out.push({
+      type: 'issue',
+      issue: readIssue('unclosed_quote', this.file, `row ${this.row} (line ${rowLine}) is skipped: ${how}`, {
+        row: this.row,
+        line: rowLine,
+      }),
+    });
+  }
+
+  /** An unfinished row grew past PENDING_LIMIT: report it and drop it. */
+  private overlong(pending: string, out: ReadItem[]): string {
+    const probe = new Papa.Parser({ delimiter: this.delimiter, newline: this.newline }).parse(
+      pending,
+      0,
+      false,
+    ) as PapaResult;
+    const missing = probe.errors.find((e) => e.code === 'MissingQuotes');
+    if (missing && missing.row === 0) {
+      const quoteAt = Math.max(0, missing.index - 1);
+      const quoteLine = this.line + countChar(pending, this.lineChar, 0, quoteAt);
+      const lineEnd = pending.indexOf(this.newline, quoteAt);
+      if (lineEnd !== -1) {
+        this.reportUnclosed(this.line, quoteLine, out);
+        this.line = quoteLine + 1;
+        return pending.slice(lineEnd + this.newline.length);
+      }
+    }
+    this.row++;
+    out.push({
+      type: 'issue',
+      issue: readIssue(
+        'field_too_large',
+        this.file,
+        `row ${this.row} (line ${this.line}) runs over ${PENDING_LIMIT} characters without ending; the row is skipped. Check for a quote that is not closed`,
+        { row: this.row, line: this.line },
+      ),
+    });
+    this.line += countChar(pending, this.lineChar);
+    this.skipping = true;
+    return '';
+  }
+
+  private skipLine(input: string): string {
+    const end = input.indexOf(this.newline);
+    if (end === -1) return '';
+    this.skipping = false;
+    this.line++;
+    return input.slice(end + this.newline.length);
+  }
+
+  private breaksIn(fields: string[]): number {
+    let count = 0;
+    for (let j = 0; j < fields.length; j++) {
+      if (fields[j].indexOf(this.lineChar) !== -1) count += countChar(fields[j], this.lineChar);
+    }
+    return count;
+  }
+}
+
+function allEmpty(fields: string[], from = 0): boolean {
+  for (let j = from; j < fields.length; j++) if (fields[j].trim() !== '') return false;
+  return true;
+}
+
+function printable(delimiter: string): string {
+  return delimiter === '\t' ? '\\t' : delimiter;
+}

@@ -1,0 +1,144 @@
+import iconv from 'iconv-lite';
+import { UsageError } from '../errors.js';
+import type { ConcreteEncoding } from './detect-encoding.js';
+import { firstInvalidUtf8, incompleteTail } from './utf8.js';
+
+/** Bytes that are not valid in the encoding being read. Readers add the line and make it a UsageError. */
+export class InvalidBytesError extends Error {
+  constructor(
+    readonly encoding: ConcreteEncoding,
+    readonly byteOffset: number,
+    readonly byteValue: number | undefined,
+    /** The text decoded from the current chunk before the bad byte (to count lines up to it). */
+    readonly textBefore: string,
+  ) {
+    super(`invalid ${encoding} byte at offset ${byteOffset}`);
+    this.name = 'InvalidBytesError';
+  }
+}
+
+/** Decoded text, chunk by chunk; never U+FFFD for a bad byte: bad bytes throw InvalidBytesError. */
+export function decodeChunks(
+  chunks: AsyncIterable<Buffer>,
+  encoding: ConcreteEncoding,
+): AsyncIterable<string> {
+  return encoding === 'utf-8' ? decodeUtf8(chunks) : decodeIconv(chunks, encoding);
+}
+
+async function* decodeUtf8(chunks: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  // fatal: throw on bad bytes; the BOM is stripped (ignoreBOM false); stream: split characters survive.
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let offset = 0;
+  let previous: Buffer | undefined;
+  for await (const chunk of chunks) {
+    let text: string;
+    try {
+      text = decoder.decode(chunk, { stream: true });
+    } catch {
+      throw locateUtf8(previous, chunk, offset);
+    }
+    offset += chunk.length;
+    previous = chunk;
+    if (text.length > 0) yield text;
+  }
+  let rest: string;
+  try {
+    rest = decoder.decode();
+  } catch {
+    const tail = previous ? incompleteTail(previous) : 0;
+    const byte = previous && tail > 0 ? previous[previous.length - tail] : undefined;
+    throw new InvalidBytesError('utf-8', offset - tail, byte, '');
+  }
+  if (rest.length > 0) yield rest;
+}
+
+function locateUtf8(previous: Buffer | undefined, chunk: Buffer, offset: number): InvalidBytesError {
+  // The decoder may hold the start of a character from the previous chunk: look from there.
+  const carried = previous ? incompleteTail(previous) : 0;
+  const joined = carried > 0 ? Buffer.concat([previous!.subarray(previous!.length - carried), chunk]) : chunk;
+  let at = firstInvalidUtf8(joined, 0, false);
+  if (at === -1) at = 0;
+  return new InvalidBytesError(
+    'utf-8',
+    offset - carried + at,
+    joined[at],
+    joined.subarray(0, at).toString('utf8'),
+  );
+}
+
+/** Where iconv-lite puts U+FFFD for bytes it cannot map (it never throws). */
+const REPLACEMENT = '\uFFFD';
+
+async function* decodeIconv(
+  chunks: AsyncIterable<Buffer>,
+  encoding: ConcreteEncoding,
+): AsyncGenerator<string> {
+  const decoder = iconv.getDecoder(encoding, { stripBOM: true });
+  // U+FFFD is a legitimate UTF-16 character; in the double-byte encodings it only marks bad bytes.
+  const checkReplacement = encoding !== 'utf-16le' && encoding !== 'utf-16be';
+  let offset = 0;
+  let first = true;
+  for await (const chunk of chunks) {
+    let text = decoder.write(chunk);
+    if (first && text.length > 0) {
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      first = false;
+    }
+    if (checkReplacement) {
+      const bad = text.indexOf(REPLACEMENT);
+      if (bad !== -1) throw locateReplacement(text, bad, chunk, offset, encoding);
+    }
+    offset += chunk.length;
+    if (text.length > 0) yield text;
+  }
+  const rest = decoder.end() ?? '';
+  if (checkReplacement && rest.includes(REPLACEMENT)) {
+    throw new InvalidBytesError(encoding, Math.max(0, offset - 1), undefined, '');
+  }
+  if (rest.length > 0) yield rest;
+}
+
+function locateReplacement(
+  text: string,
+  bad: number,
+  chunk: Buffer,
+  offset: number,
+  encoding: ConcreteEncoding,
+): InvalidBytesError {
+  const before = text.slice(0, bad);
+  // Re-encoding the good text gives its byte length (a character carried over from the previous
+  // chunk may shift this by one byte).
+  const within = Math.min(chunk.length - 1, Math.max(0, iconv.encode(before, encoding).length));
+  return new InvalidBytesError(encoding, offset + within, chunk[within], before);
+}
+
+const ENCODING_HINT =
+  'Pass --encoding to say what the file is: utf-8, cp949 (or euc-kr) for Korean, shift_jis for Japanese, utf-16le or utf-16be.';
+
+/** The one-line message for bytes the chosen encoding cannot read. */
+export function invalidBytesUsage(
+  err: InvalidBytesError,
+  file: string,
+  line: number | undefined,
+  auto: boolean,
+): UsageError {
+  const byte = err.byteValue === undefined ? 'an invalid byte' : `invalid byte 0x${hex(err.byteValue)}`;
+  const where = line === undefined ? '' : ` (line ${line})`;
+  const what = auto
+    ? `the text is not valid ${err.encoding} as detected`
+    : `the text is not valid ${err.encoding}`;
+  return new UsageError(`${file}: ${what}: ${byte} at byte offset ${err.byteOffset}${where}`, ENCODING_HINT);
+}
+
+/** --encoding auto could not decide: name the first byte that is not UTF-8. */
+export function undetectedUsage(file: string, offset: number, byte: number | undefined): UsageError {
+  const what = byte === undefined ? 'a byte' : `byte 0x${hex(byte)}`;
+  return new UsageError(
+    `${file}: cannot detect the encoding: ${what} at byte offset ${offset} is not UTF-8, and the text does not read clearly as CP949 (Korean) or Shift_JIS (Japanese)`,
+    ENCODING_HINT,
+  );
+}
+
+function hex(byte: number): string {
+  return byte.toString(16).toUpperCase().padStart(2, '0');
+}

@@ -1,0 +1,139 @@
+import type { EncodingName } from '../types.js';
+import { firstInvalidUtf8 } from './utf8.js';
+
+export type ConcreteEncoding = Exclude<EncodingName, 'auto'>;
+
+export type Detection =
+  | { encoding: ConcreteEncoding; reason: string }
+  | { encoding: undefined; invalidAt: number; reason: string };
+
+/**
+ * Decides the encoding of a file from its first bytes (pure; docs/reading.md explains the rules):
+ * a byte order mark; else UTF-16 recognised by its zero bytes; else UTF-8 when the sample is
+ * valid UTF-8; else CP949 or Shift_JIS when the byte pairs clearly read as Korean or Japanese.
+ * `final`: the sample is the whole input (a multi-byte sequence cut at its end is then an error).
+ */
+export function detectEncoding(sample: Uint8Array, final: boolean): Detection {
+  if (sample[0] === 0xef && sample[1] === 0xbb && sample[2] === 0xbf) {
+    return { encoding: 'utf-8', reason: 'UTF-8 byte order mark' };
+  }
+  if (sample[0] === 0xff && sample[1] === 0xfe)
+    return { encoding: 'utf-16le', reason: 'UTF-16LE byte order mark' };
+  if (sample[0] === 0xfe && sample[1] === 0xff)
+    return { encoding: 'utf-16be', reason: 'UTF-16BE byte order mark' };
+  const utf16 = utf16WithoutBom(sample);
+  if (utf16) return { encoding: utf16, reason: 'zero bytes of UTF-16 text without a byte order mark' };
+  const invalidAt = firstInvalidUtf8(sample, 0, final);
+  if (invalidAt === -1) return { encoding: 'utf-8', reason: 'valid UTF-8' };
+
+  const ko = koreanScore(sample);
+  const ja = japaneseScore(sample);
+  if (ko.ratio >= 0.5 && ko.bad <= ko.pairs * 0.01 && ko.ratio > ja.ratio + 0.2) {
+    return {
+      encoding: 'cp949',
+      reason: `not UTF-8; ${Math.round(ko.ratio * 100)}% of its characters read as Hangul in CP949`,
+    };
+  }
+  if (ja.ratio >= 0.5 && ja.bad <= ja.pairs * 0.01 && ja.ratio > ko.ratio + 0.2) {
+    return {
+      encoding: 'shift_jis',
+      reason: `not UTF-8; ${Math.round(ja.ratio * 100)}% of its characters read as kana or kanji in Shift_JIS`,
+    };
+  }
+  return { encoding: undefined, invalidAt, reason: 'neither UTF-8 nor clearly CP949 or Shift_JIS' };
+}
+
+/** ASCII text in UTF-16 has a zero in every other byte: odd positions for LE, even for BE. */
+function utf16WithoutBom(sample: Uint8Array): ConcreteEncoding | undefined {
+  const pairs = Math.floor(Math.min(sample.length, 4096) / 2);
+  if (pairs < 2) return undefined;
+  let evenZero = 0;
+  let oddZero = 0;
+  for (let i = 0; i < pairs; i++) {
+    if (sample[2 * i] === 0) evenZero++;
+    if (sample[2 * i + 1] === 0) oddZero++;
+  }
+  if (oddZero >= pairs * 0.3 && evenZero <= pairs * 0.02) return 'utf-16le';
+  if (evenZero >= pairs * 0.3 && oddZero <= pairs * 0.02) return 'utf-16be';
+  return undefined;
+}
+
+interface Score {
+  /** Well-formed double-byte characters. */
+  pairs: number;
+  /** Bytes that cannot be read in this encoding. */
+  bad: number;
+  /** Share of the non-ASCII characters that are typical of the language. */
+  ratio: number;
+}
+
+/** CP949: the 2,350 common Hangul syllables of KS X 1001 are leads 0xB0-0xC8 with trails 0xA1-0xFE. */
+function koreanScore(bytes: Uint8Array): Score {
+  let pairs = 0;
+  let bad = 0;
+  let typical = 0;
+  const n = bytes.length;
+  let i = 0;
+  while (i < n) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    if (b === 0x80 || b === 0xff || i + 1 >= n) {
+      if (i + 1 < n) bad++;
+      i++;
+      continue;
+    }
+    const t = bytes[i + 1];
+    if ((t >= 0x41 && t <= 0x5a) || (t >= 0x61 && t <= 0x7a) || (t >= 0x81 && t <= 0xfe)) {
+      pairs++;
+      // Common Hangul and the KS X 1001 symbol rows before them (hanja rows would overlap kanji).
+      if (b >= 0xa1 && b <= 0xc8 && t >= 0xa1) typical++;
+      i += 2;
+    } else {
+      bad++;
+      i++;
+    }
+  }
+  return { pairs, bad, ratio: pairs + bad === 0 ? 0 : typical / (pairs + bad) };
+}
+
+/** Shift_JIS: leads 0x81-0x9F and 0xE0-0xFC; single bytes 0xA1-0xDF are half-width katakana. */
+function japaneseScore(bytes: Uint8Array): Score {
+  let pairs = 0;
+  let bad = 0;
+  let single = 0;
+  let typical = 0;
+  const n = bytes.length;
+  let i = 0;
+  while (i < n) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    if (b >= 0xa1 && b <= 0xdf) {
+      single++;
+      i++;
+      continue;
+    }
+    if (!((b >= 0x81 && b <= 0x9f) || (b >= 0xe0 && b <= 0xfc)) || i + 1 >= n) {
+      if (i + 1 < n) bad++;
+      i++;
+      continue;
+    }
+    const t = bytes[i + 1];
+    if ((t >= 0x40 && t <= 0x7e) || (t >= 0x80 && t <= 0xfc)) {
+      pairs++;
+      // Punctuation (0x81), kana (0x82, 0x83) and the JIS level 1 and 2 kanji rows.
+      if (b <= 0x83 || (b >= 0x88 && b <= 0x9f) || (b >= 0xe0 && b <= 0xea)) typical++;
+      i += 2;
+    } else {
+      bad++;
+      i++;
+    }
+  }
+  const total = pairs + bad + single;
+  return { pairs, bad, ratio: total === 0 ? 0 : typical / total };
+}

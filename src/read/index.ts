@@ -1,0 +1,113 @@
+import type { Logger } from '../cli/terminal.js';
+import { UsageError } from '../errors.js';
+import type { EncodingName, InputType, ReadItem } from '../types.js';
+import { binaryKind } from './binary.js';
+import { readCsv } from './csv.js';
+import { decodeChunks, undetectedUsage } from './decode.js';
+import { type ConcreteEncoding, detectEncoding } from './detect-encoding.js';
+import { inputTypeFromName } from './input-type.js';
+import { issueItem } from './issues.js';
+import { readJson } from './json.js';
+import { HEAD_BYTES } from './limits.js';
+import { readNdjson } from './ndjson.js';
+import { gunzip, isGzip, openBytes, peek } from './open.js';
+
+export { inputTypeFromName } from './input-type.js';
+
+export interface ReadOptions {
+  encoding: EncodingName;
+  /** Undefined: sniffed among `,` `;` tab `|`. */
+  delimiter?: string;
+  /** Undefined: from the file name (required for stdin). */
+  inputType?: InputType;
+}
+
+export const STDIN_NAME = '<stdin>';
+
+/**
+ * Reads one feed as records in order, with issues where problems occur (docs/reading.md).
+ * source: a file path, or '-' for stdin (then options.inputType is required).
+ * Fatal problems (missing file, unknown type, undecodable bytes) throw UsageError.
+ */
+export async function* readFeed(
+  source: string,
+  options: ReadOptions,
+  log: Logger,
+  stdin: NodeJS.ReadableStream = process.stdin,
+): AsyncGenerator<ReadItem> {
+  const file = source === '-' ? STDIN_NAME : source;
+  if (source === '-' && !options.inputType) {
+    throw new UsageError(
+      'reading stdin (-) needs --input-type',
+      'Say what comes in: --input-type csv, --input-type json or --input-type ndjson.',
+    );
+  }
+  let bytes = await openBytes(source, file, stdin);
+  const type = options.inputType ?? inputTypeFromName(source);
+  if (!type) {
+    throw new UsageError(
+      `${file}: cannot tell the input type from the file name`,
+      'Name the file .csv, .tsv, .json, .ndjson or .jsonl (optionally .gz), or pass --input-type csv|json|ndjson.',
+    );
+  }
+
+  let peeked = await peek(bytes, HEAD_BYTES);
+  try {
+    if (isGzip(peeked.head)) {
+      bytes = gunzip(peeked.all, file);
+      peeked = await peek(bytes, HEAD_BYTES);
+    }
+    const { head } = peeked;
+    if (head.length === 0) {
+      yield issueItem('empty_file', file, `${file} is empty`);
+      return;
+    }
+    const encoding = chooseEncoding(head, head.length < HEAD_BYTES, options.encoding, file, log);
+    if (typeof encoding !== 'string') {
+      yield encoding;
+      return;
+    }
+    const texts = decodeChunks(peeked.all, encoding);
+    const autoEncoding = options.encoding === 'auto';
+    if (type === 'csv') yield* readCsv(texts, { file, delimiter: options.delimiter, autoEncoding });
+    else if (type === 'json') yield* readJson(texts, { file, autoEncoding, log });
+    else yield* readNdjson(texts, { file, autoEncoding, log });
+  } finally {
+    await peeked.close();
+  }
+}
+
+/** The encoding to decode with, or a `binary` issue when the bytes are not text at all. */
+function chooseEncoding(
+  head: Buffer,
+  final: boolean,
+  requested: EncodingName,
+  file: string,
+  log: Logger,
+): ConcreteEncoding | ReadItem {
+  if (requested !== 'auto') {
+    const binary = binaryKind(head, requested, false);
+    if (binary) return binaryIssue(file, binary);
+    // CP949 is a superset of EUC-KR: the same bytes read the same, and more of them read.
+    return requested === 'euc-kr' ? 'cp949' : requested;
+  }
+  const detection = detectEncoding(head, final);
+  const binary = binaryKind(
+    head,
+    'auto',
+    detection.encoding === 'utf-16le' || detection.encoding === 'utf-16be',
+  );
+  if (binary) return binaryIssue(file, binary);
+  if (detection.encoding === undefined)
+    throw undetectedUsage(file, detection.invalidAt, head[detection.invalidAt]);
+  log.info(`${file}: encoding ${detection.encoding} (auto-detected: ${detection.reason})`);
+  return detection.encoding;
+}
+
+function binaryIssue(file: string, kind: string): ReadItem {
+  return issueItem(
+    'binary',
+    file,
+    `${file} looks like ${kind}, not a text feed; nothing was read from it. Export the sheet as CSV (UTF-8) or give a JSON/NDJSON file`,
+  );
+}

@@ -1,0 +1,41 @@
+import type { Issue, ReadItem } from '../types.js';
+
+/** The stable codes of the read issues (docs/reading.md lists them with their meaning). */
+export type ReadIssueCode =
+  | 'unclosed_quote'
+  | 'ragged_row'
+  | 'duplicate_header'
+  | 'empty_file'
+  | 'no_rows'
+  | 'binary'
+  | 'field_too_large'
+  | 'invalid_json'
+  | 'not_an_object';
+
+export interface IssueAt {
+  row?: number;
+  line?: number;
+  column?: string;
+  value?: string;
+}
+
+/** Every read issue is an error: the row (or file) it names cannot be used as it stands. */
+export function readIssue(code: ReadIssueCode, file: string, message: string, at: IssueAt = {}): Issue {
+  const issue: Issue = { severity: 'error', code, file, message };
+  if (at.row !== undefined) issue.row = at.row;
+  if (at.line !== undefined) issue.line = at.line;
+  if (at.column !== undefined) issue.column = at.column;
+  if (at.value !== undefined) issue.value = at.value;
+  return issue;
+}
+
+/** A value shortened for display in a message. */
+export function shorten(text: string, max = 60): string {
+  const oneLine = text.replace(/\s+/g, ' ');
+  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+}
+
+/** The same, as a ReadItem. */
+export function issueItem(code: ReadIssueCode, file: string, message: string, at: IssueAt = {}): ReadItem {
+  return { type: 'issue', issue: readIssue(code, file, message, at) };
+}

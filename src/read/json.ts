@@ -1,0 +1,418 @@
+import type { ReadItem, SourceRecord } from '../types.js';
+import { InvalidBytesError, invalidBytesUsage } from './decode.js';
+import { issueItem } from './issues.js';
+import { PENDING_LIMIT } from './limits.js';
+import type { JsonOptions } from './ndjson.js';
+import { kindOf } from './ndjson.js';
+import { isObject, jsonParseDetail, positionIn, shapeOf } from './shape.js';
+
+// Scanner states.
+const START = 0;
+const ARRAY_NEXT = 1;
+const VALUE = 2;
+const OBJ_KEY = 3;
+const KEY = 4;
+const COLON = 5;
+const OBJ_VALUE = 6;
+const OBJ_AFTER = 7;
+const DONE = 8;
+const STOPPED = 9;
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const NEWLINE = 10;
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
+}
+
+/**
+ * Streams the elements of a JSON document: a top-level array (each element one record), or a
+ * standard envelope object whose `@graph` array holds the records. The scanner only finds where
+ * each element starts and ends (tracking strings, nesting and lines); JSON.parse, native and
+ * fast, parses each element. So memory holds one element at a time, every record knows its line,
+ * and a malformed element is reported with its line and column while reading goes on.
+ */
+export async function* readJson(
+  texts: AsyncIterable<string>,
+  options: JsonOptions,
+): AsyncGenerator<ReadItem> {
+  const scanner = new JsonScanner(options);
+  const out: ReadItem[] = [];
+  try {
+    for await (const text of texts) {
+      scanner.feed(text, out);
+      for (let i = 0; i < out.length; i++) yield out[i];
+      out.length = 0;
+      if (scanner.stopped) return;
+    }
+  } catch (err) {
+    if (err instanceof InvalidBytesError) {
+      throw invalidBytesUsage(err, options.file, scanner.lineAfter(err.textBefore), options.autoEncoding);
+    }
+    throw err;
+  }
+  scanner.end(out);
+  for (const item of out) yield item;
+}
+
+class JsonScanner {
+  private readonly file: string;
+  private readonly options: JsonOptions;
+  private state = START;
+  /** The container whose elements are records: the top-level array, or the envelope's `@graph`. */
+  private inGraph = false;
+  private envelope = false;
+  private sawGraph = false;
+  private members: string[] = [];
+  private line = 1;
+  /** Absolute offset of the first character of the current line, and of the current text. */
+  private lineStart = 0;
+  private base = 0;
+  // The value being captured.
+  private depth = 0;
+  private inString = false;
+  private skipNext = false;
+  private parts: string[] = [];
+  private length = 0;
+  private oversize = false;
+  private valueLine = 1;
+  private valueColumn = 1;
+  private key = '';
+  private row = 0;
+  private rootShape: SourceRecord['shape'] | undefined;
+
+  constructor(options: JsonOptions) {
+    this.file = options.file;
+    this.options = options;
+  }
+
+  get stopped(): boolean {
+    return this.state === STOPPED;
+  }
+
+  lineAfter(text: string): number {
+    let line = this.line;
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) line++;
+    return line;
+  }
+
+  feed(text: string, out: ReadItem[]): void {
+    const n = text.length;
+    let i = 0;
+    let from = this.state === VALUE || this.state === KEY ? 0 : -1;
+    if (this.skipNext) {
+      this.skipNext = false;
+      i = 1;
+    }
+    while (i < n && this.state !== STOPPED) {
+      if (this.state === VALUE) {
+        // The hot loop: find where this element ends.
+        let depth = this.depth;
+        let inString = this.inString;
+        let ended = -1;
+        for (; i < n; i++) {
+          const c = text.charCodeAt(i);
+          if (inString) {
+            if (c === BACKSLASH) i++;
+            else if (c === QUOTE) inString = false;
+            else if (c === NEWLINE) this.newline(i);
+            continue;
+          }
+          if (c === QUOTE) inString = true;
+          else if (c === 123 || c === 91) depth++;
+          else if (c === 125 || c === 93) {
+            if (depth === 0) {
+              ended = i;
+              break;
+            }
+            depth--;
+          } else if (c === 44 && depth === 0) {
+            ended = i;
+            break;
+          } else if (c === NEWLINE) this.newline(i);
+        }
+        this.depth = depth;
+        this.inString = inString;
+        if (ended === -1) {
+          if (i > n) this.skipNext = true;
+          this.keep(text, from, n);
+          break;
+        }
+        this.keep(text, from, ended);
+        this.endValue(out);
+        this.closeOrNext(text.charCodeAt(ended), ended, out);
+        i = ended + 1;
+        continue;
+      }
+
+      const c = text.charCodeAt(i);
+      if (c === NEWLINE) this.newline(i);
+      switch (this.state) {
+        case START:
+          if (isSpace(c)) break;
+          if (c === 91) {
+            this.state = ARRAY_NEXT;
+          } else if (c === 123) {
+            this.envelope = true;
+            this.state = OBJ_KEY;
+          } else {
+            this.structural(
+              i,
+              'a JSON feed must start with [ (an array of products) or { (an envelope with @graph)',
+              out,
+            );
+          }
+          break;
+        case ARRAY_NEXT:
+          if (isSpace(c)) break;
+          if (c === 93) {
+            this.closeArray();
+            break;
+          }
+          this.startValue(i);
+          from = i;
+          continue; // the VALUE loop reads this character
+        case OBJ_KEY:
+          if (isSpace(c)) break;
+          if (c === QUOTE) {
+            this.state = KEY;
+            this.parts = [];
+            this.length = 0;
+            this.oversize = false;
+            from = i + 1;
+          } else if (c === 125) {
+            this.state = DONE;
+          } else {
+            this.structural(i, 'expected a member name in double quotes', out);
+          }
+          break;
+        case KEY:
+          if (c === BACKSLASH) {
+            if (i + 1 >= n) this.skipNext = true;
+            i++;
+          } else if (c === QUOTE) {
+            this.keep(text, from, i);
+            this.key = this.takeText();
+            this.state = COLON;
+          }
+          break;
+        case COLON:
+          if (isSpace(c)) break;
+          if (c === 58) this.state = OBJ_VALUE;
+          else this.structural(i, `expected ":" after the member name "${this.key}"`, out);
+          break;
+        case OBJ_VALUE:
+          if (isSpace(c)) break;
+          if (this.key === '@graph') {
+            if (c !== 91) {
+              this.structural(i, '"@graph" must be an array of product nodes', out);
+              break;
+            }
+            this.sawGraph = true;
+            this.inGraph = true;
+            this.state = ARRAY_NEXT;
+            break;
+          }
+          this.members.push(this.key);
+          this.startValue(i);
+          from = i;
+          continue;
+        case OBJ_AFTER:
+          if (isSpace(c)) break;
+          if (c === 44) this.state = OBJ_KEY;
+          else if (c === 125) this.state = DONE;
+          else this.structural(i, 'expected "," or "}" after the "@graph" array', out);
+          break;
+        case DONE:
+          if (isSpace(c)) break;
+          this.structural(i, 'unexpected text after the end of the JSON document', out);
+          break;
+      }
+      i++;
+    }
+    if (this.state === KEY && from !== -1 && i >= n) this.keep(text, from, n);
+    this.base += n;
+  }
+
+  end(out: ReadItem[]): void {
+    const { file } = this;
+    switch (this.state) {
+      case START:
+        out.push(issueItem('empty_file', file, `${file} is empty`));
+        return;
+      case STOPPED:
+        return;
+      case DONE:
+        if (this.envelope && !this.sawGraph) {
+          out.push(
+            issueItem(
+              'invalid_json',
+              file,
+              `${file}: the JSON object has no "@graph" array. Give an array of products, or a standard envelope whose "@graph" holds the products`,
+            ),
+          );
+        } else if (this.row === 0) {
+          out.push(issueItem('no_rows', file, `${file} holds no products (the array is empty)`));
+        }
+        if (this.envelope && this.members.length > 0) {
+          this.options.log.debug(
+            `${file}: envelope members besides @graph (not read): ${this.members.join(', ')}`,
+          );
+        }
+        return;
+      default: {
+        const during =
+          this.state === VALUE && this.inGraphOrRoot()
+            ? ` inside element ${this.row + 1} (starting on line ${this.valueLine})`
+            : '';
+        out.push(
+          issueItem(
+            'invalid_json',
+            file,
+            `${file}: the JSON document ends early at line ${this.line}${during}: the file looks truncated. Export or download it again`,
+            { line: this.line },
+          ),
+        );
+      }
+    }
+  }
+
+  private inGraphOrRoot(): boolean {
+    return this.inGraph || !this.envelope;
+  }
+
+  private newline(i: number): void {
+    this.line++;
+    this.lineStart = this.base + i + 1;
+  }
+
+  private startValue(i: number): void {
+    this.state = VALUE;
+    this.depth = 0;
+    this.inString = false;
+    this.parts = [];
+    this.length = 0;
+    this.oversize = false;
+    this.valueLine = this.line;
+    this.valueColumn = this.base + i - this.lineStart + 1;
+  }
+
+  /** Keeps text[from, to) of the value being captured, up to PENDING_LIMIT characters. */
+  private keep(text: string, from: number, to: number): void {
+    if (from === -1 || this.oversize || to <= from) return;
+    this.length += to - from;
+    if (this.length > PENDING_LIMIT) {
+      this.oversize = true;
+      this.parts = [];
+      return;
+    }
+    this.parts.push(from === 0 && to === text.length ? text : text.slice(from, to));
+  }
+
+  private takeText(): string {
+    const text = this.parts.length === 1 ? this.parts[0] : this.parts.join('');
+    this.parts = [];
+    this.length = 0;
+    return text;
+  }
+
+  /** A value ended: a record (or an issue) when it is an element; an envelope member is skipped. */
+  private endValue(out: ReadItem[]): void {
+    const text = this.takeText();
+    const isElement = this.inGraphOrRoot();
+    if (!isElement) return;
+    if (!this.oversize && text.trim().length === 0) return; // `[]` or a trailing comma
+    const { file } = this;
+    const row = ++this.row;
+    const line = this.valueLine;
+    if (this.oversize) {
+      out.push(
+        issueItem(
+          'field_too_large',
+          file,
+          `element ${row} (line ${line}) is larger than ${PENDING_LIMIT} characters; it is skipped`,
+          {
+            row,
+            line,
+          },
+        ),
+      );
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      const { reason, offset } = jsonParseDetail(err);
+      let where = `line ${line}`;
+      if (offset !== undefined) {
+        const at = positionIn(text, offset, line);
+        const column = at.line === line ? at.column + this.valueColumn - 1 : at.column;
+        where = `line ${at.line}, column ${column}`;
+      }
+      out.push(
+        issueItem(
+          'invalid_json',
+          file,
+          `element ${row} (starting on line ${line}) is not valid JSON at ${where}: ${reason}; the element is skipped`,
+          { row, line },
+        ),
+      );
+      return;
+    }
+    if (!isObject(value)) {
+      out.push(
+        issueItem(
+          'not_an_object',
+          file,
+          `element ${row} (line ${line}) is a JSON ${kindOf(value)}, not an object; it is skipped`,
+          {
+            row,
+            line,
+          },
+        ),
+      );
+      return;
+    }
+    if (!this.inGraph && this.rootShape === undefined) this.rootShape = shapeOf(value);
+    const shape = this.inGraph ? 'graph' : this.rootShape!;
+    out.push({ type: 'record', record: { file, row, line, fields: value, shape } });
+  }
+
+  /** The character that ended a value: `,` goes on, `]`/`}` closes its container. */
+  private closeOrNext(c: number, i: number, out: ReadItem[]): void {
+    const isElement = this.inGraphOrRoot();
+    if (c === 44) {
+      this.state = isElement ? ARRAY_NEXT : OBJ_KEY;
+    } else if (c === 93 && isElement) {
+      this.closeArray();
+    } else if (c === 125 && !isElement) {
+      this.state = DONE;
+    } else {
+      this.structural(i, `unexpected "${String.fromCharCode(c)}"`, out);
+    }
+  }
+
+  private closeArray(): void {
+    if (this.inGraph) {
+      this.inGraph = false;
+      this.state = OBJ_AFTER;
+    } else {
+      this.state = DONE;
+    }
+  }
+
+  private structural(i: number, what: string, out: ReadItem[]): void {
+    const column = this.base + i - this.lineStart + 1;
+    out.push(
+      issueItem(
+        'invalid_json',
+        this.file,
+        `${this.file}: the JSON document is malformed at line ${this.line}, column ${column}: ${what}; reading stops here`,
+        { line: this.line },
+      ),
+    );
+    this.state = STOPPED;
+  }
+}

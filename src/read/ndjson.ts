@@ -1,0 +1,124 @@
+import type { Logger } from '../cli/terminal.js';
+import type { ReadItem } from '../types.js';
+import { InvalidBytesError, invalidBytesUsage } from './decode.js';
+import { issueItem, readIssue } from './issues.js';
+import { PENDING_LIMIT } from './limits.js';
+import { isObject, jsonParseDetail, positionIn, shapeOf } from './shape.js';
+
+export interface JsonOptions {
+  file: string;
+  autoEncoding: boolean;
+  log: Logger;
+}
+
+/** One JSON object per line; blank lines skipped; a bad line is an issue and reading goes on. */
+export async function* readNdjson(
+  texts: AsyncIterable<string>,
+  options: JsonOptions,
+): AsyncGenerator<ReadItem> {
+  const { file } = options;
+  let carry = '';
+  let line = 1;
+  let row = 0;
+  let sawText = false;
+  /** Dropping the rest of an overlong line. */
+  let skipping = false;
+  const out: ReadItem[] = [];
+
+  const take = (text: string, at: number): void => {
+    const trimmed = text.trim();
+    if (trimmed.length === 0) return;
+    sawText = true;
+    row++;
+    let value: unknown;
+    try {
+      value = JSON.parse(trimmed);
+    } catch (err) {
+      const { reason, offset } = jsonParseDetail(err);
+      const lead = text.length - text.trimStart().length;
+      const column = offset === undefined ? '' : `, column ${positionIn(trimmed, offset, at).column + lead}`;
+      out.push({
+        type: 'issue',
+        issue: readIssue(
+          'invalid_json',
+          file,
+          `line ${at}${column}: not valid JSON (${reason}); the line is skipped. Each line must hold one complete JSON object`,
+          { row, line: at },
+        ),
+      });
+      return;
+    }
+    if (!isObject(value)) {
+      out.push({
+        type: 'issue',
+        issue: readIssue(
+          'not_an_object',
+          file,
+          `line ${at}: holds a JSON ${kindOf(value)}, not an object; the line is skipped`,
+          {
+            row,
+            line: at,
+          },
+        ),
+      });
+      return;
+    }
+    out.push({ type: 'record', record: { file, row, line: at, fields: value, shape: shapeOf(value) } });
+  };
+
+  try {
+    for await (const chunk of texts) {
+      let text = carry.length > 0 ? carry + chunk : chunk;
+      carry = '';
+      let start = 0;
+      if (skipping) {
+        const end = text.indexOf('\n');
+        if (end === -1) continue;
+        skipping = false;
+        line++;
+        start = end + 1;
+      }
+      let end = text.indexOf('\n', start);
+      while (end !== -1) {
+        take(text.slice(start, end), line);
+        line++;
+        start = end + 1;
+        end = text.indexOf('\n', start);
+      }
+      text = start === 0 ? text : text.slice(start);
+      if (text.length > PENDING_LIMIT) {
+        sawText = true;
+        row++;
+        out.push({
+          type: 'issue',
+          issue: readIssue(
+            'field_too_large',
+            file,
+            `line ${line} is longer than ${PENDING_LIMIT} characters; it is skipped`,
+            { row, line },
+          ),
+        });
+        skipping = true;
+      } else {
+        carry = text;
+      }
+      for (let i = 0; i < out.length; i++) yield out[i];
+      out.length = 0;
+    }
+  } catch (err) {
+    if (err instanceof InvalidBytesError) {
+      const nl = (carry + err.textBefore).split('\n').length - 1;
+      throw invalidBytesUsage(err, file, line + nl, options.autoEncoding);
+    }
+    throw err;
+  }
+  if (!skipping && carry.length > 0) take(carry, line);
+  if (!sawText) out.push(issueItem('empty_file', file, `${file} is empty (no JSON lines)`));
+  for (const item of out) yield item;
+}
+
+export function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
