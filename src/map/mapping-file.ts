@@ -100,7 +100,9 @@ function pointerOf(e: ErrorObject): string {
 
 function schemaProblem(errors: ErrorObject[]): { pointer: string; message: string } {
   // The deepest error is the most specific one (anyOf branches report on the parent too).
-  const sorted = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length);
+  // A wrong type from the other anyOf branch (string vs object) is the least useful of all.
+  const rank = (e: ErrorObject) => pointerOf(e).length * 2 + (e.keyword === 'type' ? 0 : 1);
+  const sorted = [...errors].sort((a, b) => rank(b) - rank(a));
   const e = sorted.find((x) => x.keyword !== 'anyOf') ?? sorted[0];
   let message = e.message ?? 'is invalid';
   if (e.keyword === 'additionalProperties') message = 'is not a known key';
