@@ -1,6 +1,7 @@
 import { redact } from '../secrets.js';
-import type { PayloadFormat } from '../types.js';
+import type { LegacyKind, PayloadFormat } from '../types.js';
 import type { UploadResult } from '../upload/types.js';
+import { buildValidateReport, type ValidateReport, validateSummaryLines } from './validate-report.js';
 
 /**
  * The upload report of DESIGN.md section 7: the validate report's fields (format, files, rows,
@@ -9,6 +10,7 @@ import type { UploadResult } from '../upload/types.js';
  */
 export interface UploadReportMeta {
   format: PayloadFormat;
+  kind?: LegacyKind;
   files: string[];
   /** Where it went: the api url and path (never the key). */
   target?: string;
@@ -17,15 +19,20 @@ export interface UploadReportMeta {
   sandbox?: { url: string; applied: number; db?: string };
 }
 
-export function uploadReport(result: UploadResult, meta: UploadReportMeta): Record<string, unknown> {
-  const s = result.summary;
-  return {
+function validatePart(result: UploadResult, meta: UploadReportMeta): ValidateReport {
+  return buildValidateReport({
     format: meta.format,
+    kind: meta.kind ?? 'products',
     files: meta.files,
-    rows: { total: s.rows, valid: s.rows - s.invalid, invalid: s.invalid },
-    issues: result.issues,
-    truncated: result.issuesTruncated,
-    summary: s,
+    stats: result.feed,
+    collector: result.collector,
+  });
+}
+
+export function uploadReport(result: UploadResult, meta: UploadReportMeta): Record<string, unknown> {
+  return {
+    ...validatePart(result, meta),
+    summary: result.summary,
     ...(result.stop
       ? { stopped: { reason: result.stop.reason, message: result.stop.message, lastRowRead: result.lastRow } }
       : {}),
@@ -35,6 +42,17 @@ export function uploadReport(result: UploadResult, meta: UploadReportMeta): Reco
     failures: result.failures,
     batches: result.batches,
   };
+}
+
+/** The invalid rows' problems as validate prints them (groups, then the first issues). */
+export function uploadIssueLines(
+  result: UploadResult,
+  meta: UploadReportMeta,
+  options: { color: boolean; maxErrors: number },
+): string[] {
+  if (result.collector.total === 0) return [];
+  // validate's last line is its verdict; the upload summary says it instead.
+  return validateSummaryLines(validatePart(result, meta), options).slice(0, -1);
 }
 
 /** The report as text, with every registered secret masked. */

@@ -5,7 +5,12 @@ import { createLogger, type Logger } from '../cli/terminal.js';
 import { ExitCode, ExitError, UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
 import { feedItems } from '../pipeline.js';
-import { type UploadReportMeta, uploadReportText, uploadSummaryLines } from '../report/upload-report.js';
+import {
+  type UploadReportMeta,
+  uploadIssueLines,
+  uploadReportText,
+  uploadSummaryLines,
+} from '../report/upload-report.js';
 import type { RunningSandbox } from '../sandbox/index.js';
 import { redact } from '../secrets.js';
 import { describeNextBatch } from '../time/zones.js';
@@ -67,7 +72,7 @@ export async function runUpload(
       flags,
     );
     const target = apiUrl ? `POST ${apiUrl.replace(/\/+$/, '')}${up.settings.path}` : undefined;
-    const meta: UploadReportMeta = { format: feed.format, files, target };
+    const meta: UploadReportMeta = { format: feed.format, kind: feed.kind, files, target };
     if (sandbox) {
       const { applied } = await sandbox.runBatch();
       meta.sandbox = { url: sandbox.url, applied, ...(sandboxDb ? { db: sandboxDb } : {}) };
@@ -162,10 +167,12 @@ function finish(
   flags: Record<string, unknown>,
 ): number {
   const json = flags.json === true;
-  reportIssues(result, log);
   // The summary shows even under --quiet; --json carries it in the document instead.
   if (!json) {
-    const lines = uploadSummaryLines(result, meta);
+    const lines = [
+      ...uploadIssueLines(result, meta, { color: log.fancy, maxErrors: result.collector.maxIssues }),
+      ...uploadSummaryLines(result, meta),
+    ];
     if (meta.sandbox) lines.push(sandboxLine(meta.sandbox));
     for (const line of lines) ctx.stderr.write(redact(`${line}\n`));
   }
@@ -196,21 +203,6 @@ function sandboxLine(sb: NonNullable<UploadReportMeta['sandbox']>): string {
 function searchableLine(feed: FeedOptions): string {
   const after = describeNextBatch(new Date(), feed.country);
   return feed.format === 'legacy' ? `${after}; stock status (isInStock) applies at once` : after;
-}
-
-/** Invalid rows' issues, one line each (the first --max-errors), as validate prints them. */
-function reportIssues(result: UploadResult, log: Logger): void {
-  for (const issue of result.issues) {
-    if (issue.severity !== 'error') continue;
-    const at =
-      issue.row !== undefined
-        ? ` row ${issue.row} (line ${issue.line}${issue.sku ? `, sku ${issue.sku}` : ''})`
-        : '';
-    const field = issue.field ?? issue.column;
-    log.warn(`${issue.file}${at}: not sent: ${field ? `${field}: ` : ''}${issue.message}`);
-  }
-  if (result.issuesTruncated)
-    log.warn('more issues were found than --max-errors shows; see --report for counts');
 }
 
 function writeReport(path: string, text: string): void {

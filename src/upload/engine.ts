@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../cli/terminal.js';
-import type { FeedItem, Issue } from '../types.js';
+import { emptyStats, isFileLevel, tally } from '../pipeline.js';
+import { IssueCollector } from '../report/issues.js';
+import type { FeedItem } from '../types.js';
 import { Batcher, type PendingBatch, type RowRef } from './batcher.js';
 import { maxDepthFor, planRejection } from './bisect.js';
 import { buildBody, framingFor } from './envelope.js';
@@ -94,10 +96,9 @@ export async function uploadFeed(
 
   const failures: Failure[] = [];
   const batches: BatchOutcome[] = [];
-  const issues: Issue[] = [];
-  let issuesTruncated = false;
+  const collector = new IssueCollector(settings.maxErrors);
+  const feedStats = emptyStats();
   let lastRow = 0;
-  let fileErrors = 0;
   let stop: UploadResult['stop'];
 
   // soft: no new batches, no more retries. hard: cut requests still in flight.
@@ -351,15 +352,10 @@ export async function uploadFeed(
 
   try {
     for await (const item of items) {
-      for (const issue of item.issues) {
-        if (issues.length < settings.maxErrors) issues.push(issue);
-        else issuesTruncated = true;
-      }
+      for (const issue of item.issues) collector.add(issue);
+      tally(feedStats, item);
       // File-level items (row 0: empty file, duplicate header, ...) are not rows.
-      if (item.row === 0) {
-        if (!item.valid) fileErrors++;
-        continue;
-      }
+      if (isFileLevel(item)) continue;
       stats.rows++;
       lastRow = item.row;
       if (!item.valid || item.payload === undefined) {
@@ -391,7 +387,7 @@ export async function uploadFeed(
     summary: {
       rows: stats.rows,
       invalid: stats.invalid,
-      fileErrors,
+      fileErrors: feedStats.fileErrors,
       sent: stats.sent,
       accepted: stats.accepted,
       rejected: stats.rejected,
@@ -405,8 +401,10 @@ export async function uploadFeed(
     },
     failures,
     batches,
-    issues,
-    issuesTruncated,
+    issues: collector.issues,
+    issuesTruncated: collector.truncated,
+    feed: feedStats,
+    collector,
     stop,
     lastRow,
   };

@@ -1,3 +1,5 @@
+import type { FeedStats } from '../pipeline.js';
+import type { IssueCollector } from '../report/issues.js';
 import type { Issue, PayloadFormat } from '../types.js';
 import type { BackoffSettings } from './retry-policy.js';
 
@@ -80,6 +82,10 @@ export interface UploadResult {
   /** Issues of the rows (invalid rows' errors first come, first kept), at most maxErrors. */
   issues: Issue[];
   issuesTruncated: boolean;
+  /** The validate counts (rows, valid, invalid, warnings, errors, fileErrors) of the rows read. */
+  feed: FeedStats;
+  /** All issues counted and grouped; the first maxErrors kept in detail. */
+  collector: IssueCollector;
   /** Why the run stopped early, if it did. */
   stop?: { reason: StopReason; message: string; hint?: string };
   /** Last row read from the feed (rows after it were not read when the run stopped). */

@@ -1,9 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { uploadReport, uploadReportText, uploadSummaryLines } from '../../src/report/upload-report.js';
+import { IssueCollector } from '../../src/report/issues.js';
+import {
+  uploadIssueLines,
+  uploadReport,
+  uploadReportText,
+  uploadSummaryLines,
+} from '../../src/report/upload-report.js';
 import { clearSecrets, registerSecret } from '../../src/secrets.js';
+import type { Issue } from '../../src/types.js';
 import { newStats } from '../../src/upload/engine.js';
 import { progressLine } from '../../src/upload/progress.js';
 import type { UploadResult } from '../../src/upload/types.js';
+
+function issuesOf(issues: Issue[]): IssueCollector {
+  const c = new IssueCollector(20);
+  for (const i of issues) c.add(i);
+  return c;
+}
 
 const result: UploadResult = {
   summary: {
@@ -50,6 +63,19 @@ const result: UploadResult = {
   ],
   issues: [],
   issuesTruncated: false,
+  feed: { rows: 10, valid: 9, invalid: 1, warnings: 0, errors: 1, fileErrors: 0 },
+  collector: issuesOf([
+    {
+      severity: 'error',
+      code: 'type',
+      file: 'a.csv',
+      row: 7,
+      line: 8,
+      sku: 'S7',
+      field: 'offers.price',
+      message: 'price must be a number',
+    },
+  ]),
   stop: { reason: 'unavailable', message: 'the service is unavailable' },
   lastRow: 10,
 };
@@ -65,8 +91,10 @@ describe('upload report', () => {
       'format',
       'files',
       'rows',
+      'counts',
       'issues',
       'truncated',
+      'groups',
       'summary',
       'stopped',
       'target',
@@ -79,6 +107,20 @@ describe('upload report', () => {
       message: 'the service is unavailable',
       lastRowRead: 10,
     });
+  });
+  it('lists invalid rows as validate does, without its verdict line', () => {
+    const lines = uploadIssueLines(
+      result,
+      { format: 'standard', files: ['a.csv'] },
+      { color: false, maxErrors: 20 },
+    );
+    expect(lines).toContain('  error type offers.price: 1 (rows 7)');
+    expect(lines).toContain('  error row 7 (line 8), sku S7: price must be a number');
+    expect(lines.some((l) => l.includes('FAILED'))).toBe(false);
+    const clean = { ...result, collector: new IssueCollector(20) };
+    expect(
+      uploadIssueLines(clean, { format: 'standard', files: [] }, { color: false, maxErrors: 20 }),
+    ).toEqual([]);
   });
   it('masks secrets in the report text', () => {
     registerSecret('SECRET-abc-123');

@@ -1,0 +1,293 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import Papa from 'papaparse';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CommandContext, main } from '../../src/cli/main.js';
+import { clearSecrets } from '../../src/secrets.js';
+import { json, problem, productsOf, type ScriptedServer, scriptedServer } from './servers.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const bin = join(root, 'bin', 'genser.js');
+const dir = mkdtempSync(join(tmpdir(), 'genser-upload-cli-'));
+
+const fixture = Papa.parse<string[]>(readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8'), {
+  skipEmptyLines: true,
+}).data;
+const [header, ...sample] = fixture;
+const SKU = header.indexOf('sku');
+const PRICE = header.indexOf('price');
+
+/** A catalog made of the fixture's rows with SKUs C-1..C-n; rows in `bad` get a price that is not a number. */
+function catalog(name: string, rows: number, bad: number[] = []): string {
+  const out = [header];
+  for (let r = 1; r <= rows; r++) {
+    const row = [...sample[(r - 1) % sample.length]];
+    row[SKU] = `C-${r}`;
+    if (bad.includes(r)) row[PRICE] = 'free';
+    out.push(row);
+  }
+  const file = join(dir, name);
+  writeFileSync(file, `${Papa.unparse(out)}\n`);
+  return file;
+}
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** In-process run through the real CLI entry (main), output captured. */
+async function genser(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c) => {
+    out += String(c);
+  });
+  stderr.on('data', (c) => {
+    err += String(c);
+  });
+  const ctx: CommandContext = { stdout, stderr, env: { NO_COLOR: '1', ...env }, exitCode: 0 };
+  const code = await main(['node', 'genser', ...args], ctx);
+  return { code, stdout: out, stderr: err };
+}
+
+/** A separate process, as cron runs it. */
+function spawnGenser(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+      cwd: dir,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += String(c);
+    });
+    child.stderr.on('data', (c) => {
+      stderr += String(c);
+    });
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  clearSecrets();
+});
+
+const KEY = 'cli-test-key-42abc';
+
+describe('genser upload (CLI)', () => {
+  it('dry run sends nothing and says how many batches and bytes it would send', async () => {
+    server = await scriptedServer((_q, res) => json(res, 200, {}));
+    const file = catalog('dry.csv', 7);
+    const r = await genser(['upload', file, '--dry-run', '--batch-size', '3', '--api-url', server.url], {
+      GENSER_API_KEY: KEY,
+    });
+    expect(r.stderr).toMatch(/dry run: 7 rows, 0 invalid; would send 7 products in 3 batches \(\d+\.\d kB\)/);
+    expect(r.code).toBe(0);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('uploads, prints the summary and when products become searchable; --json is one document', async () => {
+    server = await scriptedServer((_q, res) => json(res, 200, {}));
+    const file = catalog('ok.csv', 5);
+    const r = await genser(['upload', file, '--json', '--api-url', server.url, '--country', 'JP'], {
+      GENSER_API_KEY: KEY,
+    });
+    expect(r.stderr).not.toContain('upload:');
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.summary).toMatchObject({ rows: 5, invalid: 0, sent: 5, accepted: 5, batches: 1 });
+    expect(doc.searchable).toMatch(
+      /^after the daily batch at 00:15 Asia\/Tokyo \(\d{4}-\d\d-\d\d 00:15, in /,
+    );
+    expect(server.requests[0].headers.apikey).toBe(KEY);
+    expect(server.requests[0].headers['user-agent']).toMatch(/^genser\/\d+\.\d+\.\d+/);
+    expect(productsOf(server.requests[0].body).map((p) => p.sku)).toEqual([
+      'C-1',
+      'C-2',
+      'C-3',
+      'C-4',
+      'C-5',
+    ]);
+  });
+
+  it('invalid rows are not sent and make exit 1; --max-invalid stops before sending anything', async () => {
+    server = await scriptedServer((_q, res) => json(res, 200, {}));
+    const file = catalog('bad.csv', 6, [2, 4]);
+    const over = await genser(['upload', file, '--max-invalid', '1', '--api-url', server.url], {
+      GENSER_API_KEY: KEY,
+    });
+    expect(over.code).toBe(1);
+    expect(over.stderr).toContain(
+      '2 of 6 rows are invalid, more than --max-invalid 1 rows: nothing was sent',
+    );
+    expect(server.requests).toHaveLength(0);
+    const within = await genser(['upload', file, '--max-invalid', '50%', '--api-url', server.url], {
+      GENSER_API_KEY: KEY,
+    });
+    expect(within.code).toBe(1);
+    expect(server.requests).toHaveLength(1);
+    expect(productsOf(server.requests[0].body)).toHaveLength(4);
+    expect(within.stderr).toMatch(/error row 2 \(line 3\), sku C-2, column price: offers\.price must be a number/);
+    expect(within.stderr).toContain('upload: 6 rows, 2 invalid (not sent), 4 sent in 1 batches: 4 accepted');
+  });
+
+  it('a rejected product makes exit 1 and is in the report with its row', async () => {
+    server = await scriptedServer((q, res) => {
+      const products = productsOf(q.body);
+      const i = products.findIndex((p) => p.sku === 'C-3');
+      if (i >= 0) return problem(res, 400, 'invalid', [{ index: i, sku: 'C-3', message: 'duplicate gtin' }]);
+      json(res, 200, {});
+    });
+    const file = catalog('rej.csv', 4);
+    const report = join(dir, 'rej-report.json');
+    const r = await genser(['upload', file, '--report', report, '--api-url', server.url], {
+      GENSER_API_KEY: KEY,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('row 3 (line 4, sku C-3): rejected (HTTP 400): duplicate gtin');
+    const doc = JSON.parse(readFileSync(report, 'utf8'));
+    expect(doc.failures).toEqual([
+      {
+        kind: 'rejected',
+        file,
+        row: 3,
+        line: 4,
+        sku: 'C-3',
+        status: 400,
+        message: 'duplicate gtin',
+        batch: 1,
+      },
+    ]);
+    expect(doc.summary).toMatchObject({ accepted: 3, rejected: 1 });
+  });
+
+  it('401: exit 3 with a message about the key; retries exhausted: exit 4', async () => {
+    server = await scriptedServer((_q, res) => problem(res, 401, 'bad key'));
+    const file = catalog('auth.csv', 3);
+    const auth = await genser(['upload', file, '--api-url', server.url], { GENSER_API_KEY: KEY });
+    expect(auth.code).toBe(3);
+    expect(auth.stderr).toContain('genser: the server refused the API key (HTTP 401)');
+    expect(auth.stderr).toContain('hint: check GENSER_API_KEY');
+    await server.close();
+    server = await scriptedServer((_q, res) => problem(res, 503, 'down'));
+    const down = await genser(
+      [
+        'upload',
+        file,
+        '--api-url',
+        server.url,
+        '--retries',
+        '2',
+        '--retry-base',
+        '1',
+        '--retry-cap',
+        '2',
+        '--json',
+      ],
+      { GENSER_API_KEY: KEY },
+    );
+    expect(down.code).toBe(4);
+    expect(server.requests).toHaveLength(3);
+    expect(down.stderr).toContain('genser: the service is unavailable');
+    const doc = JSON.parse(down.stdout);
+    expect(doc.failures.map((f: { row: number; kind: string }) => [f.row, f.kind])).toEqual([
+      [1, 'failed'],
+      [2, 'failed'],
+      [3, 'failed'],
+    ]);
+    expect(doc.stopped.reason).toBe('unavailable');
+  });
+
+  it('refuses a missing url or key, and a key given as a flag value, with exit 2', async () => {
+    const file = catalog('usage.csv', 1);
+    const noUrl = await genser(['upload', file], { GENSER_API_KEY: KEY });
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toContain('no product API url: set --api-url or GENSER_API_URL');
+    const noKey = await genser(['upload', file, '--api-url', 'http://127.0.0.1:9']);
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain('no API key: set GENSER_API_KEY, or --api-key-file FILE');
+    const flag = await genser([
+      'upload',
+      file,
+      '--api-url',
+      'http://127.0.0.1:9',
+      '--api-key',
+      'flag-secret-99',
+    ]);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('the API key is never taken from a flag');
+    expect(flag.stderr).not.toContain('flag-secret-99');
+    const spaced = join(dir, 'spaced.key');
+    writeFileSync(spaced, 'abc def-ghi\n');
+    const inner = await genser(['upload', file, '--api-url', 'http://127.0.0.1:9', '--api-key-file', spaced]);
+    expect(inner.code).toBe(2);
+    expect(inner.stderr).toContain('contains whitespace inside it');
+    expect(inner.stderr).not.toContain('def-ghi');
+  });
+});
+
+describe('genser upload (separate process)', () => {
+  const built = existsSync(join(root, 'dist', 'upload', 'command.js'));
+
+  it('a sentinel key never appears in stdout, stderr, the report or --debug output', async () => {
+    expect(built, 'run `npm run build` first').toBe(true);
+    const SENTINEL = 'SENTINEL-9d8c7b6a5f4e';
+    // The server echoes the key back in its errors, the worst case.
+    server = await scriptedServer((q, res) => {
+      if (q.n === 1) return problem(res, 503, `overloaded for key ${String(q.headers.apikey)}`);
+      const products = productsOf(q.body);
+      if (products.some((p) => p.sku === 'C-2'))
+        return problem(res, 400, `key ${String(q.headers.apikey)} rejected`, [
+          { index: products.findIndex((p) => p.sku === 'C-2'), message: `bad ${String(q.headers.apikey)}` },
+        ]);
+      json(res, 200, {});
+    });
+    const file = catalog('sentinel.csv', 3);
+    const keyFile = join(dir, 'sentinel.key');
+    writeFileSync(keyFile, `${SENTINEL}\n`);
+    const report = join(dir, 'sentinel-report.json');
+    const r = await spawnGenser([
+      'upload',
+      file,
+      '--api-url',
+      server.url,
+      '--api-key-file',
+      keyFile,
+      '--retry-base',
+      '1',
+      '--debug',
+      '--json',
+      '--report',
+      report,
+    ]);
+    expect(server.requests[0].headers.apikey).toBe(SENTINEL);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('retry 1/5');
+    expect(r.stderr).toContain('debug: upload settings');
+    expect(r.stderr).toContain('rejected (HTTP 400): bad ***');
+    for (const text of [r.stdout, r.stderr, readFileSync(report, 'utf8')])
+      expect(text).not.toContain(SENTINEL);
+  });
+
+  it('the Quick start: upload fixtures/catalog.csv --sandbox exits 0 and says where the products landed', async () => {
+    expect(built, 'run `npm run build` first').toBe(true);
+    const r = await spawnGenser(['upload', join(root, 'fixtures', 'catalog.csv'), '--sandbox']);
+    expect(r.stderr).toMatch(/sandbox: started an embedded sandbox at http:\/\/127\.0\.0\.1:\d+/);
+    expect(r.stderr).toMatch(
+      /sandbox: \d+ products landed in the embedded sandbox at http:\/\/127\.0\.0\.1:\d+/,
+    );
+    expect(r.stderr).toMatch(/upload: \d+ rows, 0 invalid/);
+    expect(r.code).toBe(0);
+  });
+});
