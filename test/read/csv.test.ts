@@ -1,0 +1,230 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readCsv } from '../../src/read/csv.js';
+import { collect, fixture, pieces, read, realData } from './helpers.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'genser-read-csv-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const positions = (r: { records: Array<{ row: number; line: number }> }) =>
+  r.records.map((x) => [x.row, x.line]);
+
+describe('CSV records, rows and lines', () => {
+  it('reads quoted commas, doubled quotes, multi-line values and skips blank lines (LF)', async () => {
+    const r = await read(fixture('basic.csv'));
+    expect(r.issues).toEqual([]);
+    expect(positions(r)).toEqual([
+      [1, 2],
+      [2, 4],
+      [3, 6],
+      [4, 11],
+    ]);
+    expect(r.records[1].fields).toEqual({
+      sku: 'A-2',
+      name: 'Comma, inside',
+      price: '2000',
+      description: 'two\nlines',
+    });
+    expect(r.records[2].fields.name).toBe('Quote "here"');
+    expect(r.records[2].fields.description).toBe('one\ntwo\nthree');
+    expect(r.records[3].fields).toMatchObject({ name: '한글 상품', description: '설명, 쉼표' });
+    expect(r.records.every((x) => x.shape === 'rows' && x.file === fixture('basic.csv'))).toBe(true);
+  });
+
+  it('gives the same lines for the CRLF version, keeping CRLF inside quoted values', async () => {
+    const r = await read(fixture('basic-crlf.csv'));
+    expect(r.issues).toEqual([]);
+    expect(positions(r)).toEqual([
+      [1, 2],
+      [2, 4],
+      [3, 6],
+      [4, 11],
+    ]);
+    expect(r.records[0].fields.description).toBe('simple');
+    expect(r.records[1].fields.description).toBe('two\r\nlines');
+  });
+
+  it('counts LF line breaks inside cells of a CRLF file (Excel)', async () => {
+    const r = await read(fixture('crlf-cell-lf.csv'));
+    expect(positions(r)).toEqual([
+      [1, 2],
+      [2, 5],
+    ]);
+    expect(r.records[1].fields).toEqual({ sku: 'B-2', description: 'after' });
+  });
+
+  it('gives the same records whatever the size of the text pieces', async () => {
+    const text = readFileSync(fixture('basic.csv'), 'utf8');
+    const whole = await collect(readCsv(pieces(text, text.length), { file: 'f', autoEncoding: false }));
+    for (const size of [1, 2, 3, 7]) {
+      const cut = await collect(readCsv(pieces(text, size), { file: 'f', autoEncoding: false }));
+      expect(cut.items).toEqual(whole.items);
+    }
+    expect(whole.records).toHaveLength(4);
+  });
+
+  it('strips the UTF-8 BOM and trims header names', async () => {
+    expect((await read(fixture('bom-utf8.csv'))).records[0].fields).toEqual({
+      sku: 'C-1',
+      name: 'BOM first',
+    });
+    expect((await read(fixture('header-spaces.csv'))).records[0].fields).toEqual({
+      sku: 'H-1',
+      name: 'trimmed',
+    });
+  });
+});
+
+describe('CSV delimiters', () => {
+  it('sniffs semicolon, tab and pipe, quote-aware', async () => {
+    const semi = await read(fixture('semicolon.csv'));
+    expect(semi.records.map((x) => x.fields)).toEqual([
+      { sku: 'D-1', name: 'a; b, c', price: '1,50' },
+      { sku: 'D-2', name: 'plain', price: '2,00' },
+    ]);
+    const tab = await read(fixture('tab.tsv'));
+    expect(tab.records[0].fields).toEqual({ sku: 'E-1', name: 'tab, comma; semi', price: '10' });
+    const pipe = await read(fixture('pipe.csv'));
+    expect(pipe.records[0].fields).toEqual({ sku: 'F-1', name: 'one, two', price: '10' });
+  });
+
+  it('takes a given delimiter over the sniffed one', async () => {
+    const file = join(tmp, 'either.csv');
+    writeFileSync(file, 'a;b,c\n1;2,3\n');
+    expect((await read(file)).records[0].fields).toEqual({ 'a;b': '1;2', c: '3' });
+    expect((await read(file, { delimiter: ';' })).records[0].fields).toEqual({ a: '1', 'b,c': '2,3' });
+  });
+
+  it("honours Excel's sep= line and counts it as line 1", async () => {
+    const r = await read(fixture('excel-sep.csv'));
+    expect(r.records).toEqual([
+      { file: fixture('excel-sep.csv'), row: 1, line: 3, fields: { sku: 'G-1', name: 'x' }, shape: 'rows' },
+    ]);
+  });
+});
+
+describe('CSV problems become issues and reading goes on', () => {
+  it('reports an unclosed quote with the line where it opened, then reads on', async () => {
+    const r = await read(fixture('unclosed-quote.csv'));
+    expect(r.issues).toHaveLength(1);
+    expect(r.issues[0]).toMatchObject({ severity: 'error', code: 'unclosed_quote', row: 2, line: 3 });
+    expect(r.issues[0].message).toContain('opened on line 3');
+    expect(r.records.map((x) => [x.row, x.line, x.fields.sku])).toEqual([
+      [1, 2, 'U-1'],
+      [3, 4, 'U-3'],
+      [4, 5, 'U-4'],
+    ]);
+    // The issue comes in order, between the rows around it.
+    expect(r.items.map((i) => i.type)).toEqual(['record', 'issue', 'record', 'record']);
+  });
+
+  it('reports ragged rows naming expected and got, and accepts extra empty trailing fields', async () => {
+    const r = await read(fixture('ragged.csv'));
+    expect(r.issues.map((i) => [i.code, i.row, i.line, i.column])).toEqual([
+      ['ragged_row', 2, 3, 'price'],
+      ['ragged_row', 3, 4, undefined],
+    ]);
+    expect(r.issues[0].message).toContain('expected 3, got 2');
+    expect(r.issues[0].message).toContain('"price"');
+    expect(r.issues[1].message).toContain('expected 3, got 4');
+    expect(r.records.map((x) => [x.row, x.fields.sku])).toEqual([
+      [1, 'R-1'],
+      [4, 'R-4'],
+      [5, 'R-5'],
+    ]);
+    expect(r.records[2].fields).toEqual({ sku: 'R-5', name: 'trailing empty', price: '5' });
+  });
+
+  it('reports a duplicate header column once, file-level, and keeps both values', async () => {
+    const r = await read(fixture('duplicate-header.csv'));
+    expect(r.issues).toHaveLength(1);
+    expect(r.issues[0]).toMatchObject({ code: 'duplicate_header', column: 'name', line: 1 });
+    expect(r.issues[0].row).toBeUndefined();
+    expect(r.records[0].fields).toEqual({ sku: 'D-1', name: 'first', price: '1', name_4: 'second' });
+  });
+
+  it('reports an empty file and a header without rows', async () => {
+    const empty = await read(fixture('empty.csv'));
+    expect(empty.records).toEqual([]);
+    expect(empty.issues.map((i) => i.code)).toEqual(['empty_file']);
+    const headerOnly = await read(fixture('header-only.csv'));
+    expect(headerOnly.issues.map((i) => i.code)).toEqual(['no_rows']);
+    const blanks = join(tmp, 'blanks.csv');
+    writeFileSync(blanks, '\n \r\n\n');
+    expect((await read(blanks)).issues.map((i) => i.code)).toEqual(['empty_file']);
+  });
+
+  it('says a spreadsheet or a file with NUL bytes is binary and reads nothing', async () => {
+    const xlsx = await read(fixture('spreadsheet.csv'));
+    expect(xlsx.records).toEqual([]);
+    expect(xlsx.issues).toHaveLength(1);
+    expect(xlsx.issues[0].code).toBe('binary');
+    expect(xlsx.issues[0].message).toMatch(/xlsx/);
+    expect(xlsx.issues[0].message).toMatch(/Export/);
+    const nul = await read(fixture('nul-bytes.csv'), { encoding: 'utf-8' });
+    expect(nul.issues.map((i) => i.code)).toEqual(['binary']);
+  });
+
+  it('skips a field over 1 MiB with its row and column, and reads the rows after it', async () => {
+    const big = 'x'.repeat(1024 * 1024 + 10);
+    const file = join(tmp, 'big-field.csv');
+    writeFileSync(file, `sku,description,price\nS-1,small,1\nS-2,"${big}",2\nS-3,after,3\n`);
+    const r = await read(file);
+    expect(r.issues.map((i) => [i.code, i.row, i.line, i.column])).toEqual([
+      ['field_too_large', 2, 3, 'description'],
+    ]);
+    expect(r.records.map((x) => [x.row, x.line, x.fields.sku])).toEqual([
+      [1, 2, 'S-1'],
+      [3, 4, 'S-3'],
+    ]);
+  });
+
+  it('recovers from an unclosed quote in the middle of a long file', async () => {
+    const good = Array.from({ length: 3000 }, (_, i) => `R-${i},name ${i},${i}`);
+    const lines = ['sku,name,price', ...good.slice(0, 1500), 'BAD,"oops,1', ...good.slice(1500)];
+    const file = join(tmp, 'mid-quote.csv');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const r = await read(file);
+    expect(r.issues.map((i) => [i.code, i.row, i.line])).toEqual([['unclosed_quote', 1501, 1502]]);
+    expect(r.records).toHaveLength(3000);
+    expect(r.records.at(-1)).toMatchObject({ row: 3001, line: 3002, fields: { sku: 'R-2999' } });
+  });
+});
+
+describe('the real Magento exports', () => {
+  it('reads magento-configurable-products.csv: 1,994 rows, 70 columns, every line right', async () => {
+    const file = realData('magento-configurable-products.csv');
+    const r = await read(file);
+    expect(r.issues).toEqual([]);
+    expect(r.records).toHaveLength(1994);
+    expect(Object.keys(r.records[0].fields)).toHaveLength(70);
+    // Independent check: the physical line each record names starts with its (unquoted) sku.
+    const lines = readFileSync(file, 'utf8').split('\n');
+    for (const record of r.records) {
+      expect(lines[record.line - 1].startsWith(`${record.fields.sku},`)).toBe(true);
+    }
+    expect(r.records.at(-1)).toMatchObject({ row: 1994, line: 3940 });
+    expect(String(r.records[0].fields.description)).toContain('\n');
+  });
+
+  it('reads magento-simple-products-bags.csv with quoted multi-line categories', async () => {
+    const file = realData('magento-simple-products-bags.csv');
+    const r = await read(file);
+    expect(r.issues).toEqual([]);
+    expect(r.records).toHaveLength(14);
+    expect(r.records[0].fields).toMatchObject({
+      category: 'Gear\nBags',
+      name: 'Joust Duffle Bag',
+      sku: '24-MB01',
+    });
+    expect(positions(r).slice(0, 3)).toEqual([
+      [1, 2],
+      [2, 23],
+      [3, 49],
+    ]);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    for (const record of r.records) expect(lines[record.line - 1].startsWith('"Gear')).toBe(true);
+  });
+});
