@@ -8,7 +8,8 @@ const SPECIAL = new Set(['(program)', '(idle)', '(garbage collector)', '(root)']
 
 /** `node_modules/<pkg>` for dependencies, the path under `root` for own code, else the name. */
 export function locationOf(url, root) {
-  if (!url) return '(native)';
+  // No url: V8 builtins, native code, and code compiled from strings (ajv's validators).
+  if (!url) return '(native or generated)';
   let path = url;
   if (url.startsWith('file://')) {
     try {
@@ -26,8 +27,19 @@ export function locationOf(url, root) {
   return root && path.startsWith(root) ? relative(root, path) : path;
 }
 
+const MAX_NAME = 60;
+
+function fileOf(frame, root) {
+  if (SPECIAL.has(frame.functionName)) return frame.functionName;
+  // ajv compiles schemas to functions named validate<N>, with no url.
+  if (!frame.url && /^validate\d+$/.test(frame.functionName)) return '(ajv generated validators)';
+  return locationOf(frame.url, root);
+}
+
 function keyOf(frame, root) {
-  const name = frame.functionName || '(anonymous)';
+  let name = frame.functionName || '(anonymous)';
+  // Regular expressions show up under their whole source; a prefix is enough to recognise them.
+  if (name.length > MAX_NAME) name = `${name.slice(0, MAX_NAME)}…`;
   if (SPECIAL.has(name)) return name;
   const where = locationOf(frame.url, root);
   return `${name} ${where}:${frame.lineNumber + 1}`;
@@ -73,9 +85,7 @@ export function summarizeProfile(profile, { root } = {}) {
     if (!node) continue;
     const k = key(id);
     fnSelf.set(k, (fnSelf.get(k) ?? 0) + us);
-    const file = SPECIAL.has(node.callFrame.functionName)
-      ? node.callFrame.functionName
-      : locationOf(node.callFrame.url, root);
+    const file = fileOf(node.callFrame, root);
     fileSelf.set(file, (fileSelf.get(file) ?? 0) + us);
     // Total time: count this node's time once for every distinct function on its stack.
     const seen = new Set();
