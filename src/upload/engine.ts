@@ -323,8 +323,8 @@ export async function uploadFeed(
       requestId: newId(),
     };
     batches.push(outcome);
-    stats.batches++;
     if (settings.dryRun) {
+      stats.batches++;
       outcome.status = 'dry_run';
       stats.bytes += bytes;
       return;
@@ -334,6 +334,7 @@ export async function uploadFeed(
       markFailed(batch.rows, batch.index, 'not_sent', `not sent: ${stop?.message ?? 'run stopped'}`);
       return;
     }
+    stats.batches++;
     stats.bytes += bytes;
     const task = runBatch(batch, outcome).catch((err: unknown) => {
       // A bug must not lose the accounting of the rows.

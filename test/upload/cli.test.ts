@@ -58,7 +58,11 @@ async function genser(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran>
 }
 
 /** A separate process, as cron runs it. */
-function spawnGenser(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+function spawnGenser(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  started?: (child: ReturnType<typeof spawn>) => void,
+): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...args], {
       env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
@@ -73,6 +77,7 @@ function spawnGenser(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> 
       stderr += String(c);
     });
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    started?.(child);
   });
 }
 
@@ -138,7 +143,9 @@ describe('genser upload (CLI)', () => {
     expect(within.code).toBe(1);
     expect(server.requests).toHaveLength(1);
     expect(productsOf(server.requests[0].body)).toHaveLength(4);
-    expect(within.stderr).toMatch(/error row 2 \(line 3\), sku C-2, column price: offers\.price must be a number/);
+    expect(within.stderr).toMatch(
+      /error row 2 \(line 3\), sku C-2, column price: offers\.price must be a number/,
+    );
     expect(within.stderr).toContain('upload: 6 rows, 2 invalid (not sent), 4 sent in 1 batches: 4 accepted');
   });
 
@@ -278,6 +285,29 @@ describe('genser upload (separate process)', () => {
     expect(r.stderr).toContain('rejected (HTTP 400): bad ***');
     for (const text of [r.stdout, r.stderr, readFileSync(report, 'utf8')])
       expect(text).not.toContain(SENTINEL);
+  });
+
+  it('Ctrl-C: the batch in flight finishes, no new one starts, the summary is printed, exit 130', async () => {
+    expect(built, 'run `npm run build` first').toBe(true);
+    let child: ReturnType<typeof spawn> | undefined;
+    server = await scriptedServer(async (_q, res) => {
+      child?.kill('SIGINT');
+      await new Promise((r) => setTimeout(r, 300));
+      json(res, 200, {});
+    });
+    const file = catalog('sigint.csv', 20);
+    const r = await spawnGenser(
+      ['upload', file, '--api-url', server.url, '--batch-size', '2', '--concurrency', '1'],
+      { GENSER_API_KEY: KEY },
+      (c) => {
+        child = c;
+      },
+    );
+    expect(r.code).toBe(130);
+    expect(server.requests).toHaveLength(1);
+    expect(r.stderr).toContain('interrupted: finishing the requests in flight');
+    expect(r.stderr).toMatch(/upload: \d+ rows, 0 invalid \(not sent\), 2 sent in \d+ batches: 2 accepted/);
+    expect(r.stderr).toContain('genser: interrupted');
   });
 
   it('the Quick start: upload fixtures/catalog.csv --sandbox exits 0 and says where the products landed', async () => {
