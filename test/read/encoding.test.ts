@@ -1,0 +1,257 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import iconv from 'iconv-lite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { decodeChunks, InvalidBytesError } from '../../src/read/decode.js';
+import { detectEncoding } from '../../src/read/detect-encoding.js';
+import { firstInvalidUtf8, incompleteTail } from '../../src/read/utf8.js';
+import { fixture, read, readBytes, rejection } from './helpers.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'genser-read-enc-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const KOREAN = {
+  sku: 'K-1',
+  name: '무선 이어폰 블루투스 5.3',
+  brand_name: '삼성전자',
+  description: '노이즈 캔슬링, 30시간 재생',
+};
+const JAPANESE = {
+  sku: 'J-1',
+  name: 'ワイヤレスイヤホン 高音質',
+  brand_name: 'ソニー',
+  description: 'ノイズキャンセリング、30時間再生',
+};
+
+describe('--encoding auto', () => {
+  it('detects CP949 (Korean) and says so', async () => {
+    const r = await read(fixture('cp949-korean.csv'));
+    expect(r.issues).toEqual([]);
+    expect(r.records[0].fields).toEqual(KOREAN);
+    expect(r.records[1].fields.name).toBe('가습기 대용량 4L');
+    expect(r.log.join('\n')).toMatch(/encoding cp949 \(auto-detected/);
+  });
+
+  it('detects Shift_JIS (Japanese) and says so', async () => {
+    const r = await read(fixture('shift_jis-japanese.csv'));
+    expect(r.issues).toEqual([]);
+    expect(r.records[0].fields).toEqual(JAPANESE);
+    expect(r.log.join('\n')).toMatch(/encoding shift_jis \(auto-detected/);
+  });
+
+  it('follows the UTF-16 byte order marks', async () => {
+    const le = await read(fixture('utf16le-bom.csv'));
+    expect(le.records[0].fields).toEqual(KOREAN);
+    expect(le.log.join('\n')).toMatch(/utf-16le/);
+    const be = await read(fixture('utf16be-bom.csv'));
+    expect(be.records[0].fields).toEqual(JAPANESE);
+    expect(be.records.map((x) => x.line)).toEqual([2, 3]);
+  });
+
+  it('recognises UTF-16LE without a byte order mark by its zero bytes', async () => {
+    const r = await readBytes(iconv.encode('sku,name\nW-1,위젯\n', 'utf-16le'));
+    expect(r.records[0].fields).toEqual({ sku: 'W-1', name: '위젯' });
+  });
+
+  it('stops with exit 2 naming the byte offset when the bytes are neither UTF-8 nor clearly CJK', async () => {
+    const err = await rejection(read(fixture('latin1.csv')));
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toContain('latin1.csv');
+    expect(err.message).toContain('byte 0xE9 at byte offset 16');
+    expect(err.hint).toMatch(/--encoding/);
+    expect(err.hint).toMatch(/cp949/);
+  });
+
+  it('catches an invalid byte far past the detection sample, with byte offset and line', async () => {
+    const rows = Array.from({ length: 100000 }, (_, i) => `R-${i},이름 ${i}`);
+    const good = Buffer.from(`sku,name\n${rows.join('\n')}\n`);
+    const bad = Buffer.concat([good, Buffer.from('R-x,'), Buffer.from([0xff]), Buffer.from('\n')]);
+    const file = join(tmp, 'late-bad.csv');
+    writeFileSync(file, bad);
+    const seen: number[] = [];
+    const err = await rejection(
+      (async () => {
+        const { readFeed } = await import('../../src/read/index.js');
+        const { memoryLogger } = await import('../../src/cli/terminal.js');
+        for await (const item of readFeed(file, { encoding: 'auto' }, memoryLogger())) {
+          if (item.type === 'record') seen.push(item.record.row);
+        }
+      })(),
+    );
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toContain(`byte 0xFF at byte offset ${good.length + 4}`);
+    expect(err.message).toContain('line 100002');
+    // It read the good rows before it (streaming), it did not decode into U+FFFD.
+    expect(seen.length).toBeGreaterThan(50000);
+  });
+});
+
+describe('explicit encodings', () => {
+  it('reads euc-kr and cp949 given explicitly', async () => {
+    expect((await read(fixture('euc-kr-korean.csv'), { encoding: 'euc-kr' })).records[0].fields).toEqual(
+      KOREAN,
+    );
+    expect((await read(fixture('cp949-korean.csv'), { encoding: 'cp949' })).records[0].fields).toEqual(
+      KOREAN,
+    );
+  });
+
+  it('stops on bytes the given encoding cannot read instead of writing U+FFFD', async () => {
+    const err = await rejection(read(fixture('shift_jis-japanese.csv'), { encoding: 'utf-8' }));
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toMatch(/not valid utf-8: invalid byte 0x[0-9A-F]{2} at byte offset \d+ \(line 2\)/);
+    const bytes = Buffer.concat([
+      iconv.encode('sku,name\nK-1,한글\nK-2,', 'cp949'),
+      Buffer.from([0xff, 0x41, 0x0a]),
+    ]);
+    const cp = await rejection(readBytes(bytes, { encoding: 'cp949' }));
+    expect(cp.message).toContain('not valid cp949');
+    expect(cp.message).toContain('line 3');
+  });
+});
+
+describe('multi-byte characters split across chunks', () => {
+  const text = 'sku,name,description\nM-1,한글 이름,"쉼표, 그리고\n줄바꿈"\nM-2,日本語の名前,😀 emoji\n';
+  for (const [encoding, bytes] of [
+    ['utf-8', Buffer.from(text)],
+    ['cp949', iconv.encode(text.replace('😀 emoji', '기타'), 'cp949')],
+    [
+      'shift_jis',
+      iconv.encode(text.replace(/[한글이름쉼표그리고줄바꿈]/g, 'あ').replace('😀 emoji', 'ー'), 'shift_jis'),
+    ],
+    ['utf-16le', Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(text, 'utf-16le')])],
+  ] as const) {
+    it(`survive 1- and 3-byte chunks in ${encoding}`, async () => {
+      const whole = await readBytes(bytes, { encoding }, bytes.length);
+      expect(whole.records).toHaveLength(2);
+      for (const size of [1, 3]) {
+        const cut = await readBytes(bytes, { encoding }, size);
+        expect(cut.records).toEqual(whole.records);
+      }
+      expect(whole.records[1].line).toBe(4);
+    });
+  }
+
+  it('decodes UTF-8 identically whatever the chunking (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ unit: 'grapheme', maxLength: 60 }),
+        fc.integer({ min: 1, max: 7 }),
+        async (s, size) => {
+          const bytes = Buffer.from(s);
+          const chunks: Buffer[] = [];
+          for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+          let out = '';
+          for await (const t of decodeChunks(
+            (async function* () {
+              yield* chunks;
+            })(),
+            'utf-8',
+          ))
+            out += t;
+          expect(out).toBe(s.startsWith('\uFEFF') ? s.slice(1) : s);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('UTF-8 validation and detection (pure)', () => {
+  it('finds the first invalid byte exactly where TextDecoder fails (property)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 24 }), (bytes) => {
+        const at = firstInvalidUtf8(bytes);
+        let valid = true;
+        try {
+          new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+        } catch {
+          valid = false;
+        }
+        expect(at === -1).toBe(valid);
+        if (at !== -1) {
+          // Everything before it is valid, and it is where decoding stops.
+          expect(firstInvalidUtf8(bytes.subarray(0, at))).toBe(-1);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('knows an incomplete sequence at the end of a chunk', () => {
+    const euro = Buffer.from('€'); // e2 82 ac
+    expect(incompleteTail(euro)).toBe(0);
+    expect(incompleteTail(euro.subarray(0, 2))).toBe(2);
+    expect(incompleteTail(euro.subarray(0, 1))).toBe(1);
+    expect(firstInvalidUtf8(euro.subarray(0, 2), 0, false)).toBe(-1);
+    expect(firstInvalidUtf8(euro.subarray(0, 2), 0, true)).toBe(0);
+  });
+
+  it('reports the invalid byte with its offset from decodeChunks', async () => {
+    const bytes = Buffer.concat([Buffer.from('abc€'), Buffer.from([0xc3, 0x28])]);
+    const chunks = [bytes.subarray(0, 5), bytes.subarray(5)]; // cut inside €
+    const err = await rejection(
+      (async () => {
+        for await (const _ of decodeChunks(
+          (async function* () {
+            yield* chunks;
+          })(),
+          'utf-8',
+        )) {
+          // drain
+        }
+      })(),
+    );
+    expect(err).toBeInstanceOf(InvalidBytesError);
+    expect((err as InvalidBytesError).byteOffset).toBe(6);
+    expect((err as InvalidBytesError).textBefore).toBe('€');
+  });
+
+  it('accepts a few rare (non KS X 1001) syllables among common Korean text', () => {
+    const text = 'sku,name\nA-1,똠양꿍 라면 햏 매운맛 대용량 묶음 상품입니다\n';
+    expect(detectEncoding(iconv.encode(text, 'cp949'), true).encoding).toBe('cp949');
+  });
+
+  it('tells Korean from Japanese and refuses to guess on Latin-1', () => {
+    const ko = readFileSync(fixture('cp949-korean.csv'));
+    const ja = readFileSync(fixture('shift_jis-japanese.csv'));
+    expect(detectEncoding(ko, true).encoding).toBe('cp949');
+    expect(detectEncoding(ja, true).encoding).toBe('shift_jis');
+    expect(detectEncoding(readFileSync(fixture('latin1.csv')), true)).toMatchObject({
+      encoding: undefined,
+      invalidAt: 16,
+    });
+    expect(detectEncoding(Buffer.from('plain ascii'), true).encoding).toBe('utf-8');
+  });
+
+  it('detects random Korean and Japanese product text (property)', () => {
+    const encodable = (enc: string) => (s: string) => iconv.decode(iconv.encode(s, enc), enc) === s;
+    // Product text uses the 2,350 common syllables of KS X 1001 almost always: in CP949 both of
+    // their bytes are 0xA1 or above (the others are Microsoft's extension, UHC).
+    const hangul = fc
+      .integer({ min: 0xac00, max: 0xd7a3 })
+      .map((c) => String.fromCharCode(c))
+      .filter((c) => iconv.encode(c, 'cp949').every((b) => b >= 0xa1));
+    const kana = fc.integer({ min: 0x3041, max: 0x30f6 }).map((c) => String.fromCharCode(c));
+    const ascii = fc.constantFrom('a', '1', ',', ' ', '\n', 'X');
+    fc.assert(
+      fc.property(fc.array(fc.oneof(hangul, hangul, ascii), { minLength: 4, maxLength: 80 }), (chars) => {
+        const s = chars.join('');
+        // One or two syllables can happen to be valid UTF-8 bytes too; real text has more.
+        fc.pre((s.match(/[가-힣]/g) ?? []).length >= 4 && encodable('cp949')(s));
+        expect(detectEncoding(iconv.encode(s, 'cp949'), true).encoding).toBe('cp949');
+      }),
+      { numRuns: 300 },
+    );
+    fc.assert(
+      fc.property(fc.array(fc.oneof(kana, kana, ascii), { minLength: 4, maxLength: 80 }), (chars) => {
+        const s = chars.join('');
+        fc.pre((s.match(/[\u3041-\u30f6]/g) ?? []).length >= 4 && encodable('shift_jis')(s));
+        expect(detectEncoding(iconv.encode(s, 'shift_jis'), true).encoding).toBe('shift_jis');
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
