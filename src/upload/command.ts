@@ -130,7 +130,9 @@ async function send(
     interrupt.abort();
     process.once('SIGINT', () => process.exit(ExitCode.interrupted));
   };
+  // cron and systemd stop jobs with SIGTERM: the same orderly stop.
   process.once('SIGINT', onSigint);
+  process.once('SIGTERM', onSigint);
 
   const stats = newStats();
   let estimated: number | undefined;
@@ -153,6 +155,7 @@ async function send(
   } finally {
     progress.stop();
     process.removeListener('SIGINT', onSigint);
+    process.removeListener('SIGTERM', onSigint);
     lock?.release();
     await poster?.close();
   }

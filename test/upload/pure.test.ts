@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Batcher, type PendingBatch } from '../../src/upload/batcher.js';
 import { maxDepthFor, planRejection } from '../../src/upload/bisect.js';
@@ -192,5 +193,31 @@ describe('server answers', () => {
     expect(readRejection(200, fail).message).toBe('processCode FAIL: code is required');
     expect(readRejection(400, 'nope\nreally').message).toBe('nope really');
     expect(readRejection(400, '').message).toBe('HTTP 400');
+  });
+});
+
+describe('batcher properties', () => {
+  it('every product lands in exactly one batch, in order, within both limits unless alone', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 60 }), { maxLength: 200 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 10, max: 300 }),
+        (sizes, maxCount, maxBytes) => {
+          const out: PendingBatch[] = [];
+          const b = new Batcher({ maxCount, maxBytes, framingBytes: 2 }, (x) => out.push(x));
+          for (const [i, size] of sizes.entries())
+            b.add('x'.repeat(size), size, { file: 'f', row: i + 1, line: i + 2 });
+          b.finish();
+          expect(out.flatMap((x) => x.rows.map((r) => r.row))).toEqual(sizes.map((_, i) => i + 1));
+          for (const x of out) {
+            expect(x.rows.length).toBeGreaterThan(0);
+            expect(x.rows.length).toBeLessThanOrEqual(maxCount);
+            expect(x.bytes).toBe(x.parts.reduce((n, p) => n + p.length, 0) + x.parts.length - 1);
+            if (x.rows.length > 1) expect(2 + x.bytes).toBeLessThanOrEqual(maxBytes);
+          }
+        },
+      ),
+    );
   });
 });
