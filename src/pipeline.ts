@@ -100,9 +100,7 @@ async function* processFeeds(
   stdin: NodeJS.ReadableStream | undefined,
   mapping: Mapping | undefined,
 ): AsyncGenerator<FeedItem> {
-  // The reader lands in its own module; a variable specifier keeps this file compiling meanwhile.
-  const readerModule = './read/index.js';
-  const { readFeed } = (await import(readerModule)) as { readFeed: ReadFeed };
+  const { readFeed } = await import('./read/index.js');
   yield* processReads(
     sources,
     (source) =>
@@ -256,18 +254,15 @@ export class FeedProcessor {
       });
     }
     const ignored = plan.ignored.filter((c) => !this.reportedColumns.has(c));
-    if (ignored.length > 0 && record.row <= 1) {
+    // With a mapping file, leaving columns out is a choice; without one, it is often a misspelling.
+    if (!this.mapping && ignored.length > 0 && record.row <= 1) {
       for (const c of ignored) this.reportedColumns.add(c);
       out.push({
         severity: 'warning',
         code: 'unused_columns',
         file: record.file,
         value: shorten(ignored.join(', '), 200),
-        message: `${ignored.length} column(s) are not used: ${shorten(ignored.join(', '), 120)}; ${
-          this.mapping
-            ? 'map them in the mapping file if they hold product data'
-            : 'use the canonical column names (docs/feeds.md) or a mapping file (--mapping)'
-        }`,
+        message: `${ignored.length} column(s) are not used: ${shorten(ignored.join(', '), 120)}; use the canonical column names (docs/feeds.md) or a mapping file (--mapping)`,
       });
     }
     return out;
@@ -363,13 +358,12 @@ export class FeedProcessor {
         file: record.file,
         row: record.row,
         line: record.line,
-        message: p.message,
-      };
+      } as Issue;
       if (sku !== undefined) issue.sku = sku;
       if (p.column !== undefined) issue.column = p.column;
       if (p.field) issue.field = p.field;
       if (p.value !== undefined) issue.value = p.value;
-      if (p.hint) issue.message = `${p.message}; ${p.hint}`;
+      issue.message = p.hint ? `${p.message}; ${p.hint}` : p.message;
       issues.push(issue);
     }
     const item: FeedItem = { file: record.file, row: record.row, line: record.line, issues, valid };

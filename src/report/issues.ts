@@ -17,6 +17,7 @@ export interface IssueGroup {
 }
 
 export const GROUP_ROWS = 5;
+const INDICES = /\[\d+\]/g;
 
 export class IssueCollector {
   readonly issues: Issue[] = [];
@@ -28,11 +29,13 @@ export class IssueCollector {
   add(issue: Issue): void {
     this.total++;
     if (this.issues.length < this.maxIssues) this.issues.push(issue);
-    const key = `${issue.severity}\u0000${issue.code}\u0000${issue.field ?? ''}`;
+    // `offers.image[3].contentUrl` and `offers.image[0].contentUrl` are the same problem.
+    const field = issue.field?.includes('[') ? issue.field.replace(INDICES, '') : issue.field;
+    const key = `${issue.severity}\u0000${issue.code}\u0000${field ?? ''}`;
     let group = this.groupMap.get(key);
     if (!group) {
       group = { severity: issue.severity, code: issue.code, count: 0, rows: [], example: issue.message };
-      if (issue.field) group.field = issue.field;
+      if (field) group.field = field;
       this.groupMap.set(key, group);
     }
     group.count++;

@@ -151,7 +151,9 @@ export function translateErrors(
               ? `add a column named ${canonical}, or map one of your columns (or a constant) to it in the mapping file`
               : 'map a column or a constant to it in the mapping file';
         } else {
-          hint = `the ${column} column is empty in this row`;
+          hint = column.includes(', ')
+            ? `the columns ${column} are all empty in this row`
+            : `the ${column} column is empty in this row`;
         }
         break;
       }
