@@ -102,8 +102,14 @@ class JsonScanner {
     let i = 0;
     let from = this.state === VALUE || this.state === KEY ? 0 : -1;
     if (this.skipNext) {
+      // The character after a backslash at the end of the previous text.
       this.skipNext = false;
       i = 1;
+      if (n === 1) {
+        if (this.state === VALUE || this.state === KEY) this.keep(text, 0, n);
+        this.base += n;
+        return;
+      }
     }
     while (i < n && this.state !== STOPPED) {
       if (this.state === VALUE) {

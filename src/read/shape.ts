@@ -39,7 +39,9 @@ export { isObject };
 export function jsonParseDetail(err: unknown): { reason: string; offset?: number } {
   const message = err instanceof Error ? err.message : String(err);
   const at = /at position (\d+)/.exec(message);
-  let reason = message.replace(/ in JSON at position \d+.*$/s, '').replace(/, ".*" is not valid JSON$/s, '');
+  let reason = message
+    .replace(/ in JSON at position \d+.*$/s, '')
+    .replace(/, (\.\.\.)?".*" is not valid JSON$/s, '');
   if (reason.length > 120) reason = `${reason.slice(0, 119)}…`;
   return at ? { reason, offset: Number(at[1]) } : { reason };
 }

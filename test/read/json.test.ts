@@ -1,0 +1,156 @@
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { memoryLogger } from '../../src/cli/terminal.js';
+import { readJson } from '../../src/read/json.js';
+import { readNdjson } from '../../src/read/ndjson.js';
+import { collect, fixture, pieces, read } from './helpers.js';
+
+const jsonOptions = () => ({ file: 'f.json', autoEncoding: false, log: memoryLogger() });
+
+describe('JSON documents', () => {
+  it('streams a top-level array of flat objects with the line each element starts on', async () => {
+    const r = await read(fixture('rows.json'));
+    expect(r.issues).toEqual([]);
+    expect(r.records.map((x) => [x.row, x.line, x.shape])).toEqual([
+      [1, 2, 'rows'],
+      [2, 3, 'rows'],
+      [3, 8, 'rows'],
+    ]);
+    expect(r.records[1].fields).toEqual({
+      sku: 'P-2',
+      name: 'second, with "quotes" and ] brackets }',
+      price: 2000,
+    });
+  });
+
+  it('recognises a legacy v0.3 array', async () => {
+    const r = await read(fixture('legacy.json'));
+    expect(r.records.map((x) => x.shape)).toEqual(['legacy', 'legacy']);
+    expect(r.records[0].fields).toMatchObject({ code: 'L-1', priceInfo: { price: 1000 } });
+  });
+
+  it('reads the @graph of a standard envelope and logs the members it skips', async () => {
+    const log = memoryLogger();
+    const { readFeed } = await import('../../src/read/index.js');
+    const r = await collect(
+      readFeed(fixture('envelope.json'), { encoding: 'auto' }, { ...log, debug: log.debug }),
+    );
+    expect(r.issues).toEqual([]);
+    expect(r.records.map((x) => [x.row, x.line, x.shape, x.fields.sku])).toEqual([
+      [1, 6, 'graph', 'G-1'],
+      [2, 7, 'graph', 'G-2'],
+    ]);
+    expect(log.lines.join('\n')).toContain('@context, specversion, type, agent');
+  });
+
+  it('reports a malformed element with line and column and reads on', async () => {
+    const r = await read(fixture('bad-element.json'));
+    expect(r.issues).toHaveLength(1);
+    expect(r.issues[0]).toMatchObject({ code: 'invalid_json', row: 2, line: 3 });
+    expect(r.issues[0].message).toContain('line 3, column 30');
+    expect(r.records.map((x) => [x.row, x.fields.sku])).toEqual([
+      [1, 'M-1'],
+      [3, 'M-3'],
+    ]);
+  });
+
+  it('reports a truncated document after the complete elements', async () => {
+    const r = await read(fixture('truncated.json'));
+    expect(r.records.map((x) => x.fields.sku)).toEqual(['T-1']);
+    expect(r.issues).toHaveLength(1);
+    expect(r.issues[0].code).toBe('invalid_json');
+    expect(r.issues[0].message).toMatch(/ends early at line 3 inside element 2 .*truncated/);
+  });
+
+  it('says what is wrong with other documents', async () => {
+    const notArray = await read(fixture('not-array.json'));
+    expect(notArray.issues[0]).toMatchObject({ code: 'invalid_json', line: 1 });
+    expect(notArray.issues[0].message).toContain('line 1, column 1');
+    expect((await read(fixture('no-graph.json'))).issues[0].message).toContain('no "@graph" array');
+    expect((await read(fixture('empty-array.json'))).issues.map((i) => i.code)).toEqual(['no_rows']);
+    const text = '[{"a":1}] [2]';
+    const extra = await collect(readJson(pieces(text, 100), jsonOptions()));
+    expect(extra.records).toHaveLength(1);
+    expect(extra.issues[0].message).toContain('unexpected text after the end');
+    const scalars = await collect(readJson(pieces('[1, {"a": 2}, null]', 100), jsonOptions()));
+    expect(scalars.issues.map((i) => [i.code, i.row])).toEqual([
+      ['not_an_object', 1],
+      ['not_an_object', 3],
+    ]);
+  });
+
+  it('gives the same items whatever the size of the text pieces', async () => {
+    for (const name of ['rows.json', 'envelope.json', 'bad-element.json', 'legacy.json']) {
+      const text = readFileSync(fixture(name), 'utf8');
+      const whole = await collect(readJson(pieces(text, text.length), jsonOptions()));
+      for (const size of [1, 2, 5]) {
+        expect((await collect(readJson(pieces(text, size), jsonOptions()))).items).toEqual(whole.items);
+      }
+    }
+  });
+
+  it('round-trips random arrays of objects with their lines (property)', async () => {
+    const value = fc.jsonValue({ maxDepth: 2 });
+    const object = fc.dictionary(fc.string({ maxLength: 6 }), value, { maxKeys: 4 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(object, { minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 9 }),
+        async (objects, pretty, size) => {
+          // Pretty: each element on its own lines; else all on line 1.
+          const texts = objects.map((o) => (pretty ? JSON.stringify(o, null, 2) : JSON.stringify(o)));
+          const text = `[${pretty ? '\n' : ''}${texts.join(pretty ? ',\n' : ',')}${pretty ? '\n' : ''}]`;
+          const r = await collect(readJson(pieces(text, size), jsonOptions()));
+          expect(r.issues).toEqual([]);
+          expect(r.records.map((x) => x.fields)).toEqual(JSON.parse(text));
+          let line = pretty ? 2 : 1;
+          r.records.forEach((record, i) => {
+            expect(record.line).toBe(line);
+            if (pretty) line += texts[i].split('\n').length;
+          });
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('NDJSON', () => {
+  it('reads one object per line, skips blank lines, reports bad lines and reads on', async () => {
+    const r = await read(fixture('feed.ndjson'));
+    expect(
+      r.items.map((i) =>
+        i.type === 'record'
+          ? ['record', i.record.row, i.record.line, i.record.shape]
+          : ['issue', i.issue.code, i.issue.row, i.issue.line],
+      ),
+    ).toEqual([
+      ['record', 1, 1, 'rows'],
+      ['issue', 'invalid_json', 2, 3],
+      ['record', 3, 4, 'graph'],
+      ['issue', 'not_an_object', 4, 5],
+      ['record', 5, 6, 'legacy'],
+    ]);
+    expect(r.issues[0].message).toMatch(/^line 3(, column \d+)?: not valid JSON \(Unexpected token 'b'\)/);
+  });
+
+  it('reads CRLF .jsonl and counts its lines', async () => {
+    const r = await read(fixture('feed-crlf.jsonl'));
+    expect(r.records.map((x) => [x.row, x.line, x.fields.sku])).toEqual([
+      [1, 1, 'Q-1'],
+      [2, 3, 'Q-2'],
+    ]);
+  });
+
+  it('gives the same items with tiny pieces and says when there are no lines', async () => {
+    const text = readFileSync(fixture('feed.ndjson'), 'utf8');
+    const opts = { file: 'f.ndjson', autoEncoding: false, log: memoryLogger() };
+    const whole = await collect(readNdjson(pieces(text, 1000), opts));
+    expect((await collect(readNdjson(pieces(text, 1), opts))).items).toEqual(whole.items);
+    expect((await collect(readNdjson(pieces('\n\n', 1), opts))).issues.map((i) => i.code)).toEqual([
+      'empty_file',
+    ]);
+  });
+});
