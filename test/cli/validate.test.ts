@@ -1,0 +1,127 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// End to end: the built bin (npm run build first), as users and CI run it.
+const root = join(import.meta.dirname, '..', '..');
+const bin = join(root, 'bin', 'genser.js');
+const fixture = (name: string) => join('fixtures', name);
+
+function genser(args: string[], input?: string) {
+  return spawnSync(process.execPath, [bin, ...args], {
+    cwd: root,
+    input,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined },
+  });
+}
+
+describe('genser validate', () => {
+  it('exits 0 on the Quick start catalog, with a one-line verdict on stderr and nothing on stdout', () => {
+    const r = genser(['validate', fixture('catalog.csv')]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/OK: 25 row\(s\), 25 valid, 0 invalid/);
+  });
+
+  it('--json: exactly one JSON document on stdout; exit 1 on invalid rows; --report writes the same', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'genser-validate-'));
+    const reportPath = join(dir, 'report.json');
+    const r = genser(['validate', fixture('catalog-invalid.csv'), '--json', '--report', reportPath]);
+    expect(r.status).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report).toMatchObject({
+      format: 'standard',
+      files: [fixture('catalog-invalid.csv')],
+      rows: { total: 10, valid: 1, invalid: 9 },
+      truncated: false,
+    });
+    expect(report.issues[0]).toEqual({
+      severity: 'error',
+      code: 'type',
+      file: fixture('catalog-invalid.csv'),
+      row: 2,
+      line: 3,
+      sku: 'GS-0002',
+      column: 'price',
+      field: 'offers.price',
+      value: '12,000원',
+      message: expect.stringContaining('declare a thousands'),
+    });
+    expect(JSON.parse(readFileSync(reportPath, 'utf8'))).toEqual(report);
+    expect(r.stderr).not.toMatch(/\u001b\[/);
+  });
+
+  it('human output groups by problem and --max-errors caps the detail list', () => {
+    const r = genser(['validate', fixture('catalog-invalid.csv'), '--max-errors', '2']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('Problems by kind:');
+    expect(r.stderr).toContain('error duplicate_sku sku: 1 (rows 8)');
+    expect(r.stderr).toContain('First 2 of 9 issues:');
+    expect(r.stderr).toContain('row 2 (line 3), sku GS-0002, column price: offers.price must be a number');
+    expect(r.stderr).toMatch(/FAILED: 10 row\(s\), 1 valid, 9 invalid/);
+  });
+
+  it('reads stdin, JSON, NDJSON and a ready envelope; legacy with --strict', () => {
+    const stdin = genser(
+      ['validate', '-', '--input-type', 'csv', '--json'],
+      readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8'),
+    );
+    expect(stdin.status).toBe(0);
+    expect(JSON.parse(stdin.stdout).rows.total).toBe(25);
+    const many = genser(['validate', fixture('catalog.ndjson'), fixture('envelope.json'), '--json']);
+    expect(many.status).toBe(0);
+    expect(JSON.parse(many.stdout).rows).toEqual({ total: 13, valid: 13, invalid: 0 });
+    // catalog.json holds the envelope's products too: duplicates across files are found.
+    const dup = genser(['validate', fixture('catalog.json'), fixture('envelope.json'), '--json']);
+    expect(dup.status).toBe(1);
+    expect(JSON.parse(dup.stdout).issues[0]).toMatchObject({
+      code: 'duplicate_sku',
+      file: fixture('envelope.json'),
+      message: expect.stringContaining(`first seen at row 1 of ${fixture('catalog.json')}`),
+    });
+    const legacy = genser(['validate', fixture('legacy-catalog.csv'), '--format', 'legacy', '--strict']);
+    expect(legacy.status).toBe(0);
+  });
+
+  it('usage errors exit 2 with one clear line: missing file, bad mapping file (with its JSON pointer)', () => {
+    const missing = genser(['validate', 'nope.csv']);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain('genser: input file nope.csv does not exist');
+    const dir = mkdtempSync(join(tmpdir(), 'genser-mapping-'));
+    const mapping = join(dir, 'm.json');
+    writeFileSync(mapping, JSON.stringify({ fields: { price: { column: 'p', thousands: ';' } } }));
+    const bad = genser(['validate', fixture('catalog.csv'), '--mapping', mapping]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain(`genser: mapping file ${mapping}: /fields/price/thousands must be one of`);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+const magento = join(root, '..', 'shared', 'data', 'real', 'magento-configurable-products.csv');
+
+describe.runIf(existsSync(magento))('genser validate on the real Magento export', () => {
+  it('reads it with fixtures/mappings/magento.json and names what the export lacks', () => {
+    const r = genser([
+      'validate',
+      magento,
+      '--mapping',
+      fixture('mappings/magento.json'),
+      '--json',
+      '--max-errors',
+      '5',
+    ]);
+    expect(r.status).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report.rows.total).toBe(1994);
+    expect(report.truncated).toBe(true);
+    const errors = report.groups.filter((g: { severity: string }) => g.severity === 'error');
+    expect(errors.map((g: { field: string; count: number }) => [g.field, g.count]).sort()).toEqual([
+      ['offers.availabilityEnds', 1994],
+      ['offers.availabilityStarts', 1994],
+      ['offers.gtin', 1994],
+    ]);
+  });
+});
