@@ -1,7 +1,7 @@
 import { getValidator } from '../validate/schemas.js';
 import { type ItemError, itemErrors, MAX_LISTED_ERRORS } from './problems.js';
 import { type AnswerStyle, errorReply, json, legacyOk, type Reply } from './reply.js';
-import type { IncomingProduct, ProductFormat, SandboxStore } from './store.js';
+import type { ProductFormat, SandboxStore } from './store.js';
 
 /**
  * Product ingestion: the standard API (`@graph` of JSON-LD products) and the legacy v0.3 arrays
@@ -15,6 +15,20 @@ export interface Processed {
 }
 
 export type LegacyKind = 'products' | 'contents' | 'filters';
+
+/**
+ * SQLite read the body differently from JSON.parse, which can only happen with repeated object
+ * keys (JSON.parse keeps the last, SQLite the first): the write is rolled back, the answer is 400.
+ */
+export class UnstorableBody extends Error {}
+
+/** The SKUs SQLite stored must be the ones that were validated, in order. */
+function expectSkus(stored: unknown[], items: readonly unknown[], key: string): void {
+  const same =
+    stored.length === items.length &&
+    stored.every((sku, i) => sku === (items[i] as Record<string, unknown>)[key]);
+  if (!same) throw new UnstorableBody('the stored SKUs differ from the validated ones');
+}
 
 const LEGACY: Record<LegacyKind, { schema: string; format: ProductFormat; key: string }> = {
   products: { schema: 'legacy-product', format: 'legacy', key: 'code' },
@@ -47,7 +61,8 @@ function invalidItems(style: AnswerStyle, errors: ItemError[], what: string): Re
   return errorReply(style, 400, 'invalid-body', detail, listed);
 }
 
-export function processStandard(body: unknown, appliesAt: string): Processed {
+/** `text` is the body as received; `body` is it parsed. */
+export function processStandard(body: unknown, text: string, appliesAt: string): Processed {
   const validate = getValidator('standard-envelope');
   if (!isObject(body)) {
     return {
@@ -66,19 +81,19 @@ export function processStandard(body: unknown, appliesAt: string): Processed {
       Array.isArray(graph) && isObject(graph[i]) ? stringOrNull(graph[i].sku) : null;
     return { reply: invalidItems('problem', itemErrors(validate.errors ?? [], '/@graph', skuOf), 'product') };
   }
-  const products = graph as Record<string, unknown>[];
-  const items: IncomingProduct[] = new Array(products.length);
-  for (let i = 0; i < products.length; i++) {
-    const p = products[i];
-    items[i] = { sku: p.sku as string, data: JSON.stringify(p), inStock: null };
-  }
+  const count = (graph as unknown[]).length;
   return {
-    reply: json(200, { accepted: items.length, status: 'pending', appliesAt }, items.length),
-    commit: (store, now) => store.upsertProducts('standard', items, now),
+    reply: json(200, { accepted: count, status: 'pending', appliesAt }, count),
+    commit: (store, now) =>
+      expectSkus(
+        store.upsertProducts('standard', text, '$."@graph"', '$.sku', false, now),
+        graph as unknown[],
+        'sku',
+      ),
   };
 }
 
-export function processLegacy(kind: LegacyKind, body: unknown, appliesAt: string): Processed {
+export function processLegacy(kind: LegacyKind, body: unknown, text: string, appliesAt: string): Processed {
   const spec = LEGACY[kind];
   if (Array.isArray(body) && body.length === 0) {
     return {
@@ -96,23 +111,23 @@ export function processLegacy(kind: LegacyKind, body: unknown, appliesAt: string
   }
   const validate = getValidator(spec.schema);
   const errors: ItemError[] = [];
-  const items: IncomingProduct[] = new Array(body.length);
   let stock = 0;
   for (let i = 0; i < body.length; i++) {
     const item = body[i] as unknown;
     if (!validate(item)) {
       const sku = isObject(item) ? stringOrNull(item[spec.key]) : null;
       errors.push(...itemErrors(validate.errors ?? [], '', () => sku, `/${i}`));
-      continue;
-    }
-    const obj = item as Record<string, unknown>;
-    const inStock = kind === 'products' && typeof obj.isInStock === 'boolean' ? obj.isInStock : null;
-    if (inStock !== null) stock++;
-    items[i] = { sku: obj[spec.key] as string, data: JSON.stringify(obj), inStock };
+    } else if (kind === 'products' && typeof (item as Record<string, unknown>).isInStock === 'boolean')
+      stock++;
   }
   if (errors.length > 0) return { reply: invalidItems('legacy', errors, kind.replace(/s$/, '')) };
   return {
-    reply: legacyOk({ received: items.length, stockApplied: stock, appliesAt }, items.length),
-    commit: (store, now) => store.upsertProducts(spec.format, items, now),
+    reply: legacyOk({ received: body.length, stockApplied: stock, appliesAt }, body.length),
+    commit: (store, now) =>
+      expectSkus(
+        store.upsertProducts(spec.format, text, '$', `$.${spec.key}`, kind === 'products', now),
+        body,
+        spec.key,
+      ),
   };
 }

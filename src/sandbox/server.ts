@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import type { Logger } from '../cli/terminal.js';
 import { errorMessage } from '../errors.js';
 import { type EventKind, kindByPath } from '../events/kinds.js';
@@ -10,7 +11,13 @@ import { MAX_JSON_DEPTH, nestedDeeperThan } from './depth.js';
 import { processEvent } from './events.js';
 import type { Faults } from './faults.js';
 import { fingerprint, InFlight, isValidIdempotencyKey } from './idempotency.js';
-import { type LegacyKind, type Processed, processLegacy, processStandard } from './products.js';
+import {
+  type LegacyKind,
+  type Processed,
+  processLegacy,
+  processStandard,
+  UnstorableBody,
+} from './products.js';
 import { type AnswerStyle, errorReply, json, type Reply } from './reply.js';
 import type { SandboxStore, StoredResponse } from './store.js';
 
@@ -42,6 +49,8 @@ export interface ServerSettings {
   requestTimeoutMs: number;
   onRequest(status: number): void;
 }
+
+const { SqliteError } = Database;
 
 const JSON_TYPES = new Set(['application/json', 'application/ld+json']);
 
@@ -212,8 +221,8 @@ export function createSandboxServer(s: ServerSettings): Server {
     let processed: Processed;
     if (endpoint.kind === 'event')
       processed = processEvent(endpoint.event, body, requestId, key ?? null, text);
-    else if (endpoint.kind === 'standard') processed = processStandard(body, s.appliesAt());
-    else processed = processLegacy(endpoint.legacy, body, s.appliesAt());
+    else if (endpoint.kind === 'standard') processed = processStandard(body, text, s.appliesAt());
+    else processed = processLegacy(endpoint.legacy, body, text, s.appliesAt());
 
     const reply = processed.reply;
     const stored: StoredResponse = {
@@ -223,11 +232,21 @@ export function createSandboxServer(s: ServerSettings): Server {
       body: reply.body ?? '',
       createdAt: nowMs,
     };
-    s.store.transaction(() => {
-      processed.commit?.(s.store, nowMs);
-      if (key !== undefined) s.store.putReply('key', key, stored);
-      if (envelopeId !== undefined && processed.commit) s.store.putReply('envelope', envelopeId, stored);
-    });
+    try {
+      s.store.transaction(() => {
+        processed.commit?.(s.store, nowMs);
+        if (key !== undefined) s.store.putReply('key', key, stored);
+        if (envelopeId !== undefined && processed.commit) s.store.putReply('envelope', envelopeId, stored);
+      });
+    } catch (err) {
+      if (!(err instanceof UnstorableBody || err instanceof SqliteError)) throw err;
+      return errorReply(
+        style,
+        400,
+        'unstorable-body',
+        'the body could not be stored as sent (does an object repeat a key?); nothing was stored',
+      );
+    }
     if (lost)
       return {
         ...errorReply(

@@ -7,14 +7,6 @@ import Database from 'better-sqlite3';
 export type ProductFormat = 'standard' | 'legacy' | 'legacy-content' | 'legacy-filter';
 export type ProductStatus = 'pending' | 'applied';
 
-export interface IncomingProduct {
-  sku: string;
-  /** The item as received, serialized. */
-  data: string;
-  /** Legacy `isInStock` when present: applied at once. */
-  inStock: boolean | null;
-}
-
 export interface ProductView {
   sku: string;
   format: ProductFormat;
@@ -122,9 +114,13 @@ export class SandboxStore {
     this.db.exec(SCHEMA);
     const db = this.db;
     this.stmt = {
+      // One statement per request: SQLite walks the JSON array itself (json_each), so products are
+      // neither re-serialized in JS nor bound one by one.
       upsert: db.prepare(`
         INSERT INTO products (format, sku, status, received_count, data, applied_data, in_stock, received_at)
-        VALUES (?, ?, 'pending', 1, ?, NULL, ?, ?)
+        SELECT @format, json_extract(value, @key), 'pending', 1, value, NULL,
+               CASE WHEN @stock THEN json_extract(value, '$.isInStock') END, @now
+        FROM json_each(@json, @array) WHERE true
         ON CONFLICT (format, sku) DO UPDATE SET
           status = 'pending', received_count = received_count + 1, data = excluded.data,
           received_at = excluded.received_at,
@@ -132,7 +128,8 @@ export class SandboxStore {
           applied_data = CASE
             WHEN excluded.in_stock IS NOT NULL AND applied_data IS NOT NULL
             THEN json_set(applied_data, '$.isInStock', json(CASE excluded.in_stock WHEN 1 THEN 'true' ELSE 'false' END))
-            ELSE applied_data END`),
+            ELSE applied_data END
+        RETURNING sku`),
       product: db.prepare('SELECT * FROM products WHERE sku = ? ORDER BY received_at DESC LIMIT 1'),
       productOfFormat: db.prepare('SELECT * FROM products WHERE sku = ? AND format = ?'),
       insertEvent: db.prepare(
@@ -160,12 +157,23 @@ export class SandboxStore {
     return this.db.transaction(fn)();
   }
 
-  /** Stores the latest data per (format, sku); call inside `transaction` for a whole request. */
-  upsertProducts(format: ProductFormat, items: readonly IncomingProduct[], now: number): void {
-    const upsert = this.stmt.upsert;
-    for (const item of items) {
-      upsert.run(format, item.sku, item.data, item.inStock === null ? null : item.inStock ? 1 : 0, now);
-    }
+  /**
+   * Stores the latest data per (format, sku) for every element of the array at `arrayPath` in
+   * `json` (already validated), and returns the SKUs stored, in order. `keyPath` names the SKU
+   * (`$.sku`, `$.code`, `$.name`); with `stock`, `isInStock` is applied at once. Call inside
+   * `transaction` for a whole request.
+   */
+  upsertProducts(
+    format: ProductFormat,
+    json: string,
+    arrayPath: string,
+    keyPath: string,
+    stock: boolean,
+    now: number,
+  ): unknown[] {
+    return this.stmt.upsert
+      .pluck()
+      .all({ format, key: keyPath, stock: stock ? 1 : 0, now, json, array: arrayPath });
   }
 
   insertEvent(type: string, requestId: string | null, key: string | null, body: string, now: number): void {
