@@ -11,6 +11,8 @@ export interface CsvOptions {
   delimiter?: string;
   /** The encoding was auto-detected (worded into the message for bad bytes). */
   autoEncoding: boolean;
+  /** Characters gathered before each parse (tests make it small to cross many piece boundaries). */
+  parseChunk?: number;
 }
 
 interface PapaResult {
@@ -18,6 +20,9 @@ interface PapaResult {
   errors: Array<{ code: string; row: number; index: number }>;
   meta: { cursor: number };
 }
+
+/** Text gathered before the line break and the delimiter are sniffed. */
+const SNIFF_TEXT = 64 * 1024;
 
 /** Occurrences of the character `code` in text[from, to). */
 function countChar(text: string, char: string, from = 0, to = text.length): number {
@@ -42,7 +47,8 @@ export async function* readCsv(texts: AsyncIterable<string>, options: CsvOptions
   let parts: string[] = [];
   let partsLength = 0;
   let pending = '';
-  let need = PARSE_CHUNK;
+  const chunk = options.parseChunk ?? PARSE_CHUNK;
+  let need = chunk;
   try {
     for await (const text of texts) {
       parts.push(text);
@@ -54,7 +60,7 @@ export async function* readCsv(texts: AsyncIterable<string>, options: CsvOptions
       pending = reader.feed(input, false, out);
       // An unfinished row is parsed again with the next piece: wait for as much new text as it
       // holds, so a long row costs linear, not quadratic, time.
-      need = Math.max(PARSE_CHUNK, pending.length);
+      need = Math.max(chunk, pending.length);
       for (let i = 0; i < out.length; i++) yield out[i];
       out.length = 0;
     }
@@ -99,7 +105,10 @@ class CsvReader {
   feed(input: string, final: boolean, out: ReadItem[]): string {
     if (this.skipping) input = this.skipLine(input);
     if (input.length === 0) return '';
-    if (!this.parser) input = this.start(input, final);
+    if (!this.parser) {
+      if (!final && !this.readyToStart(input)) return input;
+      input = this.start(input, final);
+    }
     if (!this.sawText && input.trim().length > 0) this.sawText = true;
     const parser = this.parser!;
     const result = parser.parse(input, 0, !final) as PapaResult;
@@ -129,6 +138,20 @@ class CsvReader {
     } else if (this.names === undefined || this.row === 0) {
       out.push(issueItem('no_rows', this.file, `${this.file} has a header but no data rows`, { line: 1 }));
     }
+  }
+
+  /**
+   * Enough text to tell the line break (one that is not the last character: `\r` may be half
+   * of `\r\n`) and, when it is sniffed, the delimiter (several lines).
+   */
+  private readyToStart(input: string): boolean {
+    if (input.length >= SNIFF_TEXT) return true;
+    if (this.delimiter !== undefined) {
+      const lf = input.indexOf('\n');
+      const cr = input.indexOf('\r');
+      return (lf !== -1 && lf < input.length - 1) || (cr !== -1 && cr < input.length - 1);
+    }
+    return false;
   }
 
   /** First text: Excel's `sep=` line, line break and delimiter. */
@@ -343,7 +366,7 @@ class CsvReader {
 }
 
 function allEmpty(fields: string[], from = 0): boolean {
-  for (let j = from; j < fields.length; j++) if (fields[j].trim() !== '') return false;
+  for (let j = from; j < fields.length; j++) if (fields[j] !== '') return false;
   return true;
 }
 

@@ -59,7 +59,9 @@ describe('CSV records, rows and lines', () => {
     const text = readFileSync(fixture('basic.csv'), 'utf8');
     const whole = await collect(readCsv(pieces(text, text.length), { file: 'f', autoEncoding: false }));
     for (const size of [1, 2, 3, 7]) {
-      const cut = await collect(readCsv(pieces(text, size), { file: 'f', autoEncoding: false }));
+      const cut = await collect(
+        readCsv(pieces(text, size), { file: 'f', autoEncoding: false, parseChunk: size }),
+      );
       expect(cut.items).toEqual(whole.items);
     }
     expect(whole.records).toHaveLength(4);
