@@ -13,6 +13,8 @@ export interface CsvOptions {
   autoEncoding: boolean;
   /** Characters gathered before each parse (tests make it small to cross many piece boundaries). */
   parseChunk?: number;
+  /** Longest unfinished row kept (tests make it small). */
+  pendingLimit?: number;
 }
 
 interface PapaResult {
@@ -78,6 +80,7 @@ export async function* readCsv(texts: AsyncIterable<string>, options: CsvOptions
 
 class CsvReader {
   private readonly file: string;
+  private readonly pendingLimit: number;
   private delimiter: string | undefined;
   private newline: Newline = '\n';
   /** The character counted for lines: LF, or CR in old Mac files. */
@@ -94,6 +97,7 @@ class CsvReader {
   constructor(options: CsvOptions) {
     this.file = options.file;
     this.delimiter = options.delimiter;
+    this.pendingLimit = options.pendingLimit ?? PENDING_LIMIT;
   }
 
   /** Line of the character just after `unparsed` (the text not yet parsed). */
@@ -128,7 +132,7 @@ class CsvReader {
     this.emit(rows, rows.length, breaks - rows.length, cursor, out);
     this.line += breaks;
     const pending = cursor === 0 ? input : input.slice(cursor);
-    return pending.length > PENDING_LIMIT ? this.overlong(pending, out) : pending;
+    return pending.length > this.pendingLimit ? this.overlong(pending, out) : pending;
   }
 
   /** No data rows at all: say so once. */
@@ -315,7 +319,7 @@ class CsvReader {
     });
   }
 
-  /** An unfinished row grew past PENDING_LIMIT: report it and drop it. */
+  /** An unfinished row grew past the pending limit: report it and drop it. */
   private overlong(pending: string, out: ReadItem[]): string {
     const probe = new Papa.Parser({ delimiter: this.delimiter, newline: this.newline }).parse(
       pending,
@@ -339,7 +343,7 @@ class CsvReader {
       issue: readIssue(
         'field_too_large',
         this.file,
-        `row ${this.row} (line ${this.line}) runs over ${PENDING_LIMIT} characters without ending; the row is skipped. Check for a quote that is not closed`,
+        `row ${this.row} (line ${this.line}) runs over ${this.pendingLimit} characters without ending; the row is skipped. Check for a quote that is not closed`,
         { row: this.row, line: this.line },
       ),
     });

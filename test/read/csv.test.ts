@@ -195,6 +195,30 @@ describe('CSV problems become issues and reading goes on', () => {
   });
 });
 
+describe('unfinished rows are bounded in memory', () => {
+  const options = { file: 'f.csv', delimiter: ',', autoEncoding: false, parseChunk: 64, pendingLimit: 1000 };
+
+  it('drops an unclosed quote that runs past the limit and reads on after its line', async () => {
+    const after = Array.from({ length: 200 }, (_, i) => `A-${i},after ${i}`);
+    const text = ['sku,name', 'G-1,good', 'BAD,"opens here', ...after].join('\n');
+    const r = await collect(readCsv(pieces(text, 50), options));
+    expect(r.issues.map((i) => [i.code, i.row, i.line])).toEqual([['unclosed_quote', 2, 3]]);
+    expect(r.records).toHaveLength(201);
+    expect(r.records[1]).toMatchObject({ row: 3, line: 4, fields: { sku: 'A-0' } });
+    expect(r.records.at(-1)).toMatchObject({ row: 202, line: 203, fields: { sku: 'A-199' } });
+  });
+
+  it('skips an unquoted line longer than the limit', async () => {
+    const text = `sku,name\nG-1,good\nLONG,${'y'.repeat(5000)}\nG-2,after\n`;
+    const r = await collect(readCsv(pieces(text, 100), options));
+    expect(r.issues.map((i) => [i.code, i.row, i.line])).toEqual([['field_too_large', 2, 3]]);
+    expect(r.records.map((x) => [x.row, x.line, x.fields.sku])).toEqual([
+      [1, 2, 'G-1'],
+      [3, 4, 'G-2'],
+    ]);
+  });
+});
+
 describe('the real Magento exports', () => {
   it('reads magento-configurable-products.csv: 1,994 rows, 70 columns, every line right', async () => {
     const file = realData('magento-configurable-products.csv');
