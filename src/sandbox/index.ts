@@ -92,7 +92,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   let url = '';
   let timer: NodeJS.Timeout | undefined;
 
-  const nextBatch = () => nextDailyBatch(now(), zone);
+  // Asked on every product request: computed once per day, not per request (Intl is slow).
+  let cached = { from: 0, next: 0 };
+  const nextBatch = (): Date => {
+    const t = now().getTime();
+    if (t < cached.from || t >= cached.next)
+      cached = { from: t, next: nextDailyBatch(new Date(t), zone).getTime() };
+    return new Date(cached.next);
+  };
 
   function runBatch(): { applied: number } {
     const at = now();

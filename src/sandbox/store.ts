@@ -56,7 +56,6 @@ CREATE TABLE IF NOT EXISTS products (
   in_stock INTEGER, received_at INTEGER NOT NULL, applied_at INTEGER,
   PRIMARY KEY (format, sku)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS products_status ON products (status);
 CREATE TABLE IF NOT EXISTS events (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, request_id TEXT,
   idempotency_key TEXT, received_at INTEGER NOT NULL, body TEXT NOT NULL
