@@ -207,7 +207,7 @@ async function workerThread() {
 }
 
 if (isMainThread) {
-  if (process.argv[1] && process.argv[1].endsWith('parallel-validate.mjs')) await mainThread();
+  if (process.argv[1]?.endsWith('parallel-validate.mjs')) await mainThread();
 } else {
   await workerThread();
 }
