@@ -6,6 +6,7 @@ import { type MapProblem, mapRow } from './map/map-row.js';
 import { loadMapping, type Mapping } from './map/mapping-file.js';
 import { buildPlan, type Plan } from './map/plan.js';
 import { shorten } from './map/values.js';
+import { inputTypeFromName } from './read/input-type.js';
 import { timeZoneForCountry } from './time/zones.js';
 import type {
   EncodingName,
@@ -189,6 +190,16 @@ function effectiveShape(record: SourceRecord): SourceRecord['shape'] {
   return 'rows';
 }
 
+/** Whether the object's keys are exactly `keys`, in order, without allocating. */
+function sameKeys(fields: Record<string, unknown>, keys: string[]): boolean {
+  let i = 0;
+  for (const k in fields) {
+    if (k !== keys[i]) return false;
+    i++;
+  }
+  return i === keys.length;
+}
+
 /** Per-run state: the compiled validator, the duplicate-SKU set, the plan of the current file. */
 export class FeedProcessor {
   private readonly validate: PayloadValidator;
@@ -197,6 +208,7 @@ export class FeedProcessor {
   private fileIndex = 0;
   private plan: Plan | undefined;
   private planKeys: string[] = [];
+  private fixedColumns = false;
   private reportedColumns = new Set<string>();
   private readonly graphLookup: SourceLookup = { columnsByPath: new Map(), columnIsPath: true };
 
@@ -211,6 +223,7 @@ export class FeedProcessor {
 
   startFile(fileIndex: number): void {
     this.fileIndex = fileIndex;
+    this.fixedColumns = (this.options.inputType ?? inputTypeFromName(this.sources[fileIndex])) === 'csv';
     this.plan = undefined;
     this.planKeys = [];
     this.reportedColumns = new Set();
@@ -218,12 +231,11 @@ export class FeedProcessor {
 
   /** The plan for this record's columns: rebuilt only when the column set changes. */
   private planFor(record: SourceRecord): { plan: Plan; fresh: boolean } {
+    // CSV rows all carry the header's columns: one plan per file. JSON rows may differ in keys.
+    if (this.plan !== undefined && (this.fixedColumns || sameKeys(record.fields, this.planKeys))) {
+      return { plan: this.plan, fresh: false };
+    }
     const keys = Object.keys(record.fields);
-    const same =
-      this.plan !== undefined &&
-      keys.length === this.planKeys.length &&
-      keys.every((k, i) => k === this.planKeys[i]);
-    if (same) return { plan: this.plan as Plan, fresh: false };
     this.plan = buildPlan(keys, {
       format: this.options.format,
       kind: this.options.kind,
@@ -280,12 +292,7 @@ export class FeedProcessor {
       problems.push(...mapped.problems);
       payload =
         format === 'standard' ? buildStandardProduct(mapped.values) : buildLegacy(mapped.values, kind);
-      let skip: Set<string> | undefined;
-      if (mapped.failed.size > 0) {
-        skip = new Set();
-        for (const target of mapped.failed) skip.add(plan.set.byTarget.get(target)?.path ?? target);
-      }
-      lookup = { columnsByPath: plan.columnsByPath, skip };
+      lookup = mapped.failed ? { columnsByPath: plan.columnsByPath, skip: mapped.failed } : plan.lookup;
     } else {
       payload = record.fields;
       lookup = this.graphLookup;

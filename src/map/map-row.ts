@@ -41,8 +41,8 @@ export interface MapProblem {
 export interface MappedRow {
   values: Record<string, unknown>;
   problems: MapProblem[];
-  /** Targets whose value was present but unusable: the schema's "required" on them is not repeated. */
-  failed: Set<string>;
+  /** Payload paths whose value was present but unusable: the schema's "required" on them is not repeated. */
+  failed?: Set<string>;
 }
 
 const ABSOLUTE = /^[a-z][a-z0-9+.-]*:\/\//i;
@@ -111,10 +111,29 @@ function scalar(rule: FieldRule, fields: Record<string, unknown>): { value: unkn
   return { value: undefined };
 }
 
+function addLanguage(
+  rule: FieldRule,
+  plan: Plan,
+  out: (LangText | LangList)[],
+  language: Language,
+  raw: unknown,
+): void {
+  if (rule.field.kind === 'mllist') {
+    const items: string[] = [];
+    listItems(rule, raw, plan.listSeparator, items);
+    if (items.length > 0) out.push({ language, items });
+    return;
+  }
+  // Several columns of one language: the first non-empty one wins.
+  if (isEmpty(raw) || out.some((t) => t.language === language)) return;
+  const t = transform(rule, typeof raw === 'string' ? raw : String(raw));
+  if (t !== undefined) out.push({ language, value: String(t) });
+}
+
 export function mapRow(plan: Plan, fields: Record<string, unknown>): MappedRow {
   const values: Record<string, unknown> = {};
   const problems: MapProblem[] = [];
-  const failed = new Set<string>();
+  let failed: Set<string> | undefined;
   for (const rule of plan.rules) {
     const { field } = rule;
     const target = field.target;
@@ -132,22 +151,12 @@ export function mapRow(plan: Plan, fields: Record<string, unknown>): MappedRow {
       case 'mltext':
       case 'mllist': {
         const byLanguage: (LangText | LangList)[] = [];
-        const add = (language: Language, raw: unknown) => {
-          if (field.kind === 'mllist') {
-            const items: string[] = [];
-            listItems(rule, raw, plan.listSeparator, items);
-            if (items.length > 0) byLanguage.push({ language, items });
-          } else {
-            // Several columns of one language: the first non-empty one wins.
-            if (isEmpty(raw) || byLanguage.some((t) => t.language === language)) return;
-            const t = transform(rule, typeof raw === 'string' ? raw : String(raw));
-            if (t !== undefined) byLanguage.push({ language, value: String(t) });
-          }
-        };
-        for (const s of rule.sources) add(s.language ?? rule.language ?? plan.language, fields[s.column]);
+        for (const s of rule.sources)
+          addLanguage(rule, plan, byLanguage, s.language ?? rule.language ?? plan.language, fields[s.column]);
         if (byLanguage.length === 0) {
           const fallback = rule.constValue ?? rule.defaultValue;
-          if (fallback !== undefined) add(rule.language ?? plan.language, fallback);
+          if (fallback !== undefined)
+            addLanguage(rule, plan, byLanguage, rule.language ?? plan.language, fallback);
         }
         if (byLanguage.length > 0) values[target] = byLanguage;
         break;
@@ -159,7 +168,8 @@ export function mapRow(plan: Plan, fields: Record<string, unknown>): MappedRow {
         if (parsed.ok) {
           values[target] = parsed.value;
         } else {
-          failed.add(target);
+          failed ??= new Set();
+          failed.add(field.path);
           problems.push({
             code: parsed.error.code,
             column: column ?? rule.sources[0]?.column,
@@ -200,11 +210,13 @@ function typed(rule: FieldRule, value: unknown, planZone: string): Parsed<unknow
     case 'boolean':
       return parseBoolean(text, rule.booleans);
     case 'date': {
-      const ms = parseDate(text, rule.zone ?? planZone);
-      return ms.ok ? { ok: true, value: isoUtc(ms.value) } : ms;
+      const d = parseDate(text, rule.zone ?? planZone);
+      return d.ok ? { ok: true, value: d.value.iso } : d;
     }
-    case 'epoch':
-      return parseDate(text, rule.zone ?? planZone);
+    case 'epoch': {
+      const d = parseDate(text, rule.zone ?? planZone);
+      return d.ok ? { ok: true, value: d.value.ms } : d;
+    }
     case 'availability':
       return parseAvailability(text);
     case 'code':

@@ -26,6 +26,8 @@ export interface Plan {
   listSeparator: string;
   /** Payload path (no indices) -> the source column(s), for issues found after building. */
   columnsByPath: Map<string, string>;
+  /** The lookup for rows with no unparseable value (shared, not built per row). */
+  lookup: { columnsByPath: Map<string, string> };
   /** Columns nothing reads. */
   ignored: string[];
   /** Mapped columns the file does not have. */
@@ -116,6 +118,7 @@ export function buildPlan(columns: readonly string[], ctx: PlanContext): Plan {
     zone: mapping?.zone ?? ctx.zone,
     listSeparator: mapping?.listSeparator ?? '|',
     columnsByPath,
+    lookup: { columnsByPath },
     ignored: columns.filter((c) => !used.has(c)),
     missing,
   };

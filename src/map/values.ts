@@ -191,18 +191,26 @@ export function parseDateMs(raw: string, zone: string): Parsed<number> {
   );
 }
 
-// Feeds repeat the same few dates on every row; the time-zone arithmetic is worth caching.
-const dateCache = new Map<string, Parsed<number>>();
+// Feeds repeat the same few dates on every row; the time-zone arithmetic and the ISO text are
+// worth caching (bounded, so memory does not grow with the feed).
+export interface ParsedDate {
+  ms: number;
+  iso: string;
+}
+const dateCache = new Map<string, Parsed<ParsedDate>>();
 const DATE_CACHE_MAX = 4096;
 
-export function parseDate(raw: string, zone: string): Parsed<number> {
+export function parseDate(raw: string, zone: string): Parsed<ParsedDate> {
   const key = `${zone}\u0000${raw}`;
   const hit = dateCache.get(key);
   if (hit) return hit;
   const parsed = parseDateMs(raw, zone);
+  const out: Parsed<ParsedDate> = parsed.ok
+    ? { ok: true, value: { ms: parsed.value, iso: isoUtc(parsed.value) } }
+    : parsed;
   if (dateCache.size >= DATE_CACHE_MAX) dateCache.clear();
-  dateCache.set(key, parsed);
-  return parsed;
+  dateCache.set(key, out);
+  return out;
 }
 
 /** A country code (`KR`) or an IANA zone (`Asia/Seoul`). */

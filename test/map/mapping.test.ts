@@ -183,7 +183,7 @@ describe('canonical columns', () => {
     const ok = mapRow(plan, { sku: 'J1', price: 990, image_urls: ['https://x.example/a.jpg'] });
     expect(ok.values).toEqual({ sku: 'J1', price: 990, image_urls: ['https://x.example/a.jpg'] });
     const bad = mapRow(plan, { sku: 'J2', price: 'free', availability_ends: 'soon' });
-    expect(bad.failed).toEqual(new Set(['price', 'availability_ends']));
+    expect(bad.failed).toEqual(new Set(['offers.price', 'offers.availabilityEnds']));
     expect(bad.problems.map((p) => [p.code, p.column, p.field, p.value])).toEqual([
       ['type', 'price', 'offers.price', 'free'],
       ['date', 'availability_ends', 'offers.availabilityEnds', 'soon'],

@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   compileNumberFormat,
-  isoUtc,
   parseAvailability,
   parseBoolean,
   parseDate,
@@ -109,21 +108,21 @@ describe('parseBoolean', () => {
 describe('parseDate', () => {
   it('reads a date without offset in the country time zone and writes UTC', () => {
     const seoul = parseDate('2026-03-01', 'Asia/Seoul');
-    expect(seoul.ok && isoUtc(seoul.value)).toBe('2026-02-28T15:00:00Z');
+    expect(seoul.ok && seoul.value.iso).toBe('2026-02-28T15:00:00Z');
     const tokyo = parseDate('2026/03/01 09:30', 'Asia/Tokyo');
-    expect(tokyo.ok && isoUtc(tokyo.value)).toBe('2026-03-01T00:30:00Z');
+    expect(tokyo.ok && tokyo.value.iso).toBe('2026-03-01T00:30:00Z');
     // New York in summer time (UTC-4) and in winter (UTC-5).
     const july = parseDate('2026-07-01 12:00:00', 'America/New_York');
-    expect(july.ok && isoUtc(july.value)).toBe('2026-07-01T16:00:00Z');
+    expect(july.ok && july.value.iso).toBe('2026-07-01T16:00:00Z');
     const jan = parseDate('2026-01-15 12:00', 'America/New_York');
-    expect(jan.ok && isoUtc(jan.value)).toBe('2026-01-15T17:00:00Z');
+    expect(jan.ok && jan.value.iso).toBe('2026-01-15T17:00:00Z');
   });
 
   it('keeps an explicit offset and accepts epoch milliseconds', () => {
     const r = parseDate('2026-03-01T09:00:00+09:00', 'America/New_York');
-    expect(r.ok && isoUtc(r.value)).toBe('2026-03-01T00:00:00Z');
+    expect(r.ok && r.value.iso).toBe('2026-03-01T00:00:00Z');
     const ms = parseDate('1772323200000', 'Asia/Seoul');
-    expect(ms.ok && ms.value).toBe(1772323200000);
+    expect(ms.ok && ms.value.ms).toBe(1772323200000);
   });
 
   it('rejects impossible dates and other formats with a hint', () => {
@@ -149,7 +148,7 @@ describe('parseDate', () => {
           const local = new Date(d.getTime() + 9 * 3600_000);
           const text = local.toISOString().slice(0, 19).replace('T', ' ');
           const r = parseDate(text, 'Asia/Seoul');
-          expect(r.ok && r.value).toBe(Math.floor(d.getTime() / 1000) * 1000);
+          expect(r.ok && r.value.ms).toBe(Math.floor(d.getTime() / 1000) * 1000);
         },
       ),
     );
