@@ -52,6 +52,8 @@ export interface ServerSettings {
 
 const { SqliteError } = Database;
 
+const ignore = () => {};
+
 const JSON_TYPES = new Set(['application/json', 'application/ld+json']);
 
 function isJsonContentType(header: string | undefined): boolean {
@@ -299,6 +301,9 @@ export function createSandboxServer(s: ServerSettings): Server {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
+    // A client that vanishes mid-request must not become an unhandled 'error' event.
+    req.on('error', ignore);
+    res.on('error', ignore);
     let path = req.url ?? '/';
     let reply: Reply;
     try {

@@ -155,6 +155,32 @@ describe('robustness', () => {
     expect((await get(sb.url, '/_sandbox/health')).ok).toBe(true);
   });
 
+  it('survives clients that vanish mid-body or send their body too slowly', async () => {
+    const port = Number(new URL(sb.url).port);
+    const head = (len: number) =>
+      `POST /collectors/products HTTP/1.1\r\nHost: x\r\napiKey: ${API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${len}\r\n\r\n`;
+    await new Promise<void>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(`${head(100_000)}{"@graph": [`);
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 50);
+      });
+    });
+    const slow = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(`${head(1000)}{"@gr`));
+      let text = '';
+      socket.on('data', (d) => {
+        text += d.toString();
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', () => resolve(text));
+    });
+    expect(slow).toMatch(/^HTTP\/1\.1 408/);
+    expect((await get(sb.url, '/_sandbox/health')).ok).toBe(true);
+  });
+
   it('answers a malformed request line with 400', async () => {
     const answer = await new Promise<string>((resolve) => {
       const socket = connect(Number(new URL(sb.url).port), '127.0.0.1', () => {
