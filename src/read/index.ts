@@ -10,7 +10,7 @@ import { issueItem } from './issues.js';
 import { readJson } from './json.js';
 import { HEAD_BYTES } from './limits.js';
 import { readNdjson } from './ndjson.js';
-import { gunzip, isGzip, openBytes, peek } from './open.js';
+import { checkFile, gunzip, isGzip, openBytes, peek } from './open.js';
 
 export { inputTypeFromName } from './input-type.js';
 
@@ -42,15 +42,16 @@ export async function* readFeed(
       'Say what comes in: --input-type csv, --input-type json or --input-type ndjson.',
     );
   }
-  let bytes = await openBytes(source, file, stdin);
   const type = options.inputType ?? inputTypeFromName(source);
   if (!type) {
+    if (source !== '-') await checkFile(source, file); // a missing file is the first thing to say
     throw new UsageError(
       `${file}: cannot tell the input type from the file name`,
       'Name the file .csv, .tsv, .json, .ndjson or .jsonl (optionally .gz), or pass --input-type csv|json|ndjson.',
     );
   }
 
+  let bytes = await openBytes(source, file, stdin);
   let peeked = await peek(bytes, HEAD_BYTES);
   try {
     if (isGzip(peeked.head)) {

@@ -14,22 +14,31 @@ export async function openBytes(
   stdin: NodeJS.ReadableStream,
 ): Promise<AsyncIterable<Buffer>> {
   if (source === '-') return asBuffers(stdin as AsyncIterable<Buffer | string>);
+  await checkFile(source, file);
   let handle: FileHandle;
   try {
-    const info = await stat(source);
-    if (info.isDirectory()) {
-      throw new UsageError(
-        `${file}: is a directory, not a feed file`,
-        'Give the path of a CSV, JSON or NDJSON file.',
-      );
-    }
     handle = await open(source, 'r');
   } catch (err) {
-    if (err instanceof UsageError) throw err;
     throw openError(err, file);
   }
   const stream = handle.createReadStream({ highWaterMark: READ_CHUNK });
   return readOrFail(stream, file);
+}
+
+/** Throws a UsageError when `source` is missing or a directory. */
+export async function checkFile(source: string, file: string): Promise<void> {
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await stat(source)).isDirectory();
+  } catch (err) {
+    throw openError(err, file);
+  }
+  if (isDirectory) {
+    throw new UsageError(
+      `${file}: is a directory, not a feed file`,
+      'Give the path of a CSV, JSON or NDJSON file.',
+    );
+  }
 }
 
 function openError(err: unknown, file: string): UsageError {

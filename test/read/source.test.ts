@@ -34,6 +34,8 @@ describe('fatal problems with the source are usage errors (exit 2) naming it', (
     expect(err.exitCode).toBe(2);
     expect(err.message).toContain('feed.xlsx');
     expect(err.hint).toContain('--input-type');
+    // A missing file is said first, whatever its name.
+    expect((await rejection(read(join(tmp, 'gone.xlsx')))).message).toContain('gone.xlsx: no such file');
     // Given the type, the same file reads.
     expect((await read(file, { inputType: 'csv' })).records).toHaveLength(1);
   });
