@@ -23,6 +23,19 @@ export function formatSummary(summary, top = 25) {
   lines.push(`total sampled: ${summary.totalMs} ms`, '', 'self time by file / package:', '');
   lines.push(row(['file', 'self ms', 'self %']), row(['---', '---:', '---:']));
   for (const f of summary.files.slice(0, 15)) lines.push(row([f.file, f.selfMs, f.selfPct]));
+  const dirs = new Map();
+  for (const f of summary.files) {
+    // dist/map/values.js -> dist/map; node_modules/ajv stays; the rest by name.
+    const m = /^(dist|src)\/([^/]+)\//.exec(f.file);
+    const dir = m ? `${m[1]}/${m[2]}` : f.file.startsWith('node:') ? 'node: internals' : f.file;
+    dirs.set(dir, (dirs.get(dir) ?? 0) + f.selfMs);
+  }
+  lines.push('', 'self time by directory (pipeline stage):', '');
+  lines.push(row(['directory', 'self ms', 'self %']), row(['---', '---:', '---:']));
+  for (const [dir, ms] of [...dirs].sort((a, b) => b[1] - a[1]).slice(0, 15))
+    lines.push(
+      row([dir, Math.round(ms), summary.totalMs ? Math.round((ms / summary.totalMs) * 1000) / 10 : 0]),
+    );
   lines.push('', `top ${top} functions by self time:`, '');
   lines.push(row(['function', 'self ms', 'self %', 'total %']), row(['---', '---:', '---:', '---:']));
   for (const f of summary.functions.slice(0, top)) lines.push(row([f.key, f.selfMs, f.selfPct, f.totalPct]));
