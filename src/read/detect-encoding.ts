@@ -43,18 +43,23 @@ export function detectEncoding(sample: Uint8Array, final: boolean): Detection {
   return { encoding: undefined, invalidAt, reason: 'neither UTF-8 nor clearly CP949 or Shift_JIS' };
 }
 
-/** ASCII text in UTF-16 has a zero in every other byte: odd positions for LE, even for BE. */
+/**
+ * ASCII in UTF-16 is an ASCII byte paired with a zero: (ascii, 0) in LE, (0, ascii) in BE.
+ * Counting such pairs (not zero bytes alone) keeps Hangul like U+AC00 `가` (bytes AC 00) from
+ * voting; one order must clearly win, which random binary data does not do.
+ */
 function utf16WithoutBom(sample: Uint8Array): ConcreteEncoding | undefined {
   const pairs = Math.floor(Math.min(sample.length, 4096) / 2);
-  if (pairs < 2) return undefined;
-  let evenZero = 0;
-  let oddZero = 0;
+  let le = 0;
+  let be = 0;
   for (let i = 0; i < pairs; i++) {
-    if (sample[2 * i] === 0) evenZero++;
-    if (sample[2 * i + 1] === 0) oddZero++;
+    const a = sample[2 * i];
+    const b = sample[2 * i + 1];
+    if (b === 0 && a >= 0x09 && a <= 0x7e) le++;
+    else if (a === 0 && b >= 0x09 && b <= 0x7e) be++;
   }
-  if (oddZero >= pairs * 0.3 && evenZero <= pairs * 0.02) return 'utf-16le';
-  if (evenZero >= pairs * 0.3 && oddZero <= pairs * 0.02) return 'utf-16be';
+  if (le >= 2 && le >= be * 4) return 'utf-16le';
+  if (be >= 2 && be >= le * 4) return 'utf-16be';
   return undefined;
 }
 

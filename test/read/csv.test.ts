@@ -167,6 +167,10 @@ describe('CSV problems become issues and reading goes on', () => {
     expect(xlsx.issues[0].message).toMatch(/Export/);
     const nul = await read(fixture('nul-bytes.csv'), { encoding: 'utf-8' });
     expect(nul.issues.map((i) => i.code)).toEqual(['binary']);
+    expect((await read(fixture('nul-bytes.csv'))).issues.map((i) => i.code)).toEqual(['binary']);
+    const junk = join(tmp, 'junk.csv');
+    writeFileSync(junk, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)));
+    expect((await read(junk)).issues.map((i) => i.code)).toEqual(['binary']);
   });
 
   it('skips a field over 1 MiB with its row and column, and reads the rows after it', async () => {

@@ -53,6 +53,11 @@ describe('--encoding auto', () => {
   it('recognises UTF-16LE without a byte order mark by its zero bytes', async () => {
     const r = await readBytes(iconv.encode('sku,name\nW-1,위젯\n', 'utf-16le'));
     expect(r.records[0].fields).toEqual({ sku: 'W-1', name: '위젯' });
+    // Mostly Hangul: few ASCII zero bytes, still UTF-16 (not "binary").
+    const name = '가나다라마바사아자차카타파하'.repeat(8);
+    const be = await readBytes(iconv.encode(`상품,이름\n1,${name}\n2,${name}\n`, 'utf-16be'));
+    expect(be.issues).toEqual([]);
+    expect(be.records.map((x) => x.fields['이름'])).toEqual([name, name]);
   });
 
   it('stops with exit 2 naming the byte offset when the bytes are neither UTF-8 nor clearly CJK', async () => {
