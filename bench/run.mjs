@@ -3,7 +3,9 @@
 //
 //   node bench/run.mjs [--runs 3] [--quick] [--only validate,convert,upload,sandbox,startup]
 //                      [--sizes 100000,1000000] [--upload-rows 300000] [--concurrency 4]
-//                      [--batch-size 500] [--startup-runs 15] [--write | --no-write]
+//                      [--batch-size 500] [--startup-runs 15] [--sandbox-envelopes 200]
+//                      [--big-runs N (runs on catalogs of 1M rows and more; default --runs)]
+//                      [--write | --no-write]
 //
 // Every figure is the median of --runs runs; each tool is its own process (isolation, and
 // peak RSS per process via GNU time). Figures compared in a ratio are run back to back in the
@@ -43,6 +45,8 @@ export function parseArgs(argv) {
     concurrency: 4,
     batchSize: 500,
     startupRuns: 15,
+    sandboxEnvelopes: 200,
+    bigRuns: undefined,
     write: undefined,
   };
   const list = (v) =>
@@ -70,6 +74,8 @@ export function parseArgs(argv) {
     else if (a === '--concurrency') o.concurrency = count(val(), a);
     else if (a === '--batch-size') o.batchSize = count(val(), a);
     else if (a === '--startup-runs') o.startupRuns = count(val(), a);
+    else if (a === '--sandbox-envelopes') o.sandboxEnvelopes = count(val(), a);
+    else if (a === '--big-runs') o.bigRuns = count(val(), a);
     else if (a === '--no-write') o.write = false;
     else if (a === '--write') o.write = true;
     else if (a === '--help' || a === '-h') o.help = true;
@@ -200,13 +206,16 @@ async function benchValidate(o, ctx, catalogs) {
   const mlr = ctx.mlr;
   for (const n of o.sizes) {
     const { file, meta } = catalogs[n];
-    log(`validate: ${n} rows, ${o.runs} round(s) of papaparse, genser${mlr ? ', mlr' : ''}`);
+    log(
+      `validate: ${n} rows, ${n >= 1_000_000 ? (o.bigRuns ?? o.runs) : o.runs} round(s) of papaparse, genser${mlr ? ', mlr' : ''}`,
+    );
     const pp = [];
     const gs = [];
     const ml = [];
     const ratios = [];
     const entry = { papaparse: null, genser: null, mlr: null, ratio: null };
-    for (let i = 0; i < o.runs; i++) {
+    const rounds = n >= 1_000_000 ? (o.bigRuns ?? o.runs) : o.runs;
+    for (let i = 0; i < rounds; i++) {
       const p = await measure(NODE, [join(root, 'bench', 'tools', 'papaparse-floor.mjs'), file]);
       const pj = parseJsonOut(p.stdout);
       if (p.code !== 0 || pj?.rows !== meta.rows) {
@@ -327,6 +336,10 @@ async function benchUpload(o, ctx, catalogs) {
       const v = await genser(['validate', file, '--json']);
       await sink.reset();
       const u = await runUpload(sink.url);
+      if (u.code !== 0 && u.code !== 1) {
+        ctx.notes.push(`genser upload round ${i + 1} failed (exit ${u.code}): ${firstLine(u.stderr)}`);
+        break;
+      }
       const st = await sink.stats();
       if (st.requests !== recStats.requests)
         ctx.notes.push(
@@ -378,7 +391,12 @@ async function benchSandbox(o, ctx) {
   for (let i = 0; i < o.runs; i++) {
     const r = await measure(
       NODE,
-      [join(root, 'bench', 'tools', 'sandbox-ingest.mjs'), ctx.recordedBatches, String(o.concurrency)],
+      [
+        join(root, 'bench', 'tools', 'sandbox-ingest.mjs'),
+        ctx.recordedBatches,
+        String(o.concurrency),
+        String(o.sandboxEnvelopes),
+      ],
       {
         env: genserEnv,
       },
@@ -445,13 +463,14 @@ async function main(argv) {
     return 2;
   }
   if (o.help) {
-    process.stdout.write(
-      `${readFileSync(fileURLToPath(import.meta.url), 'utf8')
-        .split('\n')
-        .slice(1, 13)
-        .map((l) => l.replace(/^\/\/ ?/, ''))
-        .join('\n')}\n`,
+    const source = readFileSync(fileURLToPath(import.meta.url), 'utf8')
+      .split('\n')
+      .slice(1);
+    const head = source.slice(
+      0,
+      source.findIndex((l) => !l.startsWith('//')),
     );
+    process.stdout.write(`${head.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
     return 0;
   }
   const on = (s) => !o.only || o.only.has(s);

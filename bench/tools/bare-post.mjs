@@ -5,8 +5,8 @@
 //
 //   node bench/tools/bare-post.mjs URL FILE CONCURRENCY  ->  {"batches": N, "bytes": B, "ms": T}
 
-import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
+import { readLineBuffers } from '../lib/lines.mjs';
 
 const [url, file, concurrencyArg] = process.argv.slice(2);
 if (!url || !file) {
@@ -14,10 +14,7 @@ if (!url || !file) {
   process.exit(2);
 }
 const concurrency = Number(concurrencyArg ?? 4);
-const bodies = readFileSync(file, 'utf8')
-  .split('\n')
-  .filter((l) => l !== '')
-  .map((l) => Buffer.from(l));
+const bodies = readLineBuffers(file);
 const target = new URL(url);
 const pool = new Pool(target.origin, { connections: concurrency, pipelining: 1 });
 const headers = { 'content-type': 'application/json', apikey: 'bench-key' };
