@@ -47,8 +47,3 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRe
     });
   });
 }
-
-/** Drains and discards what is left of a body, so a keep-alive connection can be reused. */
-export function discardBody(req: IncomingMessage): void {
-  req.resume();
-}

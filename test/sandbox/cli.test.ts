@@ -36,7 +36,7 @@ function runSandbox(args: string[], env: Record<string, string> = {}): Promise<R
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no URL printed; stderr: ${stderr}`)), 10_000);
     const check = () => {
-      const m = /^(http:\/\/\S+)\n/.exec(stdout);
+      const m = /^(http:\/\/\S+)\n/.exec(stdout) ?? /^\{"url":"(http:\/\/[^"]+)".*\n/.exec(stdout);
       if (!m) return;
       clearTimeout(timer);
       child.stdout.off('data', check);
@@ -113,6 +113,16 @@ describe('genser sandbox (the binary)', () => {
     const second = await runSandbox(args);
     expect((await get(second.url, '/_sandbox/products/X-1')).format).toBe('legacy');
     expect((await second.stop('SIGTERM')).code).toBe(0);
+  });
+
+  it('--json prints one JSON line with the URL and the generated keys', async () => {
+    const sb = await runSandbox(['--port', '0', '--json', '--service-key', 'given-svc-key']);
+    const { code, stdout } = await sb.stop('SIGTERM');
+    expect(code).toBe(0);
+    const doc = JSON.parse(stdout);
+    expect(doc.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(doc.apiKey).toMatch(/^sbx_api_/);
+    expect(doc).not.toHaveProperty('serviceKey');
   });
 
   it('exits 2 with a one-line message for bad flag values', () => {

@@ -4,7 +4,8 @@ import { addCommonOptions, sourcesFor } from '../options.js';
 
 /**
  * `genser sandbox`: run the emulated service until SIGINT/SIGTERM. The listening URL is the one
- * line on stdout (so `genser sandbox --port 0 > url.txt &` works); everything else is on stderr.
+ * line on stdout (so `genser sandbox --port 0 > url.txt &` works; with --json, one JSON line with
+ * the URL and the generated keys); everything else is on stderr.
  * Heavy modules (SQLite, Ajv, the server) load inside the action, keeping `genser --version` fast.
  */
 export function register(program: Command, ctx: CommandContext): void {
@@ -79,7 +80,19 @@ export function register(program: Command, ctx: CommandContext): void {
           );
         throw err;
       }
-      ctx.stdout.write(`${sandbox.url}\n`);
+      // Listen for signals before the URL is out: whoever reads it may stop us at once.
+      const stopped = new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      if (flags.json) {
+        // One JSON document for scripts: the URL, plus the keys when they were generated here.
+        const doc: Record<string, string> = { url: sandbox.url };
+        if (settings.generated.apiKey) doc.apiKey = sandbox.apiKey;
+        if (settings.generated.serviceKey) doc.serviceKey = sandbox.serviceKey;
+        ctx.stdout.write(`${JSON.stringify(doc)}\n`);
+      } else ctx.stdout.write(`${sandbox.url}\n`);
       const stats = sandbox.stats() as { timeZone: string; nextBatchAt: string };
       // Written straight to stderr (not through the logger) so --quiet still shows generated keys.
       ctx.stderr.write(`genser sandbox listening on ${sandbox.url}\n`);
@@ -89,11 +102,7 @@ export function register(program: Command, ctx: CommandContext): void {
       log.info(
         `daily batch at 00:15 ${stats.timeZone} (next ${stats.nextBatchAt}); admin API ${sandbox.url}/_sandbox/stats; Ctrl-C stops`,
       );
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await stopped;
       log.info('stopping: closing the server and the database');
       await sandbox.close();
       ctx.exitCode = 0;
