@@ -502,12 +502,23 @@ async function main(argv) {
     };
   }
 
-  if (on('validate')) results.validate = await benchValidate(o, ctx, catalogs);
-  if (on('convert')) results.convert = await benchConvert(o, ctx, catalogs);
-  if (on('upload') || on('sandbox')) results.upload = await benchUpload(o, ctx, catalogs);
+  // One section failing (a crash in a tool, a port in use) must not lose the others' figures.
+  const section = async (name, fn) => {
+    try {
+      return await fn();
+    } catch (err) {
+      ctx.notes.push(`${name}: the harness failed: ${err?.message ?? err}`);
+      log(`${name} failed: ${err?.stack ?? err}`);
+      return undefined;
+    }
+  };
+  if (on('validate')) results.validate = await section('validate', () => benchValidate(o, ctx, catalogs));
+  if (on('convert')) results.convert = await section('convert', () => benchConvert(o, ctx, catalogs));
+  if (on('upload') || on('sandbox'))
+    results.upload = await section('upload', () => benchUpload(o, ctx, catalogs));
   if (!on('upload')) delete results.upload;
-  if (on('sandbox')) results.sandbox = await benchSandbox(o, ctx);
-  if (on('startup') && ctx.avail.startup) results.startup = await benchStartup(o);
+  if (on('sandbox')) results.sandbox = await section('sandbox', () => benchSandbox(o, ctx));
+  if (on('startup') && ctx.avail.startup) results.startup = await section('start-up', () => benchStartup(o));
   results.notes = ctx.notes;
   results.targets = evaluateTargets(results);
 
