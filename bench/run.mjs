@@ -310,9 +310,14 @@ async function benchUpload(o, ctx, catalogs) {
   const recorded = join(OUT, `batches-${n}.ndjson`);
   log(`upload: recording the batches of ${n} rows`);
   let sink = await startSink(recorded);
-  const rec = await runUpload(sink.url);
-  const recStats = await sink.stats();
-  await sink.stop();
+  let rec;
+  let recStats;
+  try {
+    rec = await runUpload(sink.url);
+    recStats = await sink.stats();
+  } finally {
+    await sink.stop();
+  }
   if (rec.code !== 0 && rec.code !== 1)
     return { ...base, note: `genser upload failed (exit ${rec.code}): ${firstLine(rec.stderr)}` };
   const report = parseJsonOut(rec.stdout);
