@@ -123,13 +123,14 @@ class CsvReader {
       if (missing) return this.recoverQuote(input, rows, missing, out);
       const consumedBreaks = countChar(input, this.lineChar);
       // In a final parse every row but the last ends with a line break.
-      this.emit(rows, rows.length, consumedBreaks - Math.max(0, rows.length - 1), input.length, out);
+      const embedded = consumedBreaks - Math.max(0, rows.length - 1);
+      this.emit(rows, rows.length, embedded, input.length, out, quoteTrouble(result, rows.length));
       return '';
     }
 
     const cursor = result.meta.cursor;
     const breaks = countChar(input, this.lineChar, 0, cursor);
-    this.emit(rows, rows.length, breaks - rows.length, cursor, out);
+    this.emit(rows, rows.length, breaks - rows.length, cursor, out, quoteTrouble(result, rows.length));
     this.line += breaks;
     const pending = cursor === 0 ? input : input.slice(cursor);
     return pending.length > this.pendingLimit ? this.overlong(pending, out) : pending;
@@ -177,7 +178,14 @@ class CsvReader {
    * Turns parsed rows into items. `embedded` is the number of line breaks inside fields; when it
    * is 0 every row is one line and the per-row count is skipped.
    */
-  private emit(rows: string[][], count: number, embedded: number, consumed: number, out: ReadItem[]): number {
+  private emit(
+    rows: string[][],
+    count: number,
+    embedded: number,
+    consumed: number,
+    out: ReadItem[],
+    badQuotes?: Set<number>,
+  ): number {
     const perRow = embedded > 0;
     const checkSize = consumed > FIELD_LIMIT;
     let line = this.line;
@@ -192,6 +200,7 @@ class CsvReader {
       }
       if (fields[0] === '' && allEmpty(fields)) continue; // `,,,,` line of a spreadsheet
       this.row++;
+      if (badQuotes?.has(i)) out.push(this.malformedQuote(fields, rowLine));
       this.pushRecord(fields, rowLine, checkSize, out);
     }
     return line;
@@ -227,6 +236,26 @@ class CsvReader {
     });
   }
 
+  /**
+   * A quote inside a quoted value that is not doubled. Papaparse reads on to the next quote
+   * that can close the value; when that joined lines, rows were probably swallowed: an error.
+   */
+  private malformedQuote(fields: string[], line: number): ReadItem {
+    const spans = this.breaksIn(fields);
+    const joined = spans > 0;
+    const what = joined
+      ? `a quoted value has a stray quote and runs over lines ${line}-${line + spans}, probably swallowing the rows on them`
+      : 'a quoted value holds a quote that is not doubled';
+    const issue = readIssue(
+      'malformed_quote',
+      this.file,
+      `row ${this.row} (line ${line}): ${what}. Write a quote inside a quoted value as two quotes ("")`,
+      { row: this.row, line },
+    );
+    if (!joined) issue.severity = 'warning';
+    return { type: 'issue', issue };
+  }
+
   private ragged(fields: string[], line: number): ReadItem {
     const names = this.names!;
     const expected = names.length;
@@ -238,12 +267,18 @@ class CsvReader {
             .map((n) => `"${n}"`)
             .join(', ')}`
         : `extra values after column "${names[expected - 1]}"`;
+    // A stray quote joins the lines up to the next quote into one row: say which lines.
+    const spans = this.breaksIn(fields);
+    const joined =
+      spans > 0
+        ? `. It spans lines ${line}-${line + spans}: a quote that is not closed may have joined those lines into one row`
+        : '';
     return {
       type: 'issue',
       issue: readIssue(
         'ragged_row',
         this.file,
-        `row ${this.row} (line ${line}) has ${got} fields, the header has ${expected} (expected ${expected}, got ${got}: ${detail}); the row is skipped. Check for a missing or extra delimiter "${printable(this.delimiter!)}" or an unquoted value that contains it`,
+        `row ${this.row} (line ${line}) has ${got} fields, the header has ${expected} (expected ${expected}, got ${got}: ${detail}); the row is skipped. Check for a missing or extra delimiter "${printable(this.delimiter!)}" or an unquoted value that contains it${joined}`,
         { row: this.row, line, column: got < expected ? names[got] : undefined },
       ),
     };
@@ -367,6 +402,18 @@ class CsvReader {
     }
     return count;
   }
+}
+
+/** Indexes of the parsed rows papaparse found a malformed (undoubled) quote in. */
+function quoteTrouble(result: PapaResult, rows: number): Set<number> | undefined {
+  if (result.errors.length === 0) return undefined;
+  let found: Set<number> | undefined;
+  for (const e of result.errors) {
+    if (e.code !== 'InvalidQuotes' || e.row >= rows) continue;
+    found ??= new Set();
+    found.add(e.row);
+  }
+  return found;
 }
 
 function allEmpty(fields: string[], from = 0): boolean {

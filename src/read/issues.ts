@@ -3,6 +3,7 @@ import type { Issue, ReadItem } from '../types.js';
 /** The stable codes of the read issues (docs/reading.md lists them with their meaning). */
 export type ReadIssueCode =
   | 'unclosed_quote'
+  | 'malformed_quote'
   | 'ragged_row'
   | 'duplicate_header'
   | 'empty_file'
@@ -19,7 +20,7 @@ export interface IssueAt {
   value?: string;
 }
 
-/** Every read issue is an error: the row (or file) it names cannot be used as it stands. */
+/** Read issues are errors (the row or file cannot be used as it stands), unless a caller lowers one. */
 export function readIssue(code: ReadIssueCode, file: string, message: string, at: IssueAt = {}): Issue {
   const issue: Issue = { severity: 'error', code, file, message };
   if (at.row !== undefined) issue.row = at.row;

@@ -199,6 +199,34 @@ describe('CSV problems become issues and reading goes on', () => {
   });
 });
 
+describe('a stray quote in the middle of a file', () => {
+  it('is an error naming the lines it joined, on the row that swallowed them', async () => {
+    const text = 'sku,name,price\nA,"stray,1\nB,b,2\nC,"closes",3\nD,d,4\n';
+    for (const size of [8, 1000]) {
+      const r = await collect(
+        readCsv(pieces(text, size), { file: 'f.csv', autoEncoding: false, parseChunk: size }),
+      );
+      expect(r.issues).toHaveLength(1);
+      expect(r.issues[0]).toMatchObject({ severity: 'error', code: 'malformed_quote', row: 1, line: 2 });
+      expect(r.issues[0].message).toContain('lines 2-4');
+      // The joined row is still shown (with its error), and reading goes on.
+      expect(r.records.map((x) => [x.row, x.line, x.fields.sku])).toEqual([
+        [1, 2, 'A'],
+        [2, 5, 'D'],
+      ]);
+    }
+  });
+
+  it('is a warning when the value stays on its line', async () => {
+    const text = 'sku,name\nA,"5" screen"\nB,b\n';
+    const r = await collect(readCsv(pieces(text, 100), { file: 'f.csv', autoEncoding: false }));
+    expect(r.issues.map((i) => [i.severity, i.code, i.row, i.line])).toEqual([
+      ['warning', 'malformed_quote', 1, 2],
+    ]);
+    expect(r.records.map((x) => x.fields.sku)).toEqual(['A', 'B']);
+  });
+});
+
 describe('unfinished rows are bounded in memory', () => {
   const options = { file: 'f.csv', delimiter: ',', autoEncoding: false, parseChunk: 64, pendingLimit: 1000 };
 
