@@ -34,11 +34,6 @@ export class Faults {
     this.random = seededRandom(options.seed ?? Math.floor(Math.random() * 2 ** 32));
   }
 
-  get active(): boolean {
-    const o = this.options;
-    return Boolean(o.failRate || o.latencyMs || o.resetRate || o.rateLimit || o.lostRate);
-  }
-
   decide(): FaultDecision {
     const o = this.options;
     if (o.rateLimit && o.rateLimit > 0) {
@@ -66,6 +61,19 @@ export class Faults {
     const [min, max] = l;
     return Math.round(min + this.random() * (max - min));
   }
+}
+
+/** `fail-rate 0.2 (503), latency 50-500 ms, seed 7`, or '' when no fault is on. */
+export function describeFaults(o: FaultOptions): string {
+  const parts: string[] = [];
+  if (o.failRate) parts.push(`fail-rate ${o.failRate} (${o.failStatus ?? 503})`);
+  if (o.latencyMs)
+    parts.push(`latency ${Array.isArray(o.latencyMs) ? o.latencyMs.join('-') : o.latencyMs} ms`);
+  if (o.resetRate) parts.push(`reset-rate ${o.resetRate}`);
+  if (o.rateLimit) parts.push(`rate-limit ${o.rateLimit}/s`);
+  if (o.lostRate) parts.push(`lost-rate ${o.lostRate}`);
+  if (parts.length > 0 && o.seed !== undefined) parts.push(`seed ${o.seed}`);
+  return parts.join(', ');
 }
 
 /** `250` or `100-400` (milliseconds). */

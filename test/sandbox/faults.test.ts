@@ -120,3 +120,14 @@ describe('fault flags', () => {
     expect(seededRandom(8)()).not.toBe(xs[0]);
   });
 });
+
+describe('describeFaults', () => {
+  it('names the faults that are on, for the start-up banner', async () => {
+    const { describeFaults } = await import('../../src/sandbox/faults.js');
+    expect(describeFaults({})).toBe('');
+    expect(describeFaults({ seed: 3 })).toBe('');
+    expect(describeFaults({ failRate: 0.2, latencyMs: [50, 500], lostRate: 0.05, seed: 7 })).toBe(
+      'fail-rate 0.2 (503), latency 50-500 ms, lost-rate 0.05, seed 7',
+    );
+  });
+});

@@ -102,6 +102,9 @@ export function register(program: Command, ctx: CommandContext): void {
       log.info(
         `daily batch at 00:15 ${stats.timeZone} (next ${stats.nextBatchAt}); admin API ${sandbox.url}/_sandbox/stats; Ctrl-C stops`,
       );
+      const { describeFaults } = await import('../../sandbox/faults.js');
+      const faults = describeFaults(settings.options.faults ?? {});
+      if (faults) log.warn(`faults on: ${faults}`);
       await stopped;
       log.info('stopping: closing the server and the database');
       await sandbox.close();
