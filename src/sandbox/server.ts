@@ -348,8 +348,11 @@ export function createSandboxServer(s: ServerSettings): Server {
   // Malformed requests and slow clients: answer if the socket still can, never throw.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
-    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    else socket.destroy();
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     s.onRequest(Number.parseInt(status, 10));
   });
   return server;
