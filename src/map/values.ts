@@ -197,19 +197,23 @@ export interface ParsedDate {
   ms: number;
   iso: string;
 }
-const dateCache = new Map<string, Parsed<ParsedDate>>();
+const dateCaches = new Map<string, Map<string, Parsed<ParsedDate>>>();
 const DATE_CACHE_MAX = 4096;
 
 export function parseDate(raw: string, zone: string): Parsed<ParsedDate> {
-  const key = `${zone}\u0000${raw}`;
-  const hit = dateCache.get(key);
+  let cache = dateCaches.get(zone);
+  if (!cache) {
+    cache = new Map();
+    dateCaches.set(zone, cache);
+  }
+  const hit = cache.get(raw);
   if (hit) return hit;
   const parsed = parseDateMs(raw, zone);
   const out: Parsed<ParsedDate> = parsed.ok
     ? { ok: true, value: { ms: parsed.value, iso: isoUtc(parsed.value) } }
     : parsed;
-  if (dateCache.size >= DATE_CACHE_MAX) dateCache.clear();
-  dateCache.set(key, out);
+  if (cache.size >= DATE_CACHE_MAX) cache.clear();
+  cache.set(raw, out);
   return out;
 }
 
@@ -229,7 +233,15 @@ const AVAILABILITY: Record<string, 'InStock' | 'OutOfStock' | 'PreOrder'> = {
 };
 const AVAILABILITY_NOISE = /^https?:\/\/schema\.org\/|[\s_-]/gi;
 
+const AVAILABILITY_EXACT: Record<string, Parsed<string>> = {
+  InStock: { ok: true, value: 'InStock' },
+  OutOfStock: { ok: true, value: 'OutOfStock' },
+  PreOrder: { ok: true, value: 'PreOrder' },
+};
+
 export function parseAvailability(raw: string): Parsed<string> {
+  const exact = AVAILABILITY_EXACT[raw];
+  if (exact) return exact;
   const key = raw.replace(AVAILABILITY_NOISE, '').toLowerCase();
   const value = AVAILABILITY[key];
   if (value) return ok(value);
@@ -242,11 +254,15 @@ export function parseAvailability(raw: string): Parsed<string> {
 
 export function splitList(raw: string, separator: string): string[] {
   const out: string[] = [];
-  for (const part of raw.split(separator)) {
-    const t = part.trim();
-    if (t !== '') out.push(t);
+  // indexOf instead of split: no intermediate array on the per-row path.
+  let start = 0;
+  for (;;) {
+    const end = raw.indexOf(separator, start);
+    const part = (end < 0 ? raw.slice(start) : raw.slice(start, end)).trim();
+    if (part !== '') out.push(part);
+    if (end < 0) return out;
+    start = end + separator.length;
   }
-  return out;
 }
 
 const TAGS = /<[^>]*>/g;

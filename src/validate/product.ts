@@ -20,30 +20,42 @@ export type PayloadValidator = (payload: Record<string, unknown>, lookup: Source
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The source column of a payload path, looked up only when an issue is reported. */
+function columnOf(lookup: SourceLookup, path: string): string | undefined {
+  return lookup.columnIsPath ? path : lookup.columnsByPath.get(path);
+}
+
+const GTIN_SHAPE = /^(\d{8}|\d{12,14})$/;
+
+/** Whether instant a is not before b; same-shaped UTC strings compare as text (no parsing per row). */
+function notBefore(a: string, b: string): boolean {
+  if (a.length === b.length && a.endsWith('Z') && b.endsWith('Z')) return a >= b;
+  const x = Date.parse(a);
+  const y = Date.parse(b);
+  return !Number.isNaN(x) && !Number.isNaN(y) && x >= y;
+}
+
 function crossStandard(p: Record<string, unknown>, lookup: SourceLookup, out: MapProblem[], strict: boolean) {
   const offers = isObject(p.offers) ? p.offers : undefined;
-  const column = (path: string) =>
-    lookup.columnIsPath ? path : (lookup.columnsByPath.get(path) ?? undefined);
   if (offers) {
     const gtin = offers.gtin;
-    if (typeof gtin === 'string' && /^(\d{8}|\d{12,14})$/.test(gtin) && !gtinValid(gtin)) {
+    if (typeof gtin === 'string' && GTIN_SHAPE.test(gtin) && !gtinValid(gtin)) {
       out.push({
         code: 'gtin',
         field: 'offers.gtin',
-        column: column('offers.gtin'),
+        column: columnOf(lookup, 'offers.gtin'),
         value: gtin,
         message: `offers.gtin ${gtin} has a wrong check digit`,
         hint: 'check the number against the barcode; a typo usually changes the last digit',
       });
     }
-    const starts =
-      typeof offers.availabilityStarts === 'string' ? Date.parse(offers.availabilityStarts) : NaN;
-    const ends = typeof offers.availabilityEnds === 'string' ? Date.parse(offers.availabilityEnds) : NaN;
-    if (!Number.isNaN(starts) && !Number.isNaN(ends) && starts >= ends) {
+    const starts = offers.availabilityStarts;
+    const ends = offers.availabilityEnds;
+    if (typeof starts === 'string' && typeof ends === 'string' && notBefore(starts, ends)) {
       out.push({
         code: 'date_order',
         field: 'offers.availabilityEnds',
-        column: column('offers.availabilityEnds'),
+        column: columnOf(lookup, 'offers.availabilityEnds'),
         value: `${offers.availabilityStarts} .. ${offers.availabilityEnds}`,
         message: 'offers.availabilityStarts must be before offers.availabilityEnds',
         hint: 'the sale ends before it starts: check both dates and their time zone',
@@ -57,13 +69,13 @@ function crossStandard(p: Record<string, unknown>, lookup: SourceLookup, out: Ma
       severity,
       code: 'recommended',
       field: 'category.codeValue',
-      column: column('category.codeValue'),
+      column: columnOf(lookup, 'category.codeValue'),
       message: 'category code (category.codeValue) is recommended but missing',
       hint: 'add a category_code column with one code per category name',
     });
   }
   if (p.url === undefined) {
-    const from = column('url');
+    const from = columnOf(lookup, 'url');
     out.push({
       severity,
       code: 'recommended',
@@ -84,7 +96,6 @@ function crossLegacy(
   out: MapProblem[],
   strict: boolean,
 ) {
-  const column = (path: string) => (lookup.columnIsPath ? path : lookup.columnsByPath.get(path));
   const price = isObject(p.priceInfo) ? p.priceInfo : undefined;
   if (
     price &&
@@ -95,7 +106,7 @@ function crossLegacy(
     out.push({
       code: 'sale_price',
       field: 'priceInfo.salePrice',
-      column: column('priceInfo.salePrice'),
+      column: columnOf(lookup, 'priceInfo.salePrice'),
       value: `${price.salePrice} > ${price.price}`,
       message: `priceInfo.salePrice (${price.salePrice}) must not exceed priceInfo.price (${price.price})`,
       hint: 'price is the regular price, salePrice the price actually charged',
@@ -111,7 +122,7 @@ function crossLegacy(
     out.push({
       code: 'date_order',
       field: 'display.end',
-      column: column('display.end'),
+      column: columnOf(lookup, 'display.end'),
       value: `${display.start} > ${display.end}`,
       message: 'display.start must not be after display.end',
     });
@@ -123,7 +134,7 @@ function crossLegacy(
       severity,
       code: 'recommended',
       field: 'isInStock',
-      column: column('isInStock'),
+      column: columnOf(lookup, 'isInStock'),
       message: 'isInStock is recommended but missing (stock status is applied immediately by the service)',
       hint: 'add an isInStock column (true/false)',
     });
@@ -134,7 +145,7 @@ function crossLegacy(
       severity,
       code: 'recommended',
       field: 'image.productUrl',
-      column: column('image.productUrl'),
+      column: columnOf(lookup, 'image.productUrl'),
       message: 'image.productUrl (product page URL) is recommended but missing',
       hint: 'add an image.productUrl column',
     });
