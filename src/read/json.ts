@@ -59,6 +59,7 @@ export async function* readJson(
 class JsonScanner {
   private readonly file: string;
   private readonly options: JsonOptions;
+  private readonly limit: number;
   private state = START;
   /** The container whose elements are records: the top-level array, or the envelope's `@graph`. */
   private inGraph = false;
@@ -85,6 +86,7 @@ class JsonScanner {
   constructor(options: JsonOptions) {
     this.file = options.file;
     this.options = options;
+    this.limit = options.pendingLimit ?? PENDING_LIMIT;
   }
 
   get stopped(): boolean {
@@ -304,11 +306,11 @@ class JsonScanner {
     this.valueColumn = this.base + i - this.lineStart + 1;
   }
 
-  /** Keeps text[from, to) of the value being captured, up to PENDING_LIMIT characters. */
+  /** Keeps text[from, to) of the value being captured, up to the pending limit. */
   private keep(text: string, from: number, to: number): void {
     if (from === -1 || this.oversize || to <= from) return;
     this.length += to - from;
-    if (this.length > PENDING_LIMIT) {
+    if (this.length > this.limit) {
       this.oversize = true;
       this.parts = [];
       return;
@@ -337,7 +339,7 @@ class JsonScanner {
         issueItem(
           'field_too_large',
           file,
-          `element ${row} (line ${line}) is larger than ${PENDING_LIMIT} characters; it is skipped`,
+          `element ${row} (line ${line}) is larger than ${this.limit} characters; it is skipped`,
           {
             row,
             line,

@@ -9,6 +9,8 @@ export interface JsonOptions {
   file: string;
   autoEncoding: boolean;
   log: Logger;
+  /** Longest NDJSON line or JSON element kept (tests make it small). */
+  pendingLimit?: number;
 }
 
 /** One JSON object per line; blank lines skipped; a bad line is an issue and reading goes on. */
@@ -17,6 +19,7 @@ export async function* readNdjson(
   options: JsonOptions,
 ): AsyncGenerator<ReadItem> {
   const { file } = options;
+  const limit = options.pendingLimit ?? PENDING_LIMIT;
   let carry = '';
   let line = 1;
   let row = 0;
@@ -86,7 +89,7 @@ export async function* readNdjson(
         end = text.indexOf('\n', start);
       }
       text = start === 0 ? text : text.slice(start);
-      if (text.length > PENDING_LIMIT) {
+      if (text.length > limit) {
         sawText = true;
         row++;
         out.push({
@@ -94,7 +97,7 @@ export async function* readNdjson(
           issue: readIssue(
             'field_too_large',
             file,
-            `line ${line} is longer than ${PENDING_LIMIT} characters; it is skipped`,
+            `line ${line} is longer than ${limit} characters; it is skipped`,
             { row, line },
           ),
         });

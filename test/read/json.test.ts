@@ -154,3 +154,26 @@ describe('NDJSON', () => {
     ]);
   });
 });
+
+describe('overlong elements and lines are skipped, memory stays bounded', () => {
+  it('JSON: an element over the limit is field_too_large; the next ones read', async () => {
+    const text = `[\n{"sku": "A"},\n{"sku": "BIG", "d": "${'z'.repeat(3000)}"},\n{"sku": "C"}\n]`;
+    const r = await collect(readJson(pieces(text, 100), { ...jsonOptions(), pendingLimit: 1000 }));
+    expect(r.issues.map((i) => [i.code, i.row, i.line])).toEqual([['field_too_large', 2, 3]]);
+    expect(r.records.map((x) => [x.row, x.line, x.fields.sku])).toEqual([
+      [1, 2, 'A'],
+      [3, 4, 'C'],
+    ]);
+  });
+
+  it('NDJSON: a line over the limit is field_too_large; the next lines read', async () => {
+    const text = `{"sku": "A"}\n{"sku": "BIG", "d": "${'z'.repeat(3000)}"}\n{"sku": "C"}\n`;
+    const opts = { file: 'f.ndjson', autoEncoding: false, log: memoryLogger(), pendingLimit: 1000 };
+    const r = await collect(readNdjson(pieces(text, 100), opts));
+    expect(r.issues.map((i) => [i.code, i.row, i.line])).toEqual([['field_too_large', 2, 2]]);
+    expect(r.records.map((x) => [x.row, x.line, x.fields.sku])).toEqual([
+      [1, 1, 'A'],
+      [3, 3, 'C'],
+    ]);
+  });
+});
