@@ -182,8 +182,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Flat rows that are really ready-made payloads (NDJSON of product nodes, say). */
-function effectiveShape(record: SourceRecord): SourceRecord['shape'] {
-  if (record.shape !== 'rows') return record.shape;
+function effectiveShape(record: SourceRecord, csv: boolean): SourceRecord['shape'] {
+  if (record.shape !== 'rows' || csv) return record.shape;
   const f = record.fields;
   if (f['@type'] === 'Product' || isObject(f.offers)) return 'graph';
   if (isObject(f.priceInfo) || Array.isArray(f.categories)) return 'legacy';
@@ -249,7 +249,7 @@ export class FeedProcessor {
 
   /** File-level warnings about the columns, once per file (before the first row that shows them). */
   fileIssuesFor(record: SourceRecord): Issue[] {
-    if (effectiveShape(record) !== 'rows') return [];
+    if (effectiveShape(record, this.fixedColumns) !== 'rows') return [];
     const { plan, fresh } = this.planFor(record);
     if (!fresh) return [];
     const out: Issue[] = [];
@@ -282,7 +282,7 @@ export class FeedProcessor {
 
   process(record: SourceRecord): FeedItem {
     const { format, kind } = this.options;
-    const shape = effectiveShape(record);
+    const shape = effectiveShape(record, this.fixedColumns);
     const problems: MapProblem[] = [];
     let payload: Record<string, unknown>;
     let lookup: SourceLookup;
