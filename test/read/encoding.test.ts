@@ -117,6 +117,23 @@ describe('explicit encodings', () => {
   });
 });
 
+describe('bad bytes in JSON and NDJSON name their line too', () => {
+  it('NDJSON and JSON', async () => {
+    const bad = (text: string) =>
+      Buffer.concat([Buffer.from(text), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n')]);
+    const nd = await rejection(
+      readBytes(bad('{"a": 1}\n\n{"a": "x'), { inputType: 'ndjson', encoding: 'utf-8' }, 4),
+    );
+    expect(nd.message).toMatch(
+      /<stdin>: the text is not valid utf-8: invalid byte 0xC3 at byte offset 18 \(line 3\)/,
+    );
+    const js = await rejection(
+      readBytes(bad('[\n{"a": 1},\n{"a": "x'), { inputType: 'json', encoding: 'utf-8' }, 5),
+    );
+    expect(js.message).toMatch(/not valid utf-8: invalid byte 0xC3 at byte offset 20 \(line 3\)/);
+  });
+});
+
 describe('multi-byte characters split across chunks', () => {
   const text = 'sku,name,description\nM-1,한글 이름,"쉼표, 그리고\n줄바꿈"\nM-2,日本語の名前,😀 emoji\n';
   for (const [encoding, bytes] of [
