@@ -42,6 +42,7 @@ export async function* readFeed(
       'Say what comes in: --input-type csv, --input-type json or --input-type ndjson.',
     );
   }
+  const delimiter = delimiterOption(options.delimiter);
   const type = options.inputType ?? inputTypeFromName(source);
   if (!type) {
     if (source !== '-') await checkFile(source, file); // a missing file is the first thing to say
@@ -70,12 +71,25 @@ export async function* readFeed(
     }
     const texts = decodeChunks(peeked.all, encoding);
     const autoEncoding = options.encoding === 'auto';
-    if (type === 'csv') yield* readCsv(texts, { file, delimiter: options.delimiter, autoEncoding });
+    if (type === 'csv') yield* readCsv(texts, { file, delimiter, autoEncoding });
     else if (type === 'json') yield* readJson(texts, { file, autoEncoding, log });
     else yield* readNdjson(texts, { file, autoEncoding, log });
   } finally {
     await peeked.close();
   }
+}
+
+/** `--delimiter` as given: `\t` and `tab` mean a tab; line breaks and quotes cannot delimit. */
+function delimiterOption(given: string | undefined): string | undefined {
+  if (given === undefined) return undefined;
+  if (given === '\\t' || given.toLowerCase() === 'tab') return '\t';
+  if (given === '' || /["\r\n\uFEFF]/.test(given)) {
+    throw new UsageError(
+      `--delimiter ${JSON.stringify(given)} cannot separate CSV fields`,
+      'Give one character such as , ; | or tab (\\t), or leave it out to have it sniffed.',
+    );
+  }
+  return given;
 }
 
 /** The encoding to decode with, or a `binary` issue when the bytes are not text at all. */

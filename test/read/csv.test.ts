@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readCsv } from '../../src/read/csv.js';
-import { collect, fixture, pieces, read, realData } from './helpers.js';
+import { collect, fixture, pieces, read, realData, rejection } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'genser-read-csv-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -97,6 +97,17 @@ describe('CSV delimiters', () => {
     writeFileSync(file, 'a;b,c\n1;2,3\n');
     expect((await read(file)).records[0].fields).toEqual({ 'a;b': '1;2', c: '3' });
     expect((await read(file, { delimiter: ';' })).records[0].fields).toEqual({ a: '1', 'b,c': '2,3' });
+  });
+
+  it('takes tab spelled \\t or tab, and refuses a delimiter that cannot work', async () => {
+    for (const delimiter of ['\t', '\\t', 'tab', 'TAB']) {
+      expect((await read(fixture('tab.tsv'), { delimiter })).records[0].fields.sku).toBe('E-1');
+    }
+    for (const delimiter of ['"', '\n', '']) {
+      const err = await rejection(read(fixture('tab.tsv'), { delimiter }));
+      expect(err.exitCode).toBe(2);
+      expect(err.message).toContain('--delimiter');
+    }
   });
 
   it("honours Excel's sep= line and counts it as line 1", async () => {
