@@ -3,6 +3,7 @@ import type { ReadItem } from '../types.js';
 import { InvalidBytesError, invalidBytesUsage } from './decode.js';
 import { issueItem, readIssue } from './issues.js';
 import { FIELD_LIMIT, PARSE_CHUNK, PENDING_LIMIT } from './limits.js';
+import { type RecordMaker, recordMaker } from './record-maker.js';
 import { excelSepLine, guessNewline, type Newline, sniffDelimiter } from './sniff.js';
 
 export interface CsvOptions {
@@ -90,6 +91,7 @@ class CsvReader {
   private line = 1;
   private row = 0;
   private names: string[] | undefined;
+  private makeRecord: RecordMaker | undefined;
   private sawText = false;
   /** After an overlong unfinished row: drop text up to the next line break. */
   private skipping = false;
@@ -228,8 +230,7 @@ class CsvReader {
         }
       }
     }
-    const record: Record<string, unknown> = {};
-    for (let j = 0; j < width; j++) record[names[j]] = fields[j];
+    const record = this.makeRecord!(fields);
     out.push({
       type: 'record',
       record: { file: this.file, row: this.row, line, fields: record, shape: 'rows' },
@@ -308,6 +309,7 @@ class CsvReader {
       names.push(name);
     }
     this.names = names;
+    this.makeRecord = recordMaker(names);
   }
 
   /**
