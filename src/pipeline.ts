@@ -267,7 +267,7 @@ export class FeedProcessor {
     }
     const ignored = plan.ignored.filter((c) => !this.reportedColumns.has(c));
     // With a mapping file, leaving columns out is a choice; without one, it is often a misspelling.
-    if (!this.mapping && ignored.length > 0 && record.row <= 1) {
+    if (!this.mapping && ignored.length > 0) {
       for (const c of ignored) this.reportedColumns.add(c);
       out.push({
         severity: 'warning',
