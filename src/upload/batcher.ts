@@ -1,7 +1,7 @@
 /**
  * Groups serialized products into batches by count and by body bytes, whichever fills first.
- * Each product is serialized once, by the caller; a request body is the framing's head, the
- * products' JSON joined by commas, and its tail, so nothing is stringified twice.
+ * Each product is serialized and UTF-8 encoded once, by the caller; a request body is the
+ * framing's head, the products' bytes joined by commas, and its tail: one copy, no re-encoding.
  */
 
 /** Where a product came from, kept so every outcome can name its row. */
@@ -16,8 +16,8 @@ export interface PendingBatch {
   /** 1-based, in the order batches fill. */
   index: number;
   rows: RowRef[];
-  /** Each product's JSON, in `rows` order. */
-  parts: string[];
+  /** Each product's JSON as UTF-8 bytes, in `rows` order. */
+  parts: Uint8Array[];
   /** Bytes of the parts plus their separating commas (framing excluded). */
   bytes: number;
 }
@@ -40,9 +40,10 @@ export class Batcher {
     this.current = this.fresh();
   }
 
-  /** Adds one product; completed batches go to `emit`. `bytes` is the UTF-8 length of `json`. */
-  add(json: string, bytes: number, ref: RowRef): void {
+  /** Adds one product (its JSON as UTF-8); completed batches go to `emit`. */
+  add(json: Uint8Array, ref: RowRef): void {
     const { maxCount, maxBytes, framingBytes } = this.settings;
+    const bytes = json.length;
     const batch = this.current;
     // A product too big to fit next to the others goes out in the next batch (alone if it must).
     if (batch.parts.length > 0 && framingBytes + batch.bytes + 1 + bytes > maxBytes) this.flushCurrent();

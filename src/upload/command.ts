@@ -17,6 +17,7 @@ import { describeNextBatch } from '../time/zones.js';
 import type { FeedOptions } from '../types.js';
 import { newStats, uploadFeed } from './engine.js';
 import { estimateRows } from './estimate.js';
+import { uploadItems } from './feed-source.js';
 import { acquireLock, type Lock, lockPathFor } from './lock.js';
 import { startProgress } from './progress.js';
 import { UndiciSender } from './sender.js';
@@ -146,7 +147,7 @@ async function send(
     estimatedRows: () => estimated,
   });
   try {
-    return await uploadFeed(feedItems(files, feed, progress.log, process.stdin), up.settings, {
+    return await uploadFeed(uploadItems(files, feed, progress.log, process.stdin), up.settings, {
       poster,
       log: progress.log,
       interrupt: interrupt.signal,

@@ -7,6 +7,7 @@ import type { FeedItem } from '../types.js';
 import { Batcher, type PendingBatch, type RowRef } from './batcher.js';
 import { maxDepthFor, planRejection } from './bisect.js';
 import { buildBody, framingFor } from './envelope.js';
+import type { UploadItem } from './feed-source.js';
 import { isLegacyFail, oneLine, readRejection, type ServerVerdict } from './response.js';
 import { isRetryableStatus, retryDelay } from './retry-policy.js';
 import type { Poster } from './sender.js';
@@ -131,7 +132,7 @@ export async function uploadFeed(
 
   /** One body, sent until it gets an answer that is not worth retrying. */
   const sendWithRetries = async (
-    body: string,
+    body: Buffer,
     id: string,
     label: string,
     outcome: BatchOutcome,
@@ -359,11 +360,12 @@ export async function uploadFeed(
       if (isFileLevel(item)) continue;
       stats.rows++;
       lastRow = item.row;
-      if (!item.valid || item.payload === undefined) {
+      const encoded = (item as UploadItem).json;
+      if (!item.valid || (item.payload === undefined && encoded === undefined)) {
         stats.invalid++;
       } else {
-        const json = JSON.stringify(item.payload);
-        batcher.add(json, Buffer.byteLength(json), {
+        // Serialized once; this very buffer is in every body (and retry) that carries the product.
+        batcher.add(encoded ?? Buffer.from(JSON.stringify(item.payload)), {
           file: item.file,
           row: item.row,
           line: item.line,

@@ -13,7 +13,12 @@ export interface HttpAnswer {
 
 /** What the engine needs from a sender; tests may pass another implementation. */
 export interface Poster {
-  post(path: string, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<HttpAnswer>;
+  post(
+    path: string,
+    body: Buffer | string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<HttpAnswer>;
   close(): Promise<void>;
 }
 
@@ -51,7 +56,7 @@ export class UndiciSender implements Poster {
 
   async post(
     path: string,
-    body: string,
+    body: Buffer | string,
     headers: Record<string, string>,
     signal: AbortSignal,
   ): Promise<HttpAnswer> {

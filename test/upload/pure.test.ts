@@ -47,7 +47,7 @@ describe('batcher', () => {
 
   it('fills by count', () => {
     const { b, out } = collect(3, 1e9);
-    for (let i = 1; i <= 7; i++) b.add(`{"i":${i}}`, 7, ref(i));
+    for (let i = 1; i <= 7; i++) b.add(Buffer.from(`{"i":${i}}`), ref(i));
     b.finish();
     expect(out.map((x) => x.rows.map((r) => r.row))).toEqual([[1, 2, 3], [4, 5, 6], [7]]);
     expect(out.map((x) => x.index)).toEqual([1, 2, 3]);
@@ -55,18 +55,18 @@ describe('batcher', () => {
   it('fills by bytes, framing and commas counted, whichever comes first', () => {
     // framing 2 + 10 + 1 + 10 = 23 fits 25; a third would be 34.
     const { b, out } = collect(100, 25);
-    const part = '"abcdefgh"';
-    for (let i = 1; i <= 5; i++) b.add(part, 10, ref(i));
+    const part = Buffer.from('"abcdefgh"');
+    for (let i = 1; i <= 5; i++) b.add(part, ref(i));
     b.finish();
     expect(out.map((x) => x.rows.length)).toEqual([2, 2, 1]);
     for (const x of out) expect(2 + x.bytes).toBeLessThanOrEqual(25);
-    expect(Buffer.byteLength(buildBody({ head: '[', tail: ']' }, out[0].parts))).toBe(2 + out[0].bytes);
+    expect(buildBody({ head: '[', tail: ']' }, out[0].parts).length).toBe(2 + out[0].bytes);
   });
   it('sends a product bigger than the limit alone', () => {
     const { b, out } = collect(100, 30);
-    b.add('"a"', 3, ref(1));
-    b.add('x'.repeat(50), 50, ref(2));
-    b.add('"b"', 3, ref(3));
+    b.add(Buffer.from('"a"'), ref(1));
+    b.add(Buffer.from('x'.repeat(50)), ref(2));
+    b.add(Buffer.from('"b"'), ref(3));
     b.finish();
     expect(out.map((x) => x.rows.map((r) => r.row))).toEqual([[1], [2], [3]]);
   });
@@ -79,19 +79,22 @@ describe('envelope framing', () => {
       type: 'update_product',
       agentName: 'shop',
     });
-    const body = JSON.parse(buildBody(f, ['{"sku":"A"}', '{"sku":"B"}']));
+    const body = JSON.parse(
+      buildBody(f, [Buffer.from('{"sku":"A"}'), Buffer.from('{"sku":"상품"}')]).toString(),
+    );
     expect(body).toEqual({
       '@context': 'https://schema.org/',
       specversion: '1.0',
       id: '11111111-2222-4333-8444-555555555555',
       type: 'update_product',
       agent: { '@type': 'Organization', name: 'shop' },
-      '@graph': [{ sku: 'A' }, { sku: 'B' }],
+      '@graph': [{ sku: 'A' }, { sku: '상품' }],
     });
   });
   it('legacy is a plain array', () => {
     const f = framingFor('x', { format: 'legacy', type: 'create_product', agentName: 'a' });
-    expect(JSON.parse(buildBody(f, ['1', '2']))).toEqual([1, 2]);
+    expect(JSON.parse(buildBody(f, [Buffer.from('1'), Buffer.from('2')]).toString())).toEqual([1, 2]);
+    expect(buildBody(f, []).toString()).toBe('[]');
   });
 });
 
@@ -207,13 +210,14 @@ describe('batcher properties', () => {
           const out: PendingBatch[] = [];
           const b = new Batcher({ maxCount, maxBytes, framingBytes: 2 }, (x) => out.push(x));
           for (const [i, size] of sizes.entries())
-            b.add('x'.repeat(size), size, { file: 'f', row: i + 1, line: i + 2 });
+            b.add(Buffer.alloc(size, 120), { file: 'f', row: i + 1, line: i + 2 });
           b.finish();
           expect(out.flatMap((x) => x.rows.map((r) => r.row))).toEqual(sizes.map((_, i) => i + 1));
           for (const x of out) {
             expect(x.rows.length).toBeGreaterThan(0);
             expect(x.rows.length).toBeLessThanOrEqual(maxCount);
             expect(x.bytes).toBe(x.parts.reduce((n, p) => n + p.length, 0) + x.parts.length - 1);
+            expect(buildBody({ head: '[', tail: ']' }, x.parts).length).toBe(2 + x.bytes);
             if (x.rows.length > 1) expect(2 + x.bytes).toBeLessThanOrEqual(maxBytes);
           }
         },
