@@ -30,12 +30,6 @@ export function readIssue(code: ReadIssueCode, file: string, message: string, at
   return issue;
 }
 
-/** A value shortened for display in a message. */
-export function shorten(text: string, max = 60): string {
-  const oneLine = text.replace(/\s+/g, ' ');
-  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
-}
-
 /** The same, as a ReadItem. */
 export function issueItem(code: ReadIssueCode, file: string, message: string, at: IssueAt = {}): ReadItem {
   return { type: 'issue', issue: readIssue(code, file, message, at) };
