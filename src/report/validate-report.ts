@@ -53,10 +53,15 @@ function where(r: { file: string; row?: number; line?: number }, oneFile: boolea
 }
 
 export function formatIssue(issue: Issue, oneFile: boolean): string {
-  const parts = [where(issue, oneFile)];
+  const at = where(issue, oneFile);
+  // Read issues already say where they are ("row 3 (line 4) has 5 fields ...").
+  const parts = [
+    issue.row && issue.message.startsWith(`row ${issue.row} `) ? (oneFile ? '' : issue.file) : at,
+  ];
   if (issue.sku) parts.push(`sku ${issue.sku}`);
   if (issue.column) parts.push(`column ${issue.column}`);
-  return `${parts.join(', ')}: ${issue.message}`;
+  const prefix = parts.filter(Boolean).join(', ');
+  return prefix ? `${prefix}: ${issue.message}` : issue.message;
 }
 
 /** The human summary for stderr: groups by problem, then the first issues, then the totals. */

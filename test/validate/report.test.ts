@@ -114,3 +114,20 @@ describe('validate report', () => {
     }
   });
 });
+
+describe('formatIssue', () => {
+  it('does not repeat the position that a read issue already states', async () => {
+    const { formatIssue } = await import('../../src/report/validate-report.js');
+    const read: Issue = {
+      severity: 'error',
+      code: 'ragged_row',
+      file: 'f.csv',
+      row: 3,
+      line: 4,
+      message: 'row 3 (line 4) has 5 fields',
+    };
+    expect(formatIssue(read, true)).toBe('row 3 (line 4) has 5 fields');
+    expect(formatIssue(read, false)).toBe('f.csv: row 3 (line 4) has 5 fields');
+    expect(formatIssue(issue(2), true)).toBe('row 2 (line 3), sku S-2: offers.gtin problem in row 2');
+  });
+});
