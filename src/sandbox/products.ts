@@ -17,17 +17,12 @@ export interface Processed {
 export type LegacyKind = 'products' | 'contents' | 'filters';
 
 /**
- * SQLite read the body differently from JSON.parse, which can only happen with repeated object
- * keys (JSON.parse keeps the last, SQLite the first): the write is rolled back, the answer is 400.
+ * A body whose top level repeats `"@graph"`: JSON.parse keeps the last, SQLite (which serves the
+ * stored data) the first. Refused rather than stored ambiguously.
  */
-export class UnstorableBody extends Error {}
-
-/** The SKUs SQLite stored must be the ones that were validated, in order. */
-function expectSkus(stored: unknown[], items: readonly unknown[], key: string): void {
-  const same =
-    stored.length === items.length &&
-    stored.every((sku, i) => sku === (items[i] as Record<string, unknown>)[key]);
-  if (!same) throw new UnstorableBody('the stored SKUs differ from the validated ones');
+function repeatsGraph(text: string): boolean {
+  const first = text.indexOf('"@graph"');
+  return first !== -1 && text.indexOf('"@graph"', first + 8) !== -1;
 }
 
 const LEGACY: Record<LegacyKind, { schema: string; format: ProductFormat; key: string }> = {
@@ -81,15 +76,22 @@ export function processStandard(body: unknown, text: string, appliesAt: string):
       Array.isArray(graph) && isObject(graph[i]) ? stringOrNull(graph[i].sku) : null;
     return { reply: invalidItems('problem', itemErrors(validate.errors ?? [], '/@graph', skuOf), 'product') };
   }
-  const count = (graph as unknown[]).length;
-  return {
-    reply: json(200, { accepted: count, status: 'pending', appliesAt }, count),
-    commit: (store, now) =>
-      expectSkus(
-        store.upsertProducts('standard', text, '$."@graph"', '$.sku', false, now),
-        graph as unknown[],
-        'sku',
+  if (repeatsGraph(text)) {
+    return {
+      reply: errorReply(
+        'problem',
+        400,
+        'repeated-key',
+        'the body repeats "@graph"; send one list of products',
+        [{ index: null, sku: null, pointer: '/@graph', message: 'must appear once' }],
       ),
+    };
+  }
+  const products = graph as Record<string, unknown>[];
+  const skus = products.map((p) => p.sku as string);
+  return {
+    reply: json(200, { accepted: skus.length, status: 'pending', appliesAt }, skus.length),
+    commit: (store, now) => store.upsertProducts('standard', text, '"@graph"', skus, null, now),
   };
 }
 
@@ -111,23 +113,25 @@ export function processLegacy(kind: LegacyKind, body: unknown, text: string, app
   }
   const validate = getValidator(spec.schema);
   const errors: ItemError[] = [];
+  const skus: string[] = new Array(body.length);
+  const inStock: (boolean | null)[] = new Array(body.length);
   let stock = 0;
   for (let i = 0; i < body.length; i++) {
     const item = body[i] as unknown;
     if (!validate(item)) {
       const sku = isObject(item) ? stringOrNull(item[spec.key]) : null;
       errors.push(...itemErrors(validate.errors ?? [], '', () => sku, `/${i}`));
-    } else if (kind === 'products' && typeof (item as Record<string, unknown>).isInStock === 'boolean')
-      stock++;
+      continue;
+    }
+    const obj = item as Record<string, unknown>;
+    skus[i] = obj[spec.key] as string;
+    inStock[i] = kind === 'products' && typeof obj.isInStock === 'boolean' ? obj.isInStock : null;
+    if (inStock[i] !== null) stock++;
   }
   if (errors.length > 0) return { reply: invalidItems('legacy', errors, kind.replace(/s$/, '')) };
   return {
     reply: legacyOk({ received: body.length, stockApplied: stock, appliesAt }, body.length),
     commit: (store, now) =>
-      expectSkus(
-        store.upsertProducts(spec.format, text, '$', `$.${spec.key}`, kind === 'products', now),
-        body,
-        spec.key,
-      ),
+      store.upsertProducts(spec.format, text, '', skus, kind === 'products' ? inStock : null, now),
   };
 }

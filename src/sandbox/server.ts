@@ -1,7 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
 import type { Logger } from '../cli/terminal.js';
 import { errorMessage } from '../errors.js';
 import { type EventKind, kindByPath } from '../events/kinds.js';
@@ -11,13 +10,7 @@ import { MAX_JSON_DEPTH, nestedDeeperThan } from './depth.js';
 import { processEvent } from './events.js';
 import type { Faults } from './faults.js';
 import { fingerprint, InFlight, isValidIdempotencyKey } from './idempotency.js';
-import {
-  type LegacyKind,
-  type Processed,
-  processLegacy,
-  processStandard,
-  UnstorableBody,
-} from './products.js';
+import { type LegacyKind, type Processed, processLegacy, processStandard } from './products.js';
 import { type AnswerStyle, errorReply, json, type Reply } from './reply.js';
 import type { SandboxStore, StoredResponse } from './store.js';
 
@@ -50,9 +43,10 @@ export interface ServerSettings {
   onRequest(status: number): void;
 }
 
-const { SqliteError } = Database;
-
 const ignore = () => {};
+
+// Faster than Buffer#toString for Korean and Japanese text; a leading BOM is dropped.
+const utf8 = new TextDecoder();
 
 const JSON_TYPES = new Set(['application/json', 'application/ld+json']);
 
@@ -202,7 +196,7 @@ export function createSandboxServer(s: ServerSettings): Server {
 
     if (nestedDeeperThan(read.body))
       return errorReply(style, 400, 'too-deep', `JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
-    const text = read.body.toString('utf8');
+    const text = utf8.decode(read.body);
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -234,21 +228,11 @@ export function createSandboxServer(s: ServerSettings): Server {
       body: reply.body ?? '',
       createdAt: nowMs,
     };
-    try {
-      s.store.transaction(() => {
-        processed.commit?.(s.store, nowMs);
-        if (key !== undefined) s.store.putReply('key', key, stored);
-        if (envelopeId !== undefined && processed.commit) s.store.putReply('envelope', envelopeId, stored);
-      });
-    } catch (err) {
-      if (!(err instanceof UnstorableBody || err instanceof SqliteError)) throw err;
-      return errorReply(
-        style,
-        400,
-        'unstorable-body',
-        'the body could not be stored as sent (does an object repeat a key?); nothing was stored',
-      );
-    }
+    s.store.transaction(() => {
+      processed.commit?.(s.store, nowMs);
+      if (key !== undefined) s.store.putReply('key', key, stored);
+      if (envelopeId !== undefined && processed.commit) s.store.putReply('envelope', envelopeId, stored);
+    });
     if (lost)
       return {
         ...errorReply(

@@ -48,11 +48,17 @@ export interface EventView {
   body: unknown;
 }
 
+/** Bumped when the tables change; a file from another version is refused with a clear message. */
+const SCHEMA_VERSION = 2;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bodies (
+  id INTEGER PRIMARY KEY, json TEXT NOT NULL, items TEXT NOT NULL, received_at INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS products (
-  format TEXT NOT NULL, sku TEXT NOT NULL, status TEXT NOT NULL,
-  received_count INTEGER NOT NULL, data TEXT NOT NULL, applied_data TEXT,
+  format TEXT NOT NULL, sku TEXT NOT NULL, status TEXT NOT NULL, received_count INTEGER NOT NULL,
+  body INTEGER NOT NULL, idx INTEGER NOT NULL, applied_body INTEGER, applied_idx INTEGER,
   in_stock INTEGER, received_at INTEGER NOT NULL, applied_at INTEGER,
   PRIMARY KEY (format, sku)
 ) WITHOUT ROWID;
@@ -79,14 +85,17 @@ interface ProductRow {
   sku: string;
   status: ProductStatus;
   received_count: number;
-  data: string;
-  applied_data: string | null;
   in_stock: number | null;
   received_at: number;
   applied_at: number | null;
 }
 
-function toView(row: ProductRow): ProductView {
+interface ProductRowWithData extends ProductRow {
+  data: string;
+  applied_data: string | null;
+}
+
+function summary(row: ProductRow): Omit<ProductView, 'data' | 'applied'> {
   return {
     sku: row.sku,
     format: row.format,
@@ -95,9 +104,30 @@ function toView(row: ProductRow): ProductView {
     receivedAt: iso(row.received_at)!,
     appliedAt: iso(row.applied_at),
     inStock: row.in_stock === null ? null : row.in_stock === 1,
-    data: JSON.parse(row.data),
-    applied: row.applied_data === null ? null : JSON.parse(row.applied_data),
   };
+}
+
+function toView(row: ProductRowWithData): ProductView {
+  const view = summary(row);
+  const applied =
+    row.applied_data === null ? null : (JSON.parse(row.applied_data) as Record<string, unknown>);
+  // Legacy stock applies at once: what search sees carries the latest isInStock.
+  if (applied && view.inStock !== null) applied.isInStock = view.inStock;
+  return { ...view, data: JSON.parse(row.data), applied };
+}
+
+/** The JSON path of item `idx` in a stored body: `$."@graph"[3]` or `$[3]`. */
+const ITEM_PATH = `CASE WHEN b.items = '' THEN '$' ELSE '$.' || b.items END || '[' || p.idx || ']'`;
+const PRODUCT_WITH_DATA = `
+  SELECT p.*, json_extract(b.json, ${ITEM_PATH}) AS data,
+    (SELECT json_extract(a.json, CASE WHEN a.items = '' THEN '$' ELSE '$.' || a.items END || '[' || p.applied_idx || ']')
+       FROM bodies a WHERE a.id = p.applied_body) AS applied_data
+  FROM products p JOIN bodies b ON b.id = p.body`;
+
+export class StoreVersionError extends Error {
+  constructor(readonly file: string) {
+    super(`${file} was written by another version of the sandbox`);
+  }
 }
 
 export class SandboxStore {
@@ -110,27 +140,28 @@ export class SandboxStore {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
     }
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    const fresh = this.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as {
+      n: number;
+    };
+    if (fresh.n > 0 && version !== SCHEMA_VERSION) {
+      this.db.close();
+      throw new StoreVersionError(file);
+    }
     this.db.exec(SCHEMA);
+    this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
     const db = this.db;
     this.stmt = {
-      // One statement per request: SQLite walks the JSON array itself (json_each), so products are
-      // neither re-serialized in JS nor bound one by one.
+      insertBody: db.prepare('INSERT INTO bodies (json, items, received_at) VALUES (?, ?, ?)'),
       upsert: db.prepare(`
-        INSERT INTO products (format, sku, status, received_count, data, applied_data, in_stock, received_at)
-        SELECT @format, json_extract(value, @key), 'pending', 1, value, NULL,
-               CASE WHEN @stock THEN json_extract(value, '$.isInStock') END, @now
-        FROM json_each(@json, @array) WHERE true
+        INSERT INTO products (format, sku, status, received_count, body, idx, in_stock, received_at)
+        VALUES (?, ?, 'pending', 1, ?, ?, ?, ?)
         ON CONFLICT (format, sku) DO UPDATE SET
-          status = 'pending', received_count = received_count + 1, data = excluded.data,
-          received_at = excluded.received_at,
-          in_stock = COALESCE(excluded.in_stock, in_stock),
-          applied_data = CASE
-            WHEN excluded.in_stock IS NOT NULL AND applied_data IS NOT NULL
-            THEN json_set(applied_data, '$.isInStock', json(CASE excluded.in_stock WHEN 1 THEN 'true' ELSE 'false' END))
-            ELSE applied_data END
-        RETURNING sku`),
-      product: db.prepare('SELECT * FROM products WHERE sku = ? ORDER BY received_at DESC LIMIT 1'),
-      productOfFormat: db.prepare('SELECT * FROM products WHERE sku = ? AND format = ?'),
+          status = 'pending', received_count = received_count + 1, body = excluded.body,
+          idx = excluded.idx, received_at = excluded.received_at,
+          in_stock = COALESCE(excluded.in_stock, in_stock)`),
+      product: db.prepare(`${PRODUCT_WITH_DATA} WHERE p.sku = ? ORDER BY p.received_at DESC LIMIT 1`),
+      productOfFormat: db.prepare(`${PRODUCT_WITH_DATA} WHERE p.sku = ? AND p.format = ?`),
       insertEvent: db.prepare(
         'INSERT INTO events (type, request_id, idempotency_key, received_at, body) VALUES (?, ?, ?, ?, ?)',
       ),
@@ -142,7 +173,11 @@ export class SandboxStore {
       expireReplies: db.prepare('DELETE FROM replies WHERE created_at <= ?'),
       countPending: db.prepare("SELECT count(*) AS n FROM products WHERE status = 'pending'"),
       applyPending: db.prepare(
-        "UPDATE products SET status = 'applied', applied_data = data, applied_at = ? WHERE status = 'pending'",
+        "UPDATE products SET status = 'applied', applied_body = body, applied_idx = idx, applied_at = ? WHERE status = 'pending'",
+      ),
+      // Bodies no product points at any more (every item re-sent since, or applied over).
+      dropUnusedBodies: db.prepare(
+        'DELETE FROM bodies WHERE id NOT IN (SELECT body FROM products UNION SELECT applied_body FROM products WHERE applied_body IS NOT NULL)',
       ),
       insertNotice: db.prepare(
         'INSERT INTO outbox (to_addr, subject, body, applied, created_at) VALUES (?, ?, ?, ?, ?)',
@@ -157,22 +192,25 @@ export class SandboxStore {
   }
 
   /**
-   * Stores the latest data per (format, sku) for every element of the array at `arrayPath` in
-   * `json` (already validated), and returns the SKUs stored, in order. `keyPath` names the SKU
-   * (`$.sku`, `$.code`, `$.name`); with `stock`, `isInStock` is applied at once. Call inside
-   * `transaction` for a whole request.
+   * Stores a validated request body once, and points each of its items' (format, sku) at it:
+   * the latest data per SKU without re-serializing a single product. `itemsKey` is the member
+   * holding the items (`"@graph"`), or '' when the body is the array itself. `inStock[i]` is
+   * item i's legacy `isInStock` (applied at once), or null. Call inside `transaction`.
    */
   upsertProducts(
     format: ProductFormat,
     json: string,
-    arrayPath: string,
-    keyPath: string,
-    stock: boolean,
+    itemsKey: string,
+    skus: readonly string[],
+    inStock: readonly (boolean | null)[] | null,
     now: number,
-  ): unknown[] {
-    return this.stmt.upsert
-      .pluck()
-      .all({ format, key: keyPath, stock: stock ? 1 : 0, now, json, array: arrayPath });
+  ): void {
+    const body = this.stmt.insertBody.run(json, itemsKey, now).lastInsertRowid;
+    const upsert = this.stmt.upsert;
+    for (let i = 0; i < skus.length; i++) {
+      const stock = inStock ? inStock[i] : null;
+      upsert.run(format, skus[i], body, i, stock === null ? null : stock ? 1 : 0, now);
+    }
   }
 
   insertEvent(type: string, requestId: string | null, key: string | null, body: string, now: number): void {
@@ -181,7 +219,7 @@ export class SandboxStore {
 
   getProduct(sku: string, format?: string): ProductView | undefined {
     const row = (format ? this.stmt.productOfFormat.get(sku, format) : this.stmt.product.get(sku)) as
-      | ProductRow
+      | ProductRowWithData
       | undefined;
     return row ? toView(row) : undefined;
   }
@@ -206,15 +244,11 @@ export class SandboxStore {
       this.db.prepare(`SELECT count(*) AS n FROM products ${clause}`).get(...args) as { n: number }
     ).n;
     const rows = this.db
-      .prepare(`SELECT * FROM products ${clause} ORDER BY format, sku LIMIT ? OFFSET ?`)
+      .prepare(
+        `SELECT format, sku, status, received_count, in_stock, received_at, applied_at FROM products ${clause} ORDER BY format, sku LIMIT ? OFFSET ?`,
+      )
       .all(...args, limit, offset) as ProductRow[];
-    return {
-      total,
-      items: rows.map((r) => {
-        const { data: _d, applied: _a, ...rest } = toView(r);
-        return rest;
-      }),
-    };
+    return { total, items: rows.map(summary) };
   }
 
   listEvents(type: string | undefined, limit: number): { total: number; items: EventView[] } {
@@ -289,6 +323,7 @@ export class SandboxStore {
   ): number {
     return this.transaction(() => {
       const applied = this.stmt.applyPending.run(now).changes;
+      this.stmt.dropUnusedBodies.run();
       const notice = describe(applied);
       this.stmt.insertNotice.run(to, notice.subject, notice.body, applied, now);
       this.stmt.setMeta.run('lastBatchAt', String(now));
@@ -356,7 +391,7 @@ export class SandboxStore {
 
   reset(): void {
     this.db.exec(
-      'DELETE FROM products; DELETE FROM events; DELETE FROM replies; DELETE FROM outbox; DELETE FROM meta;',
+      'DELETE FROM products; DELETE FROM bodies; DELETE FROM events; DELETE FROM replies; DELETE FROM outbox; DELETE FROM meta;',
     );
   }
 
