@@ -78,6 +78,7 @@ async function* decodeIconv(
   const checkReplacement = encoding !== 'utf-16le' && encoding !== 'utf-16be';
   let offset = 0;
   let first = true;
+  let last: Buffer | undefined;
   for await (const chunk of chunks) {
     let text = decoder.write(chunk);
     if (first && text.length > 0) {
@@ -89,7 +90,12 @@ async function* decodeIconv(
       if (bad !== -1) throw locateReplacement(text, bad, chunk, offset, encoding);
     }
     offset += chunk.length;
+    last = chunk;
     if (text.length > 0) yield text;
+  }
+  // iconv-lite drops a last odd byte of UTF-16 without a word: it is a cut-off character.
+  if (!checkReplacement && offset % 2 === 1) {
+    throw new InvalidBytesError(encoding, offset - 1, last?.[last.length - 1], '');
   }
   const rest = decoder.end() ?? '';
   if (checkReplacement && rest.includes(REPLACEMENT)) {

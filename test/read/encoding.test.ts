@@ -117,6 +117,19 @@ describe('explicit encodings', () => {
   });
 });
 
+describe('UTF-16 cut in the middle of a character', () => {
+  it('stops naming the odd last byte', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      iconv.encode('sku,name\nU-1,x\n', 'utf-16le'),
+      Buffer.from([0x41]),
+    ]);
+    const err = await rejection(readBytes(bytes));
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toContain(`invalid byte 0x41 at byte offset ${bytes.length - 1} (line 3)`);
+  });
+});
+
 describe('bad bytes in JSON and NDJSON name their line too', () => {
   it('NDJSON and JSON', async () => {
     const bad = (text: string) =>
