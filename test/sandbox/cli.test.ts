@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -131,6 +131,15 @@ describe('genser sandbox (the binary)', () => {
     });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--fail-rate must be a number from 0 to 1/);
+    const dir = mkdtempSync(join(tmpdir(), 'genser-sb-bad-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'not.db'), 'this is not a database'.repeat(100));
+    const db = spawnSync(process.execPath, [bin, 'sandbox', '--port', '0', '--db', join(dir, 'not.db')], {
+      encoding: 'utf8',
+    });
+    expect(db.status).toBe(2);
+    expect(db.stderr).toMatch(/cannot open the database/);
+    expect(db.stderr).not.toMatch(/\n\s+at /);
     const c = spawnSync(process.execPath, [bin, 'sandbox', '--country', 'XX'], { encoding: 'utf8' });
     expect(c.status).toBe(2);
     expect(c.stderr).toMatch(/unknown country "XX"/);

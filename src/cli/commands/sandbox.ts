@@ -72,7 +72,10 @@ export function register(program: Command, ctx: CommandContext): void {
             ExitCode.usage,
             `cannot listen on ${settings.options.host}:${settings.port} (${e.code})`,
           );
-        if (e.code === 'SQLITE_CANTOPEN')
+        const { StoreVersionError } = await import('../../sandbox/store.js');
+        if (err instanceof StoreVersionError)
+          throw new ExitError(ExitCode.usage, err.message, 'delete the file, or pick another --db');
+        if (e.code === 'SQLITE_CANTOPEN' || e.code === 'SQLITE_NOTADB')
           throw new ExitError(
             ExitCode.usage,
             `cannot open the database ${settings.options.db}`,
