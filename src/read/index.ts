@@ -33,7 +33,7 @@ export async function* readFeed(
   source: string,
   options: ReadOptions,
   log: Logger,
-  stdin: NodeJS.ReadableStream = process.stdin,
+  stdin?: NodeJS.ReadableStream,
 ): AsyncGenerator<ReadItem> {
   const file = source === '-' ? STDIN_NAME : source;
   if (source === '-' && !options.inputType) {
@@ -52,7 +52,8 @@ export async function* readFeed(
     );
   }
 
-  let bytes = await openBytes(source, file, stdin);
+  // process.stdin is touched only when it is read: the getter opens the stream.
+  let bytes = await openBytes(source, file, () => stdin ?? process.stdin);
   let peeked = await peek(bytes, HEAD_BYTES);
   try {
     if (isGzip(peeked.head)) {

@@ -11,9 +11,9 @@ const READ_CHUNK = 256 * 1024;
 export async function openBytes(
   source: string,
   file: string,
-  stdin: NodeJS.ReadableStream,
+  stdin: () => NodeJS.ReadableStream,
 ): Promise<AsyncIterable<Buffer>> {
-  if (source === '-') return asBuffers(stdin as AsyncIterable<Buffer | string>);
+  if (source === '-') return asBuffers(stdin() as AsyncIterable<Buffer | string>);
   await checkFile(source, file);
   let handle: FileHandle;
   try {
