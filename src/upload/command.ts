@@ -40,7 +40,7 @@ export async function runUpload(
   );
 
   if (up.maxInvalid) {
-    const over = await checkInvalidBudget(files, feed, up.maxInvalid, log, process.stdin);
+    const over = await checkInvalidBudget(files, feed, up.maxInvalid, log);
     if (over) throw over;
   }
 
@@ -147,7 +147,7 @@ async function send(
     estimatedRows: () => estimated,
   });
   try {
-    return await uploadFeed(uploadItems(files, feed, progress.log, process.stdin), up.settings, {
+    return await uploadFeed(uploadItems(files, feed, progress.log, stdinFor(files)), up.settings, {
       poster,
       log: progress.log,
       interrupt: interrupt.signal,
@@ -219,13 +219,17 @@ function writeReport(path: string, text: string): void {
   }
 }
 
+/** Touching process.stdin creates a handle; only when the feed is read from it ('-'). */
+function stdinFor(files: string[]): NodeJS.ReadableStream | undefined {
+  return files.includes('-') ? process.stdin : undefined;
+}
+
 /** --max-invalid: a first, send-nothing pass over the feed (files only: stdin cannot be read twice). */
 async function checkInvalidBudget(
   files: string[],
   feed: FeedOptions,
   budget: InvalidBudget,
   log: Logger,
-  stdin: NodeJS.ReadableStream,
 ): Promise<ExitError | undefined> {
   if (files.includes('-'))
     throw new UsageError(
@@ -234,7 +238,7 @@ async function checkInvalidBudget(
     );
   let rows = 0;
   let invalid = 0;
-  for await (const item of feedItems(files, feed, quietLogger(log), stdin)) {
+  for await (const item of feedItems(files, feed, quietLogger(log))) {
     if (item.row === 0) continue;
     rows++;
     if (!item.valid) invalid++;

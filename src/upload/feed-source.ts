@@ -32,7 +32,7 @@ export function uploadItems(
   files: string[],
   feed: FeedOptions,
   log: Logger,
-  stdin: NodeJS.ReadableStream,
+  stdin: NodeJS.ReadableStream | undefined,
   options: { threaded?: boolean; workerUrl?: URL } = {},
 ): AsyncIterable<UploadItem> {
   const threaded = options.threaded ?? worthAThread(files);
