@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../cli/terminal.js';
 import { type ExitCodeValue, ExitError } from '../errors.js';
 import { feedItems } from '../pipeline.js';
-import type { FeedItem, FeedOptions } from '../types.js';
+import type { FeedItem, FeedOptions, Issue } from '../types.js';
 
 /** A feed row as the upload engine takes it: a valid row may come already serialized. */
 export interface UploadItem extends FeedItem {
@@ -13,16 +13,27 @@ export interface UploadItem extends FeedItem {
   json?: Uint8Array;
 }
 
-/** A row as the worker sends it: the product's JSON is a slice of the chunk's one buffer. */
-export type WireItem = Omit<FeedItem, 'payload'> & { at?: number; len?: number };
-
 export type WorkerMessage =
-  | { t: 'items'; items: WireItem[]; bytes: ArrayBuffer }
+  | {
+      t: 'items';
+      /** File names so far; rows name theirs by index. */
+      files: string[];
+      rows: Int32Array;
+      lines: Int32Array;
+      fileIndex: Uint16Array;
+      skus: (string | undefined)[];
+      /** The product's JSON for valid rows, null otherwise. */
+      texts: (string | null)[];
+      /** Rows with issues or invalid, whole: [position in the chunk, item without payload]. */
+      others: [number, Omit<FeedItem, 'payload'>][];
+    }
   | { t: 'log'; level: 'info' | 'warn' | 'error' | 'debug'; m: string }
   | { t: 'end' }
   | { t: 'error'; code?: ExitCodeValue; m: string; hint?: string; stack?: string };
 
 const WORKER_URL = new URL('./feed-worker.js', import.meta.url);
+/** Shared by every issue-free row from the worker; nobody mutates it. */
+const NO_ISSUES: Issue[] = [];
 
 /**
  * The feed for an upload: on a worker thread when it can be (files, built code), else in this
@@ -97,10 +108,26 @@ async function* threadedItems(
       }
       if (m.t === 'items') {
         worker.postMessage('more');
-        for (const wire of m.items) {
-          const { at, len, ...item } = wire;
-          // A view into the transferred chunk buffer: no copy.
-          yield at === undefined ? item : { ...item, json: new Uint8Array(m.bytes, at, len) };
+        let next = 0;
+        for (let i = 0; i < m.rows.length; i++) {
+          const text = m.texts[i];
+          // Encoding happens here: this thread is otherwise idle while the worker validates.
+          const json = text === null ? undefined : Buffer.from(text);
+          if (next < m.others.length && m.others[next][0] === i) {
+            const item: UploadItem = m.others[next++][1];
+            if (json) item.json = json;
+            yield item;
+          } else {
+            yield {
+              file: m.files[m.fileIndex[i]],
+              row: m.rows[i],
+              line: m.lines[i],
+              sku: m.skus[i],
+              issues: NO_ISSUES,
+              valid: true,
+              json,
+            };
+          }
         }
       } else if (m.t === 'log') log[m.level](m.m);
       else if (m.t === 'end') return;

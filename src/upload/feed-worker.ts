@@ -2,8 +2,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Logger } from '../cli/terminal.js';
 import { ExitError } from '../errors.js';
 import { feedItems } from '../pipeline.js';
-import type { FeedOptions } from '../types.js';
-import type { WireItem, WorkerMessage } from './feed-source.js';
+import type { FeedItem, FeedOptions } from '../types.js';
+import type { WorkerMessage } from './feed-source.js';
 
 /**
  * Runs read -> map -> build -> validate (and each product's one JSON.stringify) on a second
@@ -38,41 +38,63 @@ const log: Logger = {
   debug: (m) => post({ t: 'log', level: 'debug', m }),
 };
 
-async function send(items: WireItem[], texts: string[]): Promise<void> {
+/**
+ * One chunk on the wire, cheap to clone: plain valid rows as typed arrays plus their JSON text
+ * (the main thread, idle otherwise, encodes it); rows with issues travel as whole objects.
+ */
+class Chunk {
+  rows: number[] = [];
+  lines: number[] = [];
+  fileIndex: number[] = [];
+  skus: (string | undefined)[] = [];
+  texts: (string | null)[] = [];
+  others: [number, Omit<FeedItem, 'payload'>][] = [];
+}
+
+const fileNames: string[] = [];
+const fileIndexOf = new Map<string, number>();
+
+async function send(chunk: Chunk): Promise<void> {
   while (credit <= 0) await new Promise<void>((resolve) => (wake = resolve));
   credit--;
-  // All of the chunk's products in one buffer, transferred (not copied) to the main thread.
-  let capacity = 0;
-  for (const t of texts) capacity += t.length * 3;
-  const bytes = Buffer.allocUnsafeSlow(capacity);
-  let at = 0;
-  let k = 0;
-  for (const item of items) {
-    if (item.len === undefined) continue;
-    item.at = at;
-    item.len = bytes.write(texts[k++], at);
-    at += item.len;
-  }
-  const buffer = bytes.buffer as ArrayBuffer;
-  port.postMessage({ t: 'items', items, bytes: buffer } satisfies WorkerMessage, [buffer]);
+  const rows = Int32Array.from(chunk.rows);
+  const lines = Int32Array.from(chunk.lines);
+  const fileIndex = Uint16Array.from(chunk.fileIndex);
+  const message: WorkerMessage = {
+    t: 'items',
+    files: fileNames,
+    rows,
+    lines,
+    fileIndex,
+    skus: chunk.skus,
+    texts: chunk.texts,
+    others: chunk.others,
+  };
+  port.postMessage(message, [rows.buffer, lines.buffer, fileIndex.buffer]);
 }
 
 async function run(): Promise<void> {
-  let items: WireItem[] = [];
-  let texts: string[] = [];
+  let chunk = new Chunk();
   for await (const item of feedItems(files, feed, log)) {
     const { payload, ...rest } = item;
-    if (item.valid && payload !== undefined) {
-      texts.push(JSON.stringify(payload));
-      items.push({ ...rest, len: 0 });
-    } else items.push(rest);
-    if (items.length >= chunkRows) {
-      await send(items, texts);
-      items = [];
-      texts = [];
+    let fi = fileIndexOf.get(item.file);
+    if (fi === undefined) {
+      fi = fileNames.push(item.file) - 1;
+      fileIndexOf.set(item.file, fi);
+    }
+    const i = chunk.rows.length;
+    chunk.rows.push(item.row);
+    chunk.lines.push(item.line);
+    chunk.fileIndex.push(fi);
+    chunk.skus.push(item.sku);
+    chunk.texts.push(item.valid && payload !== undefined ? JSON.stringify(payload) : null);
+    if (!item.valid || item.issues.length > 0) chunk.others.push([i, rest]);
+    if (i + 1 >= chunkRows) {
+      await send(chunk);
+      chunk = new Chunk();
     }
   }
-  if (items.length > 0) await send(items, texts);
+  if (chunk.rows.length > 0) await send(chunk);
   post({ t: 'end' });
 }
 
