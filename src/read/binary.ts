@@ -25,7 +25,7 @@ export function binaryKind(head: Uint8Array, encoding: EncodingName, utf16: bool
   let control = 0;
   for (let i = 0; i < n; i++) {
     const b = head[i];
-    if (b === 0) return 'a binary file (it holds zero bytes)';
+    if (b === 0) return 'a binary file (it holds NUL bytes, 0x00)';
     // Tab, LF, FF, CR and ESC occur in text; other C0 controls hardly ever do.
     if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0c && b !== 0x0d && b !== 0x1b) control++;
   }
