@@ -38,8 +38,15 @@ export interface FeedRun {
 export function prepareRun(files: string[], flags: FeedRunFlags, ctx: CommandContext): FeedRun {
   const sources = sourcesFor(flags, ctx.env);
   const options = resolveFeedOptions(sources);
-  const maxErrors = pick(sources, 'maxErrors', 'GENSER_MAX_ERRORS', 20, parseAs.int(0));
-  const explicitMax = flags.maxErrors !== undefined;
+  // Given anywhere (flag, env, config), the cap also applies to the JSON report; else it keeps 10,000.
+  const givenMax = pick<number | undefined>(
+    sources,
+    'maxErrors',
+    'GENSER_MAX_ERRORS',
+    undefined,
+    parseAs.int(0),
+  );
+  const maxErrors = givenMax ?? 20;
   for (const file of files) {
     if (file !== '-' && !existsSync(file)) {
       throw new UsageError(`input file ${file} does not exist`, 'check the path (use - to read stdin)');
@@ -57,7 +64,7 @@ export function prepareRun(files: string[], flags: FeedRunFlags, ctx: CommandCon
     log,
     sources,
     maxErrors,
-    keepIssues: explicitMax ? maxErrors : Math.max(maxErrors, 10_000),
+    keepIssues: givenMax ?? 10_000,
   };
 }
 

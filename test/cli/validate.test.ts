@@ -19,6 +19,18 @@ function genser(args: string[], input?: string) {
 }
 
 describe('genser validate', () => {
+  it('caps the JSON issue list by GENSER_MAX_ERRORS as by --max-errors', () => {
+    const r = spawnSync(process.execPath, [bin, 'validate', fixture('catalog-invalid.csv'), '--json'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', GENSER_MAX_ERRORS: '3' },
+    });
+    expect(r.status).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report.issues).toHaveLength(3);
+    expect(report.truncated).toBe(true);
+  });
+
   it('exits 0 on the Quick start catalog, with a one-line verdict on stderr and nothing on stdout', () => {
     const r = genser(['validate', fixture('catalog.csv')]);
     expect(r.status).toBe(0);
