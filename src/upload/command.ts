@@ -16,7 +16,7 @@ import { redact } from '../secrets.js';
 import { describeNextBatch } from '../time/zones.js';
 import type { FeedOptions } from '../types.js';
 import { newStats, uploadFeed } from './engine.js';
-import { estimateRows } from './estimate.js';
+import { countLines } from './estimate.js';
 import { uploadItems } from './feed-source.js';
 import { acquireLock, type Lock, lockPathFor } from './lock.js';
 import { startProgress } from './progress.js';
@@ -138,13 +138,13 @@ async function send(
   const stats = newStats();
   let estimated: number | undefined;
   if (log.fancy && !quiet && !json)
-    void estimateRows(files).then((n) => {
+    void countLines(files).then((n) => {
       estimated = n;
     });
   const progress = await startProgress(stats, log, {
     quiet: quiet || json,
     stream: ctx.stderr,
-    estimatedRows: () => estimated,
+    totalLines: () => estimated,
   });
   try {
     return await uploadFeed(uploadItems(files, feed, progress.log, stdinFor(files)), up.settings, {

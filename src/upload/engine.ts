@@ -36,6 +36,7 @@ export interface UploadDeps {
 export function newStats(now: number = Date.now()): LiveStats {
   return {
     rows: 0,
+    line: 0,
     invalid: 0,
     sent: 0,
     accepted: 0,
@@ -359,6 +360,7 @@ export async function uploadFeed(
       // File-level items (row 0: empty file, duplicate header, ...) are not rows.
       if (isFileLevel(item)) continue;
       stats.rows++;
+      stats.line = item.line;
       lastRow = item.row;
       const encoded = (item as UploadItem).json;
       if (!item.valid || (item.payload === undefined && encoded === undefined)) {

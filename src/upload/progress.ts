@@ -21,12 +21,13 @@ interface SpinnerLike {
 
 const n = (x: number) => x.toLocaleString('en-US');
 
-export function progressLine(stats: LiveStats, now: number, estimatedRows?: number): string {
-  const seconds = Math.max(0.001, (now - stats.startedAt) / 1000);
-  const rate = stats.rows / seconds;
+/** `totalLines`: the input's physical lines, when known; progress is the last row's line over it. */
+export function progressLine(stats: LiveStats, now: number, totalLines?: number): string {
+  const elapsed = Math.max(0.001, (now - stats.startedAt) / 1000);
+  const rate = stats.rows / elapsed;
   let eta = '';
-  if (estimatedRows && rate > 0 && estimatedRows > stats.rows) {
-    const left = Math.round((estimatedRows - stats.rows) / rate);
+  if (totalLines && stats.line > 0 && totalLines > stats.line) {
+    const left = Math.round((elapsed * (totalLines - stats.line)) / stats.line);
     eta = `, ETA ~${left >= 60 ? `${Math.floor(left / 60)} min ${left % 60} s` : `${left} s`}`;
   }
   return (
@@ -44,13 +45,16 @@ export async function startProgress(
     quiet: boolean;
     stream: NodeJS.WritableStream;
     intervalMs?: number;
-    estimatedRows?: () => number | undefined;
+    totalLines?: () => number | undefined;
   },
 ): Promise<Progress> {
   if (options.quiet) return { log, stop() {} };
-  if (!log.fancy) {
+  // A terminal that reports no width (some ptys) would make the spinner's redraw arithmetic
+  // clear endless lines: plain progress lines there.
+  const columns = (options.stream as { columns?: number }).columns;
+  if (!log.fancy || !columns || columns < 20) {
     const timer = setInterval(
-      () => log.info(`progress: ${progressLine(stats, Date.now(), options.estimatedRows?.())}`),
+      () => log.info(`progress: ${progressLine(stats, Date.now(), options.totalLines?.())}`),
       options.intervalMs ?? 10_000,
     );
     timer.unref();
@@ -60,7 +64,7 @@ export async function startProgress(
   const spinner: SpinnerLike = ora({ stream: options.stream, text: 'uploading', discardStdin: false });
   spinner.start();
   const timer = setInterval(() => {
-    spinner.text = progressLine(stats, Date.now(), options.estimatedRows?.());
+    spinner.text = progressLine(stats, Date.now(), options.totalLines?.());
   }, 200);
   timer.unref();
   const around =

@@ -95,6 +95,8 @@ export interface UploadResult {
 /** Counters that grow while the run goes; progress displays read them. */
 export interface LiveStats {
   rows: number;
+  /** Physical line where the last row read starts (for the ETA). */
+  line: number;
   invalid: number;
   sent: number;
   accepted: number;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitError } from '../../src/errors.js';
-import { estimateRows } from '../../src/upload/estimate.js';
+import { countLines } from '../../src/upload/estimate.js';
 import { acquireLock, lockPathFor } from '../../src/upload/lock.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'genser-lock-'));
@@ -38,11 +38,12 @@ describe('run lock', () => {
   });
 });
 
-describe('row estimate for the ETA', () => {
-  it('counts lines minus the CSV header; unknown for stdin', async () => {
+describe('line count for the ETA', () => {
+  it('counts physical lines of one file; unknown for stdin or several files', async () => {
     const file = join(dir, 'x.csv');
-    writeFileSync(file, 'sku,name\nA,1\nB,2\nC,3\n');
-    expect(await estimateRows([file])).toBe(3);
-    expect(await estimateRows(['-'])).toBeUndefined();
+    writeFileSync(file, 'sku,name\nA,"1\n2"\nB,2\nC,3');
+    expect(await countLines([file])).toBe(5);
+    expect(await countLines(['-'])).toBeUndefined();
+    expect(await countLines([file, file])).toBeUndefined();
   });
 });

@@ -154,11 +154,13 @@ describe('upload report', () => {
       'dry run: 10 rows, 1 invalid; would send 9 products in 2 batches (2.0 kB); nothing was sent',
     ]);
   });
-  it('progress line shows counts, rate and an ETA when the total is estimated', () => {
+  it('progress line shows counts, rate and an ETA from the line reached', () => {
     const s = newStats(0);
-    Object.assign(s, { rows: 1000, sent: 900, accepted: 800, rejected: 2 });
-    expect(progressLine(s, 2000, 3000)).toBe(
-      'read 1,000 rows, sent 900, accepted 800, rejected 2, 500 rows/s, ETA ~4 s',
+    // 2 s to reach line 1,500 of 6,000: 6 s left, whatever the rows per line.
+    Object.assign(s, { rows: 1000, line: 1500, sent: 900, accepted: 800, rejected: 2 });
+    expect(progressLine(s, 2000, 6000)).toBe(
+      'read 1,000 rows, sent 900, accepted 800, rejected 2, 500 rows/s, ETA ~6 s',
     );
+    expect(progressLine(s, 2000)).toBe('read 1,000 rows, sent 900, accepted 800, rejected 2, 500 rows/s');
   });
 });
