@@ -82,6 +82,13 @@ export async function sendEvents(
 
   async function sendOne(event: EventToSend): Promise<EventOutcome> {
     const idempotencyKey = newId();
+    const stopped = (attempt: number): EventOutcome => ({
+      status: 'failed',
+      event,
+      attempts: attempt + 1,
+      httpStatus: 'interrupted',
+      message: 'not sent: the run stopped',
+    });
     for (let attempt = 0; ; attempt++) {
       let status: number | string;
       let message: string;
@@ -107,13 +114,7 @@ export async function sendEvents(
         }
       } catch (err) {
         if (signal.aborted) {
-          return {
-            status: 'failed',
-            event,
-            attempts: attempt + 1,
-            httpStatus: 'interrupted',
-            message: 'not sent: the run stopped',
-          };
+          return stopped(attempt);
         }
         const e = err as { name?: string; code?: string; message?: string };
         status = e.name === 'TimeoutError' ? 'timeout' : 'network';
@@ -134,13 +135,7 @@ export async function sendEvents(
       try {
         await sleep(wait, signal);
       } catch {
-        return {
-          status: 'failed',
-          event,
-          attempts: attempt + 1,
-          httpStatus: 'interrupted',
-          message: 'not sent: the run stopped',
-        };
+        return stopped(attempt);
       }
     }
   }
