@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { parseAs, pick, type Sources } from '../cli/config.js';
+import { API_KEY, loadKey } from '../cli/keys.js';
 import { UsageError } from '../errors.js';
-import { registerSecret } from '../secrets.js';
 import type { FeedOptions } from '../types.js';
 import type { UploadSettings } from './types.js';
 
@@ -73,56 +72,6 @@ export function exceedsBudget(budget: InvalidBudget, invalid: number, rows: numb
   return rows > 0 && (invalid / rows) * 100 > budget.max;
 }
 
-/** Trims surrounding whitespace; refuses whitespace inside (the contract's 401 advice: stray spaces). */
-export function checkKey(raw: string, from: string): string {
-  const key = raw.trim();
-  if (key === '')
-    throw new UsageError(
-      `the API key from ${from} is empty`,
-      'put the key issued in the admin settings there',
-    );
-  if (/\s/.test(key))
-    throw new UsageError(
-      `the API key from ${from} contains whitespace inside it (a space, tab or line break)`,
-      'the key is one unbroken string: remove the stray characters (the value is not shown here)',
-    );
-  return key;
-}
-
-function readKeyFile(path: string, from: string): { value: string; from: string } {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `cannot read the API key file ${path} (${from}): ${code === 'ENOENT' ? 'no such file' : (code ?? 'error')}`,
-      'create it with the key issued in the admin settings, readable only by you (chmod 600)',
-    );
-  }
-  const label = `key file ${path}`;
-  return { value: checkKey(text, label), from: label };
-}
-
-export function loadApiKey(sources: Sources): { value: string; from: string } | undefined {
-  const flagFile = sources.flags.apiKeyFile;
-  let key: { value: string; from: string } | undefined;
-  if (typeof flagFile === 'string') key = readKeyFile(flagFile, '--api-key-file');
-  else if (sources.env.GENSER_API_KEY)
-    key = { value: checkKey(sources.env.GENSER_API_KEY, 'GENSER_API_KEY'), from: 'GENSER_API_KEY' };
-  else if (sources.env.GENSER_API_KEY_FILE)
-    key = readKeyFile(sources.env.GENSER_API_KEY_FILE, 'GENSER_API_KEY_FILE');
-  else if (typeof sources.config.apiKeyFile === 'string')
-    key = readKeyFile(sources.config.apiKeyFile, 'genser.config.json "apiKeyFile"');
-  else if (typeof sources.config.apiKey === 'string')
-    key = {
-      value: checkKey(sources.config.apiKey, 'genser.config.json "apiKey"'),
-      from: 'genser.config.json "apiKey"',
-    };
-  if (key) registerSecret(key.value);
-  return key;
-}
-
 function parseApiUrl(raw: unknown, from: string): string {
   const text = String(raw).trim();
   let url: URL;
@@ -186,7 +135,7 @@ export function resolveUpload(sources: Sources, feed: FeedOptions): ResolvedUplo
     parseInvalidBudget,
   );
   const needsServer = !sandbox && !dryRun;
-  const key = sandbox ? undefined : loadApiKey(sources);
+  const key = sandbox ? undefined : loadKey(API_KEY, sources);
   if (needsServer && !apiUrl)
     throw new UsageError(
       'no product API url: set --api-url or GENSER_API_URL (or "apiUrl" in genser.config.json)',

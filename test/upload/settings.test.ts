@@ -1,21 +1,19 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sources } from '../../src/cli/config.js';
 import { resolveFeedOptions } from '../../src/cli/options.js';
 import { UsageError } from '../../src/errors.js';
-import { clearSecrets, redact } from '../../src/secrets.js';
+import { clearSecrets } from '../../src/secrets.js';
 import {
-  checkKey,
   exceedsBudget,
-  loadApiKey,
   parseByteSize,
   parseInvalidBudget,
   resolveUpload,
 } from '../../src/upload/settings.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'genser-upload-settings-'));
+const _dir = mkdtempSync(join(tmpdir(), 'genser-upload-settings-'));
 const src = (flags: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}, config = {}): Sources => ({
   flags,
   env,
@@ -75,37 +73,5 @@ describe('upload settings', () => {
     expect(() => resolve(src({ dryRun: true, concurrency: '0' }))).toThrow(
       /--concurrency must be a whole number/,
     );
-  });
-});
-
-describe('API key handling', () => {
-  const SENTINEL = 'SENTINEL-key-7f3a9c';
-  it('trims surrounding whitespace of a key file and registers the key as a secret', () => {
-    const file = join(dir, 'key');
-    writeFileSync(file, `  ${SENTINEL}\n`);
-    const key = loadApiKey(src({ apiKeyFile: file }, { GENSER_API_KEY: 'ignored-env' }));
-    expect(key).toEqual({ value: SENTINEL, from: `key file ${file}` });
-    expect(redact(`oops ${SENTINEL}`)).toBe('oops ***');
-  });
-  it('refuses inner whitespace without showing the key', () => {
-    let err: unknown;
-    try {
-      checkKey('abc def-secret', 'GENSER_API_KEY');
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toContain('contains whitespace inside it');
-    expect((err as Error).message).not.toContain('def-secret');
-  });
-  it('names an unreadable key file, and reads env and config in order', () => {
-    expect(() => loadApiKey(src({ apiKeyFile: join(dir, 'missing') }))).toThrow(
-      /cannot read the API key file .*no such file/,
-    );
-    expect(loadApiKey(src({}, { GENSER_API_KEY: ' env-key-1 ' }))?.value).toBe('env-key-1');
-    const file = join(dir, 'cfgkey');
-    writeFileSync(file, 'cfg-key-1');
-    expect(loadApiKey(src({}, {}, { apiKeyFile: file }))?.value).toBe('cfg-key-1');
-    expect(loadApiKey(src())).toBeUndefined();
   });
 });
