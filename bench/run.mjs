@@ -5,7 +5,7 @@
 //                      [--sizes 100000,1000000] [--upload-rows 300000] [--concurrency 4]
 //                      [--batch-size 500] [--startup-runs 15] [--sandbox-envelopes 200]
 //                      [--big-runs N (runs on catalogs of 1M rows and more; default --runs)]
-//                      [--write | --no-write]
+//                      [--write | --no-write] [--from-json FILE (re-render saved results)]
 //
 // Every figure is the median of --runs runs; each tool is its own process (isolation, and
 // peak RSS per process via GNU time). Figures compared in a ratio are run back to back in the
@@ -78,6 +78,7 @@ export function parseArgs(argv) {
     else if (a === '--big-runs') o.bigRuns = count(val(), a);
     else if (a === '--no-write') o.write = false;
     else if (a === '--write') o.write = true;
+    else if (a === '--from-json') o.fromJson = val();
     else if (a === '--help' || a === '-h') o.help = true;
     else throw new Error(`unknown argument ${a}`);
   }
@@ -457,6 +458,18 @@ async function benchStartup(o) {
   };
 }
 
+/** Table to stdout; with `write`, bench/results.json and the marked section of BENCHMARKS.md. */
+function publish(results, write) {
+  const text = renderResults(results);
+  process.stdout.write(`${text}\n`);
+  if (!write) return;
+  writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const docFile = join(root, 'BENCHMARKS.md');
+  const doc = existsSync(docFile) ? readFileSync(docFile, 'utf8') : '# Benchmarks\n';
+  writeFileSync(docFile, replaceMarked(doc, text));
+  log('wrote bench/results.json and BENCHMARKS.md');
+}
+
 // --- main ---------------------------------------------------------------------------------------
 
 async function main(argv) {
@@ -476,6 +489,13 @@ async function main(argv) {
       source.findIndex((l) => !l.startsWith('//')),
     );
     process.stdout.write(`${head.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
+    return 0;
+  }
+  if (o.fromJson) {
+    // Re-render saved results (e.g. bench/out/results.json of a --no-write run) without measuring.
+    const saved = JSON.parse(readFileSync(o.fromJson, 'utf8'));
+    saved.targets = evaluateTargets(saved);
+    publish(saved, o.write ?? true);
     return 0;
   }
   const on = (s) => !o.only || o.only.has(s);
@@ -527,17 +547,8 @@ async function main(argv) {
   results.notes = ctx.notes;
   results.targets = evaluateTargets(results);
 
-  const text = renderResults(results);
-  process.stdout.write(`${text}\n`);
-  const json = `${JSON.stringify(results, null, 2)}\n`;
-  writeFileSync(join(OUT, 'results.json'), json);
-  if (o.write) {
-    writeFileSync(join(root, 'bench', 'results.json'), json);
-    const docFile = join(root, 'BENCHMARKS.md');
-    const doc = existsSync(docFile) ? readFileSync(docFile, 'utf8') : '# Benchmarks\n';
-    writeFileSync(docFile, replaceMarked(doc, text));
-    log('wrote bench/results.json and BENCHMARKS.md');
-  }
+  writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  publish(results, o.write);
   return 0;
 }
 
