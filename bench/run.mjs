@@ -21,7 +21,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureCatalog } from './generate.mjs';
 import { firstLine, hasGnuTime, max, measure, median } from './lib/measure.mjs';
-import { evaluateTargets, MiB, renderResults, replaceMarked } from './lib/report.mjs';
+import { evaluateTargets, formatJson, MiB, renderResults, replaceMarked } from './lib/report.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(root, 'bin', 'genser.js');
@@ -463,7 +463,7 @@ function publish(results, write) {
   const text = renderResults(results);
   process.stdout.write(`${text}\n`);
   if (!write) return;
-  writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(root, 'bench', 'results.json'), formatJson(results));
   const docFile = join(root, 'BENCHMARKS.md');
   const doc = existsSync(docFile) ? readFileSync(docFile, 'utf8') : '# Benchmarks\n';
   writeFileSync(docFile, replaceMarked(doc, text));
@@ -547,7 +547,7 @@ async function main(argv) {
   results.notes = ctx.notes;
   results.targets = evaluateTargets(results);
 
-  writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(OUT, 'results.json'), formatJson(results));
   publish(results, o.write);
   return 0;
 }

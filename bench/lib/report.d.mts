@@ -12,3 +12,4 @@ export declare function renderResults(results: Record<string, unknown>): string;
 export declare const START: string;
 export declare const END: string;
 export declare function replaceMarked(doc: string, content: string): string;
+export declare function formatJson(value: unknown): string;

@@ -258,3 +258,17 @@ export function replaceMarked(doc, content) {
   if (a >= 0 && b > a) return doc.slice(0, a) + block + doc.slice(b + END.length);
   return `${doc.trimEnd()}\n\n## Latest figures\n\n${block}\n`;
 }
+
+/** JSON as biome formats it: two-space indent, arrays of plain values on one line when they fit. */
+export function formatJson(value) {
+  const text = JSON.stringify(value, null, 2).replace(
+    /\[\n\s*([^[\]{}]*?)\n\s*\]/g,
+    (whole, inner, at, all) => {
+      const items = inner.split(/,\n\s*/);
+      const lineStart = all.lastIndexOf('\n', at) + 1;
+      const oneLine = `[${items.join(', ')}]`;
+      return at - lineStart + oneLine.length + 1 <= 110 ? oneLine : whole;
+    },
+  );
+  return `${text}\n`;
+}

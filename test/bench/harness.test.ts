@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeProfile, topByTotal } from '../../bench/lib/cpuprofile.mjs';
 import { hasGnuTime, measure, median, parseGnuTimeMaxRss } from '../../bench/lib/measure.mjs';
-import { END, evaluateTargets, replaceMarked, START } from '../../bench/lib/report.mjs';
+import { END, evaluateTargets, formatJson, replaceMarked, START } from '../../bench/lib/report.mjs';
 
 describe('bench harness pieces', () => {
   it('measures wall time and the peak RSS of a child that allocates 120 MiB', async () => {
@@ -83,5 +83,18 @@ describe('bench harness pieces', () => {
     expect(next).not.toContain('old');
     expect(replaceMarked(next, 'newer')).toBe(replaceMarked(doc, 'newer'));
     expect(replaceMarked('# B\n', 'x')).toContain(`${START}\n\nx\n\n${END}`);
+  });
+});
+
+describe('results.json formatting', () => {
+  it('round-trips and puts short arrays of plain values on one line, as the formatter does', () => {
+    const value = { a: { runsMs: [1, 2, 3], notes: ['x', 'y'], nested: [{ b: 1 }] }, empty: [] };
+    const text = formatJson(value);
+    expect(JSON.parse(text)).toEqual(value);
+    expect(text).toContain('"runsMs": [1, 2, 3]');
+    expect(text).toContain('"notes": ["x", "y"]');
+    expect(text).toContain('"nested": [\n');
+    const long = formatJson({ k: Array.from({ length: 40 }, (_, i) => 1000 + i) });
+    expect(long.split('\n').every((l) => l.length <= 110)).toBe(true);
   });
 });
