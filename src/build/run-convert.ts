@@ -35,6 +35,35 @@ async function write(out: Out, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');
 }
 
+/**
+ * Collects output text and hands it to the stream in pieces of about 256 KiB: one write (and at
+ * most one wait for 'drain') per piece instead of per row. Measured on the 100k-row bench catalog:
+ * convert 7.6 s -> 5.9 s, byte-identical output (BENCHMARKS.md).
+ */
+class PieceWriter {
+  private parts: string[] = [];
+  private size = 0;
+
+  constructor(
+    private readonly out: Out,
+    private readonly limit = 256 * 1024,
+  ) {}
+
+  async write(text: string): Promise<void> {
+    this.parts.push(text);
+    this.size += text.length;
+    if (this.size >= this.limit) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.size === 0) return;
+    const text = this.parts.length === 1 ? this.parts[0] : this.parts.join('');
+    this.parts = [];
+    this.size = 0;
+    await write(this.out, text);
+  }
+}
+
 export async function runConvert(file: string, flags: ConvertFlags, ctx: CommandContext): Promise<void> {
   const run = prepareRun([file], flags, ctx);
   const batchSize = pick(run.sources, 'batchSize', 'GENSER_BATCH_SIZE', 500, parseAs.int(1, 100_000));
@@ -60,6 +89,7 @@ export async function runConvert(file: string, flags: ConvertFlags, ctx: Command
   out.on('error', (err: Error) => {
     outError = err;
   });
+  const pieces = new PieceWriter(out);
   const legacy = run.options.format === 'legacy';
   let written = 0;
   let batch: object[] = [];
@@ -67,25 +97,26 @@ export async function runConvert(file: string, flags: ConvertFlags, ctx: Command
     if (batch.length === 0) return;
     const envelope = buildStandardEnvelope(batch, { id: randomUUID(), type, agentName });
     batch = [];
-    await write(out, `${JSON.stringify(envelope)}\n`);
+    await pieces.write(`${JSON.stringify(envelope)}\n`);
   };
-  if (legacy) await write(out, '[');
+  if (legacy) await pieces.write('[');
   const onItem = async (item: FeedItem) => {
     if (outError) throw new UsageError(`cannot write ${flags.output ?? 'stdout'}: ${outError.message}`);
     if (!item.valid || !item.payload) return;
     if (legacy) {
-      await write(out, `${written === 0 ? '\n' : ',\n'}${JSON.stringify(item.payload)}`);
+      await pieces.write(`${written === 0 ? '\n' : ',\n'}${JSON.stringify(item.payload)}`);
     } else if (flags.envelope) {
       batch.push(item.payload);
       if (batch.length >= batchSize) await flushBatch();
     } else {
-      await write(out, `${JSON.stringify(item.payload)}\n`);
+      await pieces.write(`${JSON.stringify(item.payload)}\n`);
     }
     written++;
   };
   const { stats, report } = await driveFeed([file], run, ctx, 'converting', onItem);
   if (flags.envelope) await flushBatch();
-  if (legacy) await write(out, written === 0 ? ']\n' : '\n]\n');
+  if (legacy) await pieces.write(written === 0 ? ']\n' : '\n]\n');
+  await pieces.flush();
   if (flags.output) {
     out.end();
     await once(out, 'finish').catch(() => undefined);
