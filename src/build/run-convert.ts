@@ -5,8 +5,8 @@ import { parseAs, pick } from '../cli/config.js';
 import type { CommandContext } from '../cli/main.js';
 import { UsageError } from '../errors.js';
 import { isClean } from '../pipeline.js';
+import { type FeedRow, payloadJson } from '../pipeline-thread.js';
 import { validateReportJson } from '../report/validate-report.js';
-import type { FeedItem } from '../types.js';
 import {
   driveFeed,
   type FeedRunFlags,
@@ -14,7 +14,7 @@ import {
   printSummary,
   writeReportFile,
 } from '../validate/run-validate.js';
-import { buildStandardEnvelope } from './standard.js';
+import { framingFor } from './framing.js';
 
 /**
  * `genser convert`: writes the valid rows' payloads, streamed (never the whole feed in memory):
@@ -31,17 +31,17 @@ export interface ConvertFlags extends FeedRunFlags {
 
 type Out = NodeJS.WritableStream;
 
-async function write(out: Out, text: string): Promise<void> {
-  if (!out.write(text)) await once(out, 'drain');
-}
+const COMMA = Buffer.from(',');
+const NEWLINE = Buffer.from('\n');
+const COMMA_NEWLINE = Buffer.from(',\n');
 
 /**
- * Collects output text and hands it to the stream in pieces of about 256 KiB: one write (and at
- * most one wait for 'drain') per piece instead of per row. Measured on the 100k-row bench catalog:
+ * Collects output and hands it to the stream in pieces of about 256 KiB: one write (and at most
+ * one wait for 'drain') per piece instead of per row. Measured on the 100k-row bench catalog:
  * convert 7.6 s -> 5.9 s, byte-identical output (BENCHMARKS.md).
  */
 class PieceWriter {
-  private parts: string[] = [];
+  private parts: Uint8Array[] = [];
   private size = 0;
 
   constructor(
@@ -49,18 +49,21 @@ class PieceWriter {
     private readonly limit = 256 * 1024,
   ) {}
 
-  async write(text: string): Promise<void> {
-    this.parts.push(text);
-    this.size += text.length;
+  async write(...pieces: (string | Uint8Array)[]): Promise<void> {
+    for (const piece of pieces) {
+      const bytes = typeof piece === 'string' ? Buffer.from(piece) : piece;
+      this.parts.push(bytes);
+      this.size += bytes.length;
+    }
     if (this.size >= this.limit) await this.flush();
   }
 
   async flush(): Promise<void> {
     if (this.size === 0) return;
-    const text = this.parts.length === 1 ? this.parts[0] : this.parts.join('');
+    const piece = Buffer.concat(this.parts, this.size);
     this.parts = [];
     this.size = 0;
-    await write(this.out, text);
+    if (!this.out.write(piece)) await once(this.out, 'drain');
   }
 }
 
@@ -92,24 +95,27 @@ export async function runConvert(file: string, flags: ConvertFlags, ctx: Command
   const pieces = new PieceWriter(out);
   const legacy = run.options.format === 'legacy';
   let written = 0;
-  let batch: object[] = [];
+  // Envelopes are framed around the products' JSON, made once per product (as upload does).
+  let batch: Uint8Array[] = [];
   const flushBatch = async () => {
     if (batch.length === 0) return;
-    const envelope = buildStandardEnvelope(batch, { id: randomUUID(), type, agentName });
+    const { head, tail } = framingFor(randomUUID(), { format: 'standard', type, agentName });
+    const products = batch;
     batch = [];
-    await pieces.write(`${JSON.stringify(envelope)}\n`);
+    await pieces.write(head, ...products.flatMap((p, i) => (i === 0 ? [p] : [COMMA, p])), `${tail}\n`);
   };
   if (legacy) await pieces.write('[');
-  const onItem = async (item: FeedItem) => {
+  const onItem = async (item: FeedRow) => {
     if (outError) throw new UsageError(`cannot write ${flags.output ?? 'stdout'}: ${outError.message}`);
-    if (!item.valid || !item.payload) return;
+    const json = item.valid ? payloadJson(item) : undefined;
+    if (json === undefined) return;
     if (legacy) {
-      await pieces.write(`${written === 0 ? '\n' : ',\n'}${JSON.stringify(item.payload)}`);
+      await pieces.write(written === 0 ? NEWLINE : COMMA_NEWLINE, json);
     } else if (flags.envelope) {
-      batch.push(item.payload);
+      batch.push(json);
       if (batch.length >= batchSize) await flushBatch();
     } else {
-      await pieces.write(`${JSON.stringify(item.payload)}\n`);
+      await pieces.write(json, NEWLINE);
     }
     written++;
   };

@@ -4,7 +4,7 @@ import { resolveFeedOptions, sourcesFor } from '../cli/options.js';
 import { createLogger, type Logger } from '../cli/terminal.js';
 import { ExitCode, ExitError, UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
-import { feedItems } from '../pipeline.js';
+import { feedRows } from '../pipeline-thread.js';
 import {
   type UploadReportMeta,
   uploadIssueLines,
@@ -17,7 +17,6 @@ import { describeNextBatch } from '../time/zones.js';
 import type { FeedOptions } from '../types.js';
 import { newStats, uploadFeed } from './engine.js';
 import { countLines } from './estimate.js';
-import { uploadItems } from './feed-source.js';
 import { acquireLock, type Lock, lockPathFor } from './lock.js';
 import { startProgress } from './progress.js';
 import { UndiciSender } from './sender.js';
@@ -147,12 +146,16 @@ async function send(
     totalLines: () => estimated,
   });
   try {
-    return await uploadFeed(uploadItems(files, feed, progress.log, stdinFor(files)), up.settings, {
-      poster,
-      log: progress.log,
-      interrupt: interrupt.signal,
-      stats,
-    });
+    return await uploadFeed(
+      feedRows(files, feed, progress.log, stdinFor(files), { serialize: true }),
+      up.settings,
+      {
+        poster,
+        log: progress.log,
+        interrupt: interrupt.signal,
+        stats,
+      },
+    );
   } finally {
     progress.stop();
     process.removeListener('SIGINT', onSigint);
@@ -238,7 +241,7 @@ async function checkInvalidBudget(
     );
   let rows = 0;
   let invalid = 0;
-  for await (const item of feedItems(files, feed, quietLogger(log))) {
+  for await (const item of feedRows(files, feed, quietLogger(log), undefined, { serialize: false })) {
     if (item.row === 0) continue;
     rows++;
     if (!item.valid) invalid++;

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { framingFor } from '../build/framing.js';
 import type { Logger } from '../cli/terminal.js';
 import { emptyStats, isFileLevel, tally } from '../pipeline.js';
+import { type FeedRow, payloadJson } from '../pipeline-thread.js';
 import { IssueCollector } from '../report/issues.js';
-import type { FeedItem } from '../types.js';
 import { Batcher, type PendingBatch, type RowRef } from './batcher.js';
 import { maxDepthFor, planRejection } from './bisect.js';
-import { buildBody, framingFor } from './envelope.js';
-import type { UploadItem } from './feed-source.js';
+import { buildBody } from './envelope.js';
 import { isLegacyFail, oneLine, readRejection, type ServerVerdict } from './response.js';
 import { isRetryableStatus, retryDelay } from './retry-policy.js';
 import type { Poster } from './sender.js';
@@ -83,7 +83,7 @@ function describeError(err: unknown): { status: string; message: string } {
 }
 
 export async function uploadFeed(
-  items: AsyncIterable<FeedItem>,
+  items: AsyncIterable<FeedRow>,
   settings: UploadSettings,
   deps: UploadDeps,
 ): Promise<UploadResult> {
@@ -362,12 +362,12 @@ export async function uploadFeed(
       stats.rows++;
       stats.line = item.line;
       lastRow = item.row;
-      const encoded = (item as UploadItem).json;
-      if (!item.valid || (item.payload === undefined && encoded === undefined)) {
+      const json = item.valid ? payloadJson(item) : undefined;
+      if (json === undefined) {
         stats.invalid++;
       } else {
         // Serialized once; this very buffer is in every body (and retry) that carries the product.
-        batcher.add(encoded ?? Buffer.from(JSON.stringify(item.payload)), {
+        batcher.add(json, {
           file: item.file,
           row: item.row,
           line: item.line,

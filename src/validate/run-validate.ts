@@ -4,7 +4,8 @@ import type { CommandContext } from '../cli/main.js';
 import { resolveFeedOptions, sourcesFor } from '../cli/options.js';
 import { createLogger, type Logger } from '../cli/terminal.js';
 import { UsageError } from '../errors.js';
-import { emptyStats, type FeedStats, feedItems, isClean, tally } from '../pipeline.js';
+import { emptyStats, type FeedStats, isClean, tally } from '../pipeline.js';
+import { type FeedRow, feedRows } from '../pipeline-thread.js';
 import { IssueCollector } from '../report/issues.js';
 import {
   buildValidateReport,
@@ -12,7 +13,7 @@ import {
   validateReportJson,
   validateSummaryLines,
 } from '../report/validate-report.js';
-import type { FeedItem, FeedOptions } from '../types.js';
+import type { FeedOptions } from '../types.js';
 
 /**
  * `genser validate`: read, map, build and validate every row; write nothing but the report.
@@ -91,23 +92,27 @@ export async function startProgress(log: Logger, ctx: CommandContext, verb: stri
   };
 }
 
-/** Runs the feed through the pipeline, collecting the report; `onItem` sees every item (convert writes). */
+/**
+ * Runs the feed through the pipeline, collecting the report; `onItem` sees every item (convert
+ * writes), with each valid payload's JSON made once on the feed thread.
+ */
 export async function driveFeed(
   files: string[],
   run: FeedRun,
   ctx: CommandContext,
   verb: string,
-  onItem?: (item: FeedItem) => Promise<void> | void,
+  onItem?: (item: FeedRow) => Promise<void> | void,
 ): Promise<{ stats: FeedStats; report: ValidateReport }> {
   const stats = emptyStats();
   const collector = new IssueCollector(run.keepIssues);
   const progress = await startProgress(run.log, ctx, verb);
   try {
-    for await (const item of feedItems(
+    for await (const item of feedRows(
       files,
       run.options,
       run.log,
       files.includes('-') ? process.stdin : undefined,
+      { serialize: onItem !== undefined },
     )) {
       tally(stats, item);
       for (const issue of item.issues) collector.add(issue);

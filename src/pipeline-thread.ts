@@ -1,0 +1,240 @@
+import { existsSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from './cli/terminal.js';
+import { type ExitCodeValue, ExitError } from './errors.js';
+import { loadMapping } from './map/mapping-file.js';
+import { feedItems } from './pipeline.js';
+import type { FeedItem, FeedOptions, Issue, ReadItem } from './types.js';
+
+/**
+ * The pipeline on two threads: this thread reads (decode, parse, positions, read issues) and the
+ * feed worker maps, builds, validates and, when asked, serializes each valid payload once. On two
+ * cores the reading then hides behind the per-row work (BENCHMARKS.md). Items come out exactly as
+ * `feedItems` yields them, in order: the worker runs the same `processReads` over the same reads.
+ */
+export interface FeedRow extends FeedItem {
+  /** A valid row's payload as UTF-8 JSON, made once on the worker; `payload` is then absent. */
+  json?: Uint8Array;
+}
+
+export interface FeedRowsOptions {
+  /** Consumers that write or send the payloads ask for their JSON. */
+  serialize: boolean;
+  /** true/false forces the choice; by default a second thread is used for inputs of 4 MiB or more. */
+  threaded?: boolean;
+  /** The worker's module (tests point it at the build). */
+  workerUrl?: URL;
+}
+
+/** The payload as UTF-8 JSON: made on the worker, or here for rows that came in-thread. */
+export function payloadJson(row: FeedRow): Uint8Array | undefined {
+  return row.json ?? (row.payload === undefined ? undefined : Buffer.from(JSON.stringify(row.payload)));
+}
+
+/** Main thread -> worker. `done` answers each `reads`: its items were processed and sent back. */
+export type ToWorker = { t: 'reads'; items: ReadItem[] } | { t: 'eof' };
+
+export type FromWorker =
+  | {
+      t: 'rows';
+      /** File names so far; rows name theirs by index. */
+      files: string[];
+      rows: Int32Array;
+      lines: Int32Array;
+      fileIndex: Uint16Array;
+      skus: (string | undefined)[];
+      /** Valid rows' payload JSON (null for the others), when asked for. */
+      texts?: (string | null)[];
+      /** Rows with issues or invalid, whole: [position in the chunk, item without payload]. */
+      others: [number, FeedItem][];
+    }
+  | { t: 'done' }
+  | { t: 'end' }
+  | { t: 'error'; code?: ExitCodeValue; m: string; hint?: string; stack?: string };
+
+export interface WorkerInput {
+  files: string[];
+  feed: FeedOptions;
+  serialize: boolean;
+}
+
+const WORKER_URL = new URL('./pipeline-worker.js', import.meta.url);
+/** Records per message: large enough that cloning is cheap per row, small enough to keep memory flat. */
+const CHUNK_RECORDS = 256;
+/** Chunks the worker may have queued: keeps it busy while this thread is elsewhere. */
+const AHEAD = 6;
+/** Below a few MB a second thread's start-up (modules, schema compilation) costs more than it saves. */
+const THREAD_MIN_BYTES = 4 * 1024 * 1024;
+/** Shared by every issue-free row; nobody mutates it. */
+const NO_ISSUES: Issue[] = [];
+
+export function feedRows(
+  files: string[],
+  feed: FeedOptions,
+  log: Logger,
+  stdin: NodeJS.ReadableStream | undefined,
+  options: FeedRowsOptions,
+): AsyncIterable<FeedRow> {
+  const url = options.workerUrl ?? WORKER_URL;
+  const threaded = (options.threaded ?? worthAThread(files)) && existsSync(fileURLToPath(url));
+  return threaded
+    ? threadedRows(files, feed, log, stdin, options.serialize, url)
+    : feedItems(files, feed, log, stdin);
+}
+
+/** GENSER_THREADS=0 keeps everything on one thread, =1 always uses two; by default it goes by size. */
+function worthAThread(files: string[]): boolean {
+  const env = process.env.GENSER_THREADS;
+  if (env === '0') return false;
+  if (env === '1') return true;
+  if (availableParallelism() < 2) return false;
+  let bytes = 0;
+  for (const file of files) {
+    if (file === '-') return true; // stdin: size unknown, and pipes are used for big feeds
+    try {
+      bytes += statSync(file).size;
+    } catch {
+      return false; // the reader reports it, with its own message
+    }
+  }
+  return bytes >= THREAD_MIN_BYTES;
+}
+
+/** All files' reads in order, a `null` after each file. */
+async function* allReads(
+  files: string[],
+  feed: FeedOptions,
+  log: Logger,
+  stdin: NodeJS.ReadableStream | undefined,
+): AsyncGenerator<ReadItem | null> {
+  const { readFeed } = await import('./read/index.js');
+  const options = { encoding: feed.encoding, delimiter: feed.delimiter, inputType: feed.inputType };
+  for (const file of files) {
+    yield* readFeed(file, options, log, stdin);
+    yield null;
+  }
+}
+
+async function* threadedRows(
+  files: string[],
+  feed: FeedOptions,
+  log: Logger,
+  stdin: NodeJS.ReadableStream | undefined,
+  serialize: boolean,
+  url: URL,
+): AsyncGenerator<FeedRow> {
+  // A bad mapping file is a usage error: say it before any thread starts, as in-thread runs do.
+  if (feed.mapping) loadMapping(feed.mapping, feed);
+  const input: WorkerInput = { files, feed, serialize };
+  const worker = new Worker(url, { workerData: input });
+  const inbox: FromWorker[] = [];
+  let notify: (() => void) | undefined;
+  let failure: Error | undefined;
+  let exited = false;
+  const wake = () => {
+    notify?.();
+    notify = undefined;
+  };
+  worker.on('message', (m: FromWorker) => {
+    inbox.push(m);
+    wake();
+  });
+  worker.on('error', (err) => {
+    failure = err;
+    wake();
+  });
+  worker.on('exit', () => {
+    exited = true;
+    wake();
+  });
+  const reads = allReads(files, feed, log, stdin);
+  let reading = true;
+  let filesRead = 0;
+  /** Messages the worker has not answered with 'done' yet. */
+  let queued = 0;
+  /** A reading failure (a usage error such as undecodable bytes): thrown once the rows before it are out. */
+  let readError: unknown;
+  const post = (m: ToWorker) => {
+    worker.postMessage(m);
+    queued++;
+  };
+  /** Reads up to one chunk of records (or to the end of a file) and hands it to the worker. */
+  const readChunk = async () => {
+    const items: ReadItem[] = [];
+    let records = 0;
+    try {
+      for (;;) {
+        const next = await reads.next();
+        if (next.done) {
+          reading = false;
+          break;
+        }
+        if (next.value === null) {
+          if (items.length > 0) post({ t: 'reads', items });
+          post({ t: 'eof' });
+          filesRead++;
+          return;
+        }
+        items.push(next.value);
+        if (next.value.type === 'record' && ++records === CHUNK_RECORDS) break;
+      }
+    } catch (err) {
+      readError = err;
+      reading = false;
+    }
+    if (items.length > 0) post({ t: 'reads', items });
+    // After a failure the worker still ends each file, so every row read so far comes out.
+    if (readError !== undefined) while (filesRead++ < files.length) post({ t: 'eof' });
+  };
+
+  try {
+    for (;;) {
+      while (reading && queued < AHEAD) await readChunk();
+      const m = inbox.shift();
+      if (!m) {
+        if (failure) throw failure;
+        if (exited) throw new Error('the feed worker stopped without finishing');
+        await new Promise<void>((resolve) => (notify = resolve));
+        continue;
+      }
+      if (m.t === 'rows') yield* rowsOf(m);
+      else if (m.t === 'done') queued--;
+      else if (m.t === 'end') {
+        if (readError !== undefined) throw readError;
+        return;
+      } else {
+        if (m.code !== undefined) throw new ExitError(m.code, m.m, m.hint);
+        const err = new Error(m.m);
+        if (m.stack) err.stack = m.stack;
+        throw err;
+      }
+    }
+  } finally {
+    // Also when the consumer stops early (401, Ctrl-C) or reading failed: nothing more is read.
+    await reads.return(undefined);
+    await worker.terminate();
+  }
+}
+
+function* rowsOf(m: Extract<FromWorker, { t: 'rows' }>): Generator<FeedRow> {
+  let next = 0;
+  for (let i = 0; i < m.rows.length; i++) {
+    let row: FeedRow;
+    if (next < m.others.length && m.others[next][0] === i) row = m.others[next++][1];
+    else {
+      row = {
+        file: m.files[m.fileIndex[i]],
+        row: m.rows[i],
+        line: m.lines[i],
+        issues: NO_ISSUES,
+        valid: true,
+      };
+      if (m.skus[i] !== undefined) row.sku = m.skus[i];
+    }
+    const text = m.texts?.[i];
+    if (text != null) row.json = Buffer.from(text);
+    yield row;
+  }
+}

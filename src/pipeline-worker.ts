@@ -1,0 +1,108 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { ExitError } from './errors.js';
+import { loadMapping } from './map/mapping-file.js';
+import { processReads } from './pipeline.js';
+import type { FromWorker, ToWorker, WorkerInput } from './pipeline-thread.js';
+import type { FeedItem, ReadItem } from './types.js';
+
+/**
+ * The feed worker (src/pipeline-thread.ts): map -> build -> validate (-> one JSON.stringify per
+ * valid payload) over the reads the main thread sends, answering each message with the rows it
+ * produced and a 'done'. The main thread sends at most a few messages ahead: memory stays flat.
+ */
+const port = parentPort!;
+const { files, feed, serialize } = workerData as WorkerInput;
+
+const inbox: ToWorker[] = [];
+let wake: (() => void) | undefined;
+port.on('message', (m: ToWorker) => {
+  inbox.push(m);
+  wake?.();
+  wake = undefined;
+});
+
+async function nextMessage(): Promise<ToWorker> {
+  while (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+  return inbox.shift()!;
+}
+
+/** One chunk on the wire, cheap to clone: issue-free rows as typed arrays; the others whole. */
+class Chunk {
+  rows: number[] = [];
+  lines: number[] = [];
+  fileIndex: number[] = [];
+  skus: (string | undefined)[] = [];
+  /** Valid rows' payload JSON, null for the others. */
+  texts: (string | null)[] = [];
+  others: [number, FeedItem][] = [];
+}
+
+const fileNames: string[] = [];
+const fileIndexOf = new Map<string, number>();
+let chunk = new Chunk();
+
+function add(item: FeedItem): void {
+  const { payload, ...rest } = item;
+  let fi = fileIndexOf.get(item.file);
+  if (fi === undefined) {
+    fi = fileNames.push(item.file) - 1;
+    fileIndexOf.set(item.file, fi);
+  }
+  const i = chunk.rows.length;
+  chunk.rows.push(item.row);
+  chunk.lines.push(item.line);
+  chunk.fileIndex.push(fi);
+  chunk.skus.push(item.sku);
+  if (serialize) chunk.texts.push(item.valid && payload !== undefined ? JSON.stringify(payload) : null);
+  if (!item.valid || item.issues.length > 0) chunk.others.push([i, rest]);
+}
+
+function flush(): void {
+  if (chunk.rows.length === 0) return;
+  const rows = Int32Array.from(chunk.rows);
+  const lines = Int32Array.from(chunk.lines);
+  const fileIndex = Uint16Array.from(chunk.fileIndex);
+  const message: FromWorker = {
+    t: 'rows',
+    files: fileNames,
+    rows,
+    lines,
+    fileIndex,
+    skus: chunk.skus,
+    others: chunk.others,
+  };
+  // The main thread encodes the texts: it has time to spare, this thread has none (BENCHMARKS.md).
+  if (serialize) message.texts = chunk.texts;
+  port.postMessage(message, [rows.buffer, lines.buffer, fileIndex.buffer]);
+  chunk = new Chunk();
+}
+
+/** One file's reads as the main thread sends them; each message is answered once its rows are out. */
+async function* reads(): AsyncGenerator<ReadItem> {
+  for (;;) {
+    const m = await nextMessage();
+    if (m.t === 'eof') {
+      port.postMessage({ t: 'done' } satisfies FromWorker);
+      return;
+    }
+    yield* m.items;
+    // Back here when the pipeline asks for more: every item of the message has been processed.
+    flush();
+    port.postMessage({ t: 'done' } satisfies FromWorker);
+  }
+}
+
+async function run(): Promise<void> {
+  const mapping = feed.mapping ? loadMapping(feed.mapping, feed) : undefined;
+  for await (const item of processReads(files, reads, feed, mapping)) add(item);
+  flush();
+  port.postMessage({ t: 'end' } satisfies FromWorker);
+}
+
+run().catch((err: unknown) => {
+  const m: FromWorker =
+    err instanceof ExitError
+      ? { t: 'error', code: err.exitCode, m: err.message, hint: err.hint }
+      : { t: 'error', m: err instanceof Error ? err.message : String(err), stack: (err as Error)?.stack };
+  port.postMessage(m);
+});
