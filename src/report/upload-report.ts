@@ -79,12 +79,12 @@ export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta)
   const lines: string[] = [];
   if (s.dryRun) {
     lines.push(
-      `dry run: ${n(s.rows)} rows, ${n(s.invalid)} invalid; would send ${n(s.rows - s.invalid)} products in ${n(s.batches)} batches (${megabytes(s.bytes)})${meta.target ? ` to ${meta.target}` : ''}; nothing was sent`,
+      `dry run: ${n(s.rows)} rows, ${n(s.invalid)} invalid; would send ${n(s.rows - s.invalid)} products in ${n(s.batches)} ${s.batches === 1 ? 'batch' : 'batches'} (${megabytes(s.bytes)})${meta.target ? ` to ${meta.target}` : ''}; nothing was sent`,
     );
     return lines;
   }
   lines.push(
-    `upload: ${n(s.rows)} rows, ${n(s.invalid)} invalid (not sent), ${n(s.sent)} sent in ${n(s.batches)} batches: ` +
+    `upload: ${n(s.rows)} rows, ${n(s.invalid)} invalid (not sent), ${n(s.sent)} sent in ${n(s.batches)} ${s.batches === 1 ? 'batch' : 'batches'}: ` +
       `${n(s.accepted)} accepted, ${n(s.rejected)} rejected, ${n(s.failed)} not delivered; ` +
       `${n(s.retries)} retries; ${duration(s.durationMs)} (${n(rate)} rows/s)`,
   );

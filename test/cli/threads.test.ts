@@ -48,3 +48,23 @@ describe('one thread or two: the same output', () => {
     expect(JSON.parse(r.stdout).rows).toEqual({ total: 25, valid: 25, invalid: 0 });
   });
 });
+
+describe('upload on two threads', () => {
+  /** What must not depend on the threads: the counts, the problems, the rows that failed. */
+  const outcome = (stdout: string) => {
+    const report = JSON.parse(stdout);
+    const { rows, invalid, sent, accepted, rejected, failed, batches } = report.summary;
+    return { counts: { rows, invalid, sent, accepted, rejected, failed, batches }, issues: report.issues };
+  };
+
+  it('delivers the same rows into the embedded sandbox and reports the same problems', () => {
+    for (const file of ['fixtures/catalog.csv', 'fixtures/catalog-invalid.csv']) {
+      const args = ['upload', file, '--sandbox', '--json', '--batch-size', '4'];
+      const one = genser(args, '0');
+      const two = genser(args, '1');
+      expect(two.status, two.stderr).toBe(one.status);
+      expect(outcome(two.stdout)).toEqual(outcome(one.stdout));
+      expect(outcome(two.stdout).counts.accepted).toBeGreaterThan(0);
+    }
+  });
+});

@@ -146,7 +146,7 @@ describe('genser upload (CLI)', () => {
     expect(within.stderr).toMatch(
       /error row 2 \(line 3\), sku C-2, column price: offers\.price must be a number/,
     );
-    expect(within.stderr).toContain('upload: 6 rows, 2 invalid (not sent), 4 sent in 1 batches: 4 accepted');
+    expect(within.stderr).toContain('upload: 6 rows, 2 invalid (not sent), 4 sent in 1 batch: 4 accepted');
   });
 
   it('a rejected product makes exit 1 and is in the report with its row', async () => {
@@ -306,7 +306,7 @@ describe('genser upload (separate process)', () => {
     expect(r.code).toBe(130);
     expect(server.requests).toHaveLength(1);
     expect(r.stderr).toContain('interrupted: finishing the requests in flight');
-    expect(r.stderr).toMatch(/upload: \d+ rows, 0 invalid \(not sent\), 2 sent in \d+ batches: 2 accepted/);
+    expect(r.stderr).toMatch(/upload: \d+ rows, 0 invalid \(not sent\), 2 sent in \d+ batch(es)?: 2 accepted/);
     expect(r.stderr).toContain('genser: interrupted');
   });
 

@@ -41,5 +41,8 @@ describe('SkuSet', () => {
     expect(set.add('SKU-1', 2, 99)).toEqual({ fileIndex: 1, row: 1 });
     expect(set.add('SKU-49999', 0, 60_000)).toEqual({ fileIndex: 49_999 % 3, row: 49_999 });
     expect(set.add('SKU-50001', 0, 1)).toBeUndefined();
+    for (let i = 1; i <= 50_000; i += 997)
+      expect(set.add(`SKU-${i}`, 0, 0)).toEqual({ fileIndex: i % 3, row: i });
+    expect(set.count).toBe(50_001);
   });
 });
