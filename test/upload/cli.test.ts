@@ -306,7 +306,9 @@ describe('genser upload (separate process)', () => {
     expect(r.code).toBe(130);
     expect(server.requests).toHaveLength(1);
     expect(r.stderr).toContain('interrupted: finishing the requests in flight');
-    expect(r.stderr).toMatch(/upload: \d+ rows, 0 invalid \(not sent\), 2 sent in \d+ batch(es)?: 2 accepted/);
+    expect(r.stderr).toMatch(
+      /upload: \d+ rows, 0 invalid \(not sent\), 2 sent in \d+ batch(es)?: 2 accepted/,
+    );
     expect(r.stderr).toContain('genser: interrupted');
   });
 
