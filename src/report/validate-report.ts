@@ -46,18 +46,15 @@ export function validateReportJson(report: ValidateReport): string {
   return redact(JSON.stringify(report, null, 2)) + '\n';
 }
 
-function where(r: { file: string; row?: number; line?: number }, oneFile: boolean): string {
-  const file = oneFile ? '' : `${r.file} `;
-  if (r.row === undefined || r.row === 0) return `${file}(file)`.trim();
-  return `${file}row ${r.row}${r.line !== undefined ? ` (line ${r.line})` : ''}`;
+function where(r: { file: string; row?: number; line?: number }): string {
+  if (r.row === undefined || r.row === 0) return `${r.file} (file)`;
+  return `${r.file} row ${r.row}${r.line !== undefined ? ` (line ${r.line})` : ''}`;
 }
 
-export function formatIssue(issue: Issue, oneFile: boolean): string {
-  const at = where(issue, oneFile);
+/** One line per issue, always naming the file (grep-able in a cron log, also with one file). */
+export function formatIssue(issue: Issue): string {
   // Read issues already say where they are ("row 3 (line 4) has 5 fields ...").
-  const parts = [
-    issue.row && issue.message.startsWith(`row ${issue.row} `) ? (oneFile ? '' : issue.file) : at,
-  ];
+  const parts = [issue.row && issue.message.startsWith(`row ${issue.row} `) ? issue.file : where(issue)];
   if (issue.sku) parts.push(`sku ${issue.sku}`);
   if (issue.column) parts.push(`column ${issue.column}`);
   const prefix = parts.filter(Boolean).join(', ');
@@ -92,7 +89,7 @@ export function validateSummaryLines(
     lines.push(total > listed.length ? `First ${listed.length} of ${total} issues:` : `Issues:`);
     for (const issue of listed) {
       const label = issue.severity === 'error' ? c.red('error') : c.yellow('warning');
-      lines.push(`  ${label} ${formatIssue(issue, oneFile)}`);
+      lines.push(`  ${label} ${formatIssue(issue)}`);
     }
     if (total > listed.length)
       lines.push(`  ... ${total - listed.length} more (raise --max-errors, or use --json / --report FILE)`);

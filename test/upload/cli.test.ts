@@ -144,7 +144,7 @@ describe('genser upload (CLI)', () => {
     expect(server.requests).toHaveLength(1);
     expect(productsOf(server.requests[0].body)).toHaveLength(4);
     expect(within.stderr).toMatch(
-      /error row 2 \(line 3\), sku C-2, column price: offers\.price must be a number/,
+      /error \S+ row 2 \(line 3\), sku C-2, column price: offers\.price must be a number/,
     );
     expect(within.stderr).toContain('upload: 6 rows, 2 invalid (not sent), 4 sent in 1 batch: 4 accepted');
   });

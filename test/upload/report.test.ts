@@ -115,7 +115,7 @@ describe('upload report', () => {
       { color: false, maxErrors: 20 },
     );
     expect(lines).toContain('  error type offers.price: 1 (rows 7)');
-    expect(lines).toContain('  error row 7 (line 8), sku S7: price must be a number');
+    expect(lines).toContain('  error a.csv row 7 (line 8), sku S7: price must be a number');
     expect(lines.some((l) => l.includes('FAILED'))).toBe(false);
     const clean = { ...result, collector: new IssueCollector(20) };
     expect(

@@ -88,7 +88,7 @@ describe('validate report', () => {
     const lines = validateSummaryLines(report, { maxErrors: 2 });
     expect(lines[0]).toBe('Problems by kind:');
     expect(lines[1]).toBe('  error required offers.gtin: 30 (rows 1, 2, 3, 4, 5, ...)');
-    expect(lines.filter((l) => l.startsWith('  error row'))).toHaveLength(2);
+    expect(lines.filter((l) => l.startsWith('  error feed.csv row'))).toHaveLength(2);
     expect(lines.some((l) => l.includes('more (raise --max-errors'))).toBe(true);
     expect(lines.at(-1)).toBe('FAILED: 100 row(s), 97 valid, 3 invalid, 1 warning(s)');
     expect(lines.join('\n')).not.toMatch(/\u001b\[/);
@@ -116,7 +116,7 @@ describe('validate report', () => {
 });
 
 describe('formatIssue', () => {
-  it('does not repeat the position that a read issue already states', async () => {
+  it('names the file, and does not repeat the position that a read issue already states', async () => {
     const { formatIssue } = await import('../../src/report/validate-report.js');
     const read: Issue = {
       severity: 'error',
@@ -126,8 +126,9 @@ describe('formatIssue', () => {
       line: 4,
       message: 'row 3 (line 4) has 5 fields',
     };
-    expect(formatIssue(read, true)).toBe('row 3 (line 4) has 5 fields');
-    expect(formatIssue(read, false)).toBe('f.csv: row 3 (line 4) has 5 fields');
-    expect(formatIssue(issue(2), true)).toBe('row 2 (line 3), sku S-2: offers.gtin problem in row 2');
+    expect(formatIssue(read)).toBe('f.csv: row 3 (line 4) has 5 fields');
+    expect(formatIssue(issue(2))).toBe(
+      `${issue(2).file} row 2 (line 3), sku S-2: offers.gtin problem in row 2`,
+    );
   });
 });
