@@ -188,11 +188,14 @@ function finish(
   if (typeof flags.report === 'string') writeReport(flags.report, text);
 
   if (result.stop) {
+    if (result.stop.error !== undefined) throw result.stop.error;
     const code = {
       auth: ExitCode.auth,
       unavailable: ExitCode.unavailable,
       interrupted: ExitCode.interrupted,
       endpoint: ExitCode.usage,
+      input: ExitCode.usage,
+      internal: ExitCode.internal,
     }[result.stop.reason];
     throw new ExitError(code, result.stop.message, result.stop.hint);
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { framingFor } from '../build/framing.js';
 import type { Logger } from '../cli/terminal.js';
+import { ExitError } from '../errors.js';
 import { emptyStats, isFileLevel, tally } from '../pipeline.js';
 import { type FeedRow, payloadJson } from '../pipeline-thread.js';
 import { IssueCollector } from '../report/issues.js';
@@ -107,9 +108,10 @@ export async function uploadFeed(
   const soft = new AbortController();
   const hard = new AbortController();
   let graceTimer: NodeJS.Timeout | undefined;
-  const stopRun = (reason: StopReason, message: string, hint?: string) => {
+  const stopRun = (reason: StopReason, message: string, hint?: string, error?: unknown) => {
     if (stop) return;
     stop = { reason, message, hint };
+    if (error !== undefined) stop.error = error;
     soft.abort();
   };
   const onInterrupt = () => {
@@ -354,34 +356,42 @@ export async function uploadFeed(
   );
 
   try {
-    for await (const item of items) {
-      for (const issue of item.issues) collector.add(issue);
-      tally(feedStats, item);
-      // File-level items (row 0: empty file, duplicate header, ...) are not rows.
-      if (isFileLevel(item)) continue;
-      stats.rows++;
-      stats.line = item.line;
-      lastRow = item.row;
-      const json = item.valid ? payloadJson(item) : undefined;
-      if (json === undefined) {
-        stats.invalid++;
-      } else {
-        // Serialized once; this very buffer is in every body (and retry) that carries the product.
-        batcher.add(json, {
-          file: item.file,
-          row: item.row,
-          line: item.line,
-          sku: item.sku,
-        });
-        while (ready.length > 0) await dispatch(ready.shift()!);
+    try {
+      for await (const item of items) {
+        for (const issue of item.issues) collector.add(issue);
+        tally(feedStats, item);
+        // File-level items (row 0: empty file, duplicate header, ...) are not rows.
+        if (isFileLevel(item)) continue;
+        stats.rows++;
+        stats.line = item.line;
+        lastRow = item.row;
+        const json = item.valid ? payloadJson(item) : undefined;
+        if (json === undefined) {
+          stats.invalid++;
+        } else {
+          // Serialized once; this very buffer is in every body (and retry) that carries the product.
+          batcher.add(json, {
+            file: item.file,
+            row: item.row,
+            line: item.line,
+            sku: item.sku,
+          });
+          while (ready.length > 0) await dispatch(ready.shift()!);
+        }
+        if (soft.signal.aborted) break;
       }
-      if (soft.signal.aborted) break;
+    } catch (err) {
+      // The feed broke mid-run (bytes that do not decode, a bug): what was sent stays accounted
+      // for and reported; rows still waiting in a batch are reported as not sent.
+      const usage = err instanceof ExitError;
+      const message = oneLine(err instanceof Error ? err.message : String(err));
+      stopRun(usage ? 'input' : 'internal', message, usage ? err.hint : undefined, err);
     }
     batcher.finish();
     while (ready.length > 0) await dispatch(ready.shift()!);
     while (inFlight.size > 0) await Promise.race(inFlight);
   } finally {
-    // Reading failed (a thrown usage error): let what is in flight finish before reporting it.
+    // Whatever happened: let what is in flight finish before reporting it.
     while (inFlight.size > 0) await Promise.race(inFlight);
     deps.interrupt?.removeEventListener('abort', onInterrupt);
     if (graceTimer) clearTimeout(graceTimer);

@@ -73,7 +73,8 @@ export interface UploadSummary {
   dryRun: boolean;
 }
 
-export type StopReason = 'auth' | 'unavailable' | 'interrupted' | 'endpoint';
+/** input: the feed could not be read on (a usage error mid-file); internal: a bug. */
+export type StopReason = 'auth' | 'unavailable' | 'interrupted' | 'endpoint' | 'input' | 'internal';
 
 export interface UploadResult {
   summary: UploadSummary;
@@ -87,7 +88,13 @@ export interface UploadResult {
   /** All issues counted and grouped; the first maxErrors kept in detail. */
   collector: IssueCollector;
   /** Why the run stopped early, if it did. */
-  stop?: { reason: StopReason; message: string; hint?: string };
+  stop?: {
+    reason: StopReason;
+    message: string;
+    hint?: string;
+    /** What stopped an `input` or `internal` run, rethrown once the report is out (its exit code). */
+    error?: unknown;
+  };
   /** Last row read from the feed (rows after it were not read when the run stopped). */
   lastRow: number;
 }

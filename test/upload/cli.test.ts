@@ -216,6 +216,29 @@ describe('genser upload (CLI)', () => {
     expect(doc.stopped.reason).toBe('unavailable');
   });
 
+  it('bytes that stop decoding mid-feed: exit 2 after the report of what was delivered', async () => {
+    server = await scriptedServer((_q, res) => json(res, 200, {}));
+    // Valid UTF-8 well past the 64 KiB the encoding is detected from, then a byte that is not.
+    const file = catalog('broken-later.csv', 3000);
+    writeFileSync(file, Buffer.concat([readFileSync(file), Buffer.from([0xff, 0x0a])]));
+    const report = join(dir, 'broken-later.json');
+    const r = await genser(
+      ['upload', file, '--api-url', server.url, '--batch-size', '500', '--report', report],
+      { GENSER_API_KEY: KEY },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/genser: .*broken-later\.csv: the text is not valid utf-8 .* byte offset \d+/);
+    expect(r.stderr).toMatch(
+      /upload: [\d,]+ rows, 0 invalid \(not sent\), [\d,]+ sent in \d+ batches: [\d,]+ accepted/,
+    );
+    const doc = JSON.parse(readFileSync(report, 'utf8'));
+    expect(doc.stopped.reason).toBe('input');
+    expect(doc.summary.accepted).toBeGreaterThan(0);
+    expect(doc.summary.accepted).toBe(server.requests.flatMap((q) => productsOf(q.body)).length);
+    // Every row read is accounted for: accepted, or listed as not delivered.
+    expect(doc.summary.accepted + doc.summary.failed).toBe(doc.summary.rows);
+  });
+
   it('refuses a missing url or key, and a key given as a flag value, with exit 2', async () => {
     const file = catalog('usage.csv', 1);
     const noUrl = await genser(['upload', file], { GENSER_API_KEY: KEY });
