@@ -69,7 +69,11 @@ export async function* readCsv(texts: AsyncIterable<string>, options: CsvOptions
     }
   } catch (err) {
     if (err instanceof InvalidBytesError) {
-      const line = reader.lineAt(pending + parts.join('') + err.textBefore);
+      const text = pending + parts.join('') + err.textBefore;
+      const line = reader.lineAt(text);
+      // The complete rows before the bad byte are still rows: out with them, then the error.
+      reader.feed(text, false, out);
+      for (let i = 0; i < out.length; i++) yield out[i];
       throw invalidBytesUsage(err, options.file, line, options.autoEncoding);
     }
     throw err;

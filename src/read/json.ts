@@ -48,7 +48,11 @@ export async function* readJson(
     }
   } catch (err) {
     if (err instanceof InvalidBytesError) {
-      throw invalidBytesUsage(err, options.file, scanner.lineAfter(err.textBefore), options.autoEncoding);
+      const line = scanner.lineAfter(err.textBefore);
+      // The complete elements before the bad byte are still records: out with them, then the error.
+      if (!scanner.stopped) scanner.feed(err.textBefore, out);
+      for (let i = 0; i < out.length; i++) yield out[i];
+      throw invalidBytesUsage(err, options.file, line, options.autoEncoding);
     }
     throw err;
   }

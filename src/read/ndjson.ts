@@ -69,49 +69,57 @@ export async function* readNdjson(
     out.push({ type: 'record', record: { file, row, line: at, fields: value, shape: shapeOf(value) } });
   };
 
+  /** One piece of decoded text: complete lines become items in `out`; the rest is carried. */
+  const consume = (chunk: string): void => {
+    let text = carry.length > 0 ? carry + chunk : chunk;
+    carry = '';
+    let start = 0;
+    if (skipping) {
+      const end = text.indexOf('\n');
+      if (end === -1) return;
+      skipping = false;
+      line++;
+      start = end + 1;
+    }
+    let end = text.indexOf('\n', start);
+    while (end !== -1) {
+      take(text.slice(start, end), line);
+      line++;
+      start = end + 1;
+      end = text.indexOf('\n', start);
+    }
+    text = start === 0 ? text : text.slice(start);
+    if (text.length > limit) {
+      sawText = true;
+      row++;
+      out.push({
+        type: 'issue',
+        issue: readIssue(
+          'field_too_large',
+          file,
+          `line ${line} is longer than ${limit} characters; it is skipped`,
+          { row, line },
+        ),
+      });
+      skipping = true;
+    } else {
+      carry = text;
+    }
+  };
+
   try {
     for await (const chunk of texts) {
-      let text = carry.length > 0 ? carry + chunk : chunk;
-      carry = '';
-      let start = 0;
-      if (skipping) {
-        const end = text.indexOf('\n');
-        if (end === -1) continue;
-        skipping = false;
-        line++;
-        start = end + 1;
-      }
-      let end = text.indexOf('\n', start);
-      while (end !== -1) {
-        take(text.slice(start, end), line);
-        line++;
-        start = end + 1;
-        end = text.indexOf('\n', start);
-      }
-      text = start === 0 ? text : text.slice(start);
-      if (text.length > limit) {
-        sawText = true;
-        row++;
-        out.push({
-          type: 'issue',
-          issue: readIssue(
-            'field_too_large',
-            file,
-            `line ${line} is longer than ${limit} characters; it is skipped`,
-            { row, line },
-          ),
-        });
-        skipping = true;
-      } else {
-        carry = text;
-      }
+      consume(chunk);
       for (let i = 0; i < out.length; i++) yield out[i];
       out.length = 0;
     }
   } catch (err) {
     if (err instanceof InvalidBytesError) {
-      const nl = (carry + err.textBefore).split('\n').length - 1;
-      throw invalidBytesUsage(err, file, line + nl, options.autoEncoding);
+      const at = line + (carry + err.textBefore).split('\n').length - 1;
+      // The complete lines before the bad byte are still records: out with them, then the error.
+      consume(err.textBefore);
+      for (let i = 0; i < out.length; i++) yield out[i];
+      throw invalidBytesUsage(err, file, at, options.autoEncoding);
     }
     throw err;
   }

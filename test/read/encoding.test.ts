@@ -88,8 +88,35 @@ describe('--encoding auto', () => {
     expect(err.exitCode).toBe(2);
     expect(err.message).toContain(`byte 0xFF at byte offset ${good.length + 4}`);
     expect(err.message).toContain('line 100002');
-    // It read the good rows before it (streaming), it did not decode into U+FFFD.
-    expect(seen.length).toBeGreaterThan(50000);
+    // Every complete row before the bad byte comes out first (streaming, no U+FFFD), then the error.
+    expect(seen).toEqual(Array.from({ length: 100000 }, (_, i) => i + 1));
+  });
+
+  it('gives NDJSON lines and JSON elements before a late invalid byte too, then stops', async () => {
+    const { readFeed } = await import('../../src/read/index.js');
+    const { memoryLogger } = await import('../../src/cli/terminal.js');
+    const lines = Array.from({ length: 20000 }, (_, i) =>
+      JSON.stringify({ sku: `N-${i}`, name: `이름 ${i}` }),
+    );
+    const cases: [string, Buffer][] = [
+      ['late-bad.ndjson', Buffer.from(`${lines.join('\n')}\n{"sku": "N-x", "name": "`)],
+      ['late-bad.json', Buffer.from(`[\n${lines.join(',\n')},\n{"sku": "N-x", "name": "`)],
+    ];
+    for (const [name, good] of cases) {
+      const file = join(tmp, name);
+      writeFileSync(file, Buffer.concat([good, Buffer.from([0xff]), Buffer.from('"}\n')]));
+      const seen: string[] = [];
+      const err = await rejection(
+        (async () => {
+          for await (const item of readFeed(file, { encoding: 'auto' }, memoryLogger())) {
+            if (item.type === 'record') seen.push(String(item.record.fields.sku));
+          }
+        })(),
+      );
+      expect(err.exitCode, name).toBe(2);
+      expect(err.message, name).toContain(`byte 0xFF at byte offset ${good.length}`);
+      expect(seen, name).toEqual(Array.from({ length: 20000 }, (_, i) => `N-${i}`));
+    }
   });
 });
 
