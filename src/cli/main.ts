@@ -77,12 +77,46 @@ export function exitCodeFor(err: unknown, ctx: CommandContext, debug: boolean): 
 
 export async function main(argv: string[], ctx: CommandContext): Promise<number> {
   const debug = argv.includes('--debug');
+  const json = argv.includes('--json');
+  // With --json, stdout holds exactly one document, also when the run fails before writing its own.
+  let wrote = false;
+  const run: CommandContext = json
+    ? { ...ctx, stdout: noticingWrites(ctx.stdout, () => (wrote = true)) }
+    : ctx;
   try {
-    await buildProgram(ctx).parseAsync(argv);
-    return ctx.exitCode;
+    await buildProgram(run).parseAsync(argv);
+    ctx.exitCode = run.exitCode;
+    return run.exitCode;
   } catch (err) {
-    return exitCodeFor(err, ctx, debug);
+    const code = exitCodeFor(err, run, debug);
+    if (json && !wrote && code !== ExitCode.ok) ctx.stdout.write(errorDocument(err, code));
+    return code;
   }
+}
+
+/** The document `--json` prints when a run stops before it has one of its own. */
+function errorDocument(err: unknown, exitCode: number): string {
+  const message =
+    err instanceof CommanderError || err instanceof ExitError
+      ? err.message
+      : `internal error: ${errorMessage(err)}`;
+  const hint = err instanceof ExitError ? err.hint : undefined;
+  return redact(`${JSON.stringify({ error: { exitCode, message, ...(hint ? { hint } : {}) } }, null, 2)}\n`);
+}
+
+/** The same stream, telling `onWrite` when something is written to it. */
+function noticingWrites(stream: NodeJS.WritableStream, onWrite: () => void): NodeJS.WritableStream {
+  return new Proxy(stream, {
+    get(target, property) {
+      if (property === 'write')
+        return (...args: Parameters<NodeJS.WritableStream['write']>) => {
+          onWrite();
+          return (target.write as (...a: unknown[]) => boolean)(...args);
+        };
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 export async function run(argv: string[]): Promise<void> {

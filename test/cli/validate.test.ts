@@ -110,6 +110,31 @@ describe('genser validate', () => {
     expect(bad.stderr).toContain(`genser: mapping file ${mapping}: /fields/price/thousands must be one of`);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('--json still prints exactly one document when the run fails before it has one', () => {
+    const missing = genser(['validate', 'nope.csv', '--json']);
+    expect(missing.status).toBe(2);
+    expect(JSON.parse(missing.stdout)).toEqual({
+      error: {
+        exitCode: 2,
+        message: 'input file nope.csv does not exist',
+        hint: 'check the path (use - to read stdin)',
+      },
+    });
+    const flag = genser(['validate', fixture('catalog.csv'), '--json', '--no-such-flag']);
+    expect(flag.status).toBe(2);
+    expect(JSON.parse(flag.stdout).error.message).toContain("unknown option '--no-such-flag'");
+    // A run that stops with its own report (upload, service unreachable) prints that one only.
+    const down = spawnSync(
+      process.execPath,
+      [bin, 'upload', fixture('catalog.csv'), '--api-url', 'http://127.0.0.1:9', '--retries', '0', '--json'],
+      { cwd: root, encoding: 'utf8', env: { ...process.env, GENSER_API_KEY: 'k-123' } },
+    );
+    expect(down.status).toBe(4);
+    const doc = JSON.parse(down.stdout);
+    expect(doc.stopped.reason).toBe('unavailable');
+    expect(doc.error).toBeUndefined();
+  });
 });
 
 const magento = join(root, '..', 'shared', 'data', 'real', 'magento-configurable-products.csv');
