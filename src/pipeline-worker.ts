@@ -3,6 +3,7 @@ import { ExitError } from './errors.js';
 import { loadMapping } from './map/mapping-file.js';
 import { processReads } from './pipeline.js';
 import type { FromWorker, ToWorker, WorkerInput } from './pipeline-thread.js';
+import { type RecordMaker, recordMaker } from './read/record-maker.js';
 import type { FeedItem, ReadItem } from './types.js';
 
 /**
@@ -77,6 +78,19 @@ function flush(): void {
   chunk = new Chunk();
 }
 
+/** Compiled once per column set, as the reader compiles it: the same objects as on the main thread. */
+const makers = new Map<string, RecordMaker>();
+
+function makerFor(keys: string[]): RecordMaker {
+  const id = keys.join('\u0000');
+  let maker = makers.get(id);
+  if (!maker) {
+    maker = recordMaker(keys);
+    makers.set(id, maker);
+  }
+  return maker;
+}
+
 /** One file's reads as the main thread sends them; each message is answered once its rows are out. */
 async function* reads(): AsyncGenerator<ReadItem> {
   for (;;) {
@@ -85,7 +99,17 @@ async function* reads(): AsyncGenerator<ReadItem> {
       port.postMessage({ t: 'done' } satisfies FromWorker);
       return;
     }
-    yield* m.items;
+    const make = m.keys ? makerFor(m.keys) : undefined;
+    for (const item of m.items) {
+      if (item.type !== 'values') yield item;
+      else {
+        const { file, row, line, values } = item;
+        yield {
+          type: 'record',
+          record: { file, row, line, fields: make!(values as string[]), shape: 'rows' },
+        };
+      }
+    }
     // Back here when the pipeline asks for more: every item of the message has been processed.
     flush();
     port.postMessage({ t: 'done' } satisfies FromWorker);

@@ -191,7 +191,7 @@ function effectiveShape(record: SourceRecord, csv: boolean): SourceRecord['shape
 }
 
 /** Whether the object's keys are exactly `keys`, in order, without allocating. */
-function sameKeys(fields: Record<string, unknown>, keys: string[]): boolean {
+export function sameKeys(fields: Record<string, unknown>, keys: string[]): boolean {
   let i = 0;
   for (const k in fields) {
     if (k !== keys[i]) return false;

@@ -111,6 +111,23 @@ describe('the feed on two threads (reading here, the rest on the feed worker)', 
     expect(rows[4320].line).toBe(2 + 4320 * 2);
   });
 
+  it('rebuilds records whose columns change from row to row (JSON rows) exactly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'genser-thread-'));
+    const file = join(dir, 'mixed.ndjson');
+    const lines: string[] = [];
+    for (let i = 1; i <= 700; i++) {
+      const row: Record<string, unknown> = { sku: `M-${i}`, name: `Item ${i}`, price: i, currency: 'KRW' };
+      if (i % 3 === 0) row.url = `https://shop.example/p/${i}`;
+      if (i % 5 === 0) row['2'] = 'a numeric-like column';
+      if (i % 7 === 0) row.extra = { nested: [i] };
+      lines.push(JSON.stringify(row));
+    }
+    lines.push('{"sku": "M-proto", "__proto__": {"x": 1}, "name": "odd column"}');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const rows = await expectSameBothWays([file]);
+    expect(rows.length).toBeGreaterThanOrEqual(701);
+  });
+
   it('sends no JSON when the consumer does not ask for it', async () => {
     const { rows } = await collect([fixture('catalog.csv')], true, standard, false);
     expect(rows.length).toBeGreaterThan(0);
