@@ -43,7 +43,6 @@ const fileIndexOf = new Map<string, number>();
 let chunk = new Chunk();
 
 function add(item: FeedItem): void {
-  const { payload, ...rest } = item;
   let fi = fileIndexOf.get(item.file);
   if (fi === undefined) {
     fi = fileNames.push(item.file) - 1;
@@ -54,8 +53,13 @@ function add(item: FeedItem): void {
   chunk.lines.push(item.line);
   chunk.fileIndex.push(fi);
   chunk.skus.push(item.sku);
-  if (serialize) chunk.texts.push(item.valid && payload !== undefined ? JSON.stringify(payload) : null);
-  if (!item.valid || item.issues.length > 0) chunk.others.push([i, rest]);
+  if (serialize)
+    chunk.texts.push(item.valid && item.payload !== undefined ? JSON.stringify(item.payload) : null);
+  // Only rows with issues travel whole (without their payload); the copy is made for them alone.
+  if (!item.valid || item.issues.length > 0) {
+    const { payload: _payload, ...rest } = item;
+    chunk.others.push([i, rest]);
+  }
 }
 
 function flush(): void {
