@@ -137,9 +137,9 @@ describe('genser validate', () => {
   });
 });
 
-const magento = join(root, '..', 'shared', 'data', 'real', 'magento-configurable-products.csv');
+// Copies of the real exports of ../shared/data/real (fixtures/real/SOURCE.md), so a clean clone tests them.
+const magento = join(root, 'fixtures', 'real', 'magento-configurable-products.csv');
 
-// The real exports sit beside the project (../shared/data/real); without them this fails, not skips.
 describe('genser validate on the real Magento export', () => {
   it('reads it with fixtures/mappings/magento.json and names what the export lacks', () => {
     const r = genser([

@@ -7,7 +7,8 @@ import type { Issue, ReadItem, SourceRecord } from '../../src/types.js';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const fixture = (name: string) => join(repoRoot, 'fixtures', 'read', name);
-export const realData = (name: string) => join(repoRoot, '..', 'shared', 'data', 'real', name);
+/** Copies of the real exports of ../shared/data/real (fixtures/real/SOURCE.md). */
+export const realData = (name: string) => join(repoRoot, 'fixtures', 'real', name);
 
 export interface Read {
   items: ReadItem[];

@@ -187,10 +187,10 @@ describe('the pipeline over the fixtures', () => {
   });
 });
 
-const realDir = join(root, '..', 'shared', 'data', 'real');
+// Copies of the real exports of ../shared/data/real (fixtures/real/SOURCE.md).
+const realDir = join(root, 'fixtures', 'real');
 const magento = join(realDir, 'magento-configurable-products.csv');
 
-// The real exports sit beside the project (../shared/data/real); without them this fails, not skips.
 describe('the real Magento export through fixtures/mappings/magento.json', () => {
   it('gives sensible products and says exactly what the export lacks', async () => {
     const mapping = loadMapping(fixture('mappings/magento.json'), { format: 'standard', kind: 'products' });
