@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
 import { parseAs, pick } from '../cli/config.js';
 import type { CommandContext } from '../cli/main.js';
 import { UsageError } from '../errors.js';
@@ -15,6 +14,7 @@ import {
   writeReportFile,
 } from '../validate/run-validate.js';
 import { framingFor } from './framing.js';
+import { OutputFile } from './output-file.js';
 
 /**
  * `genser convert`: writes the valid rows' payloads, streamed (never the whole feed in memory):
@@ -67,8 +67,8 @@ class PieceWriter {
   }
 }
 
-export async function runConvert(file: string, flags: ConvertFlags, ctx: CommandContext): Promise<void> {
-  const run = prepareRun([file], flags, ctx);
+export async function runConvert(inputFile: string, flags: ConvertFlags, ctx: CommandContext): Promise<void> {
+  const run = prepareRun([inputFile], flags, ctx);
   const batchSize = pick(run.sources, 'batchSize', 'GENSER_BATCH_SIZE', 500, parseAs.int(1, 100_000));
   const type = pick(
     run.sources,
@@ -87,11 +87,17 @@ export async function runConvert(file: string, flags: ConvertFlags, ctx: Command
   if (flags.envelope && run.options.format !== 'standard') {
     throw new UsageError('--envelope applies to --format standard only');
   }
-  const out: Out = flags.output ? createWriteStream(flags.output) : ctx.stdout;
+  const file = flags.output ? new OutputFile(flags.output) : undefined;
+  const out: Out = file ? file.stream : ctx.stdout;
   let outError: Error | undefined;
   out.on('error', (err: Error) => {
     outError = err;
   });
+  const cannotWrite = (err: Error) =>
+    new UsageError(
+      `cannot write ${flags.output ?? 'stdout'}: ${err.message}`,
+      'check the path and free space',
+    );
   const pieces = new PieceWriter(out);
   const legacy = run.options.format === 'legacy';
   let written = 0;
@@ -104,9 +110,8 @@ export async function runConvert(file: string, flags: ConvertFlags, ctx: Command
     batch = [];
     await pieces.write(head, ...products.flatMap((p, i) => (i === 0 ? [p] : [COMMA, p])), `${tail}\n`);
   };
-  if (legacy) await pieces.write('[');
   const onItem = async (item: FeedRow) => {
-    if (outError) throw new UsageError(`cannot write ${flags.output ?? 'stdout'}: ${outError.message}`);
+    if (outError) throw cannotWrite(outError);
     const json = item.valid ? payloadJson(item) : undefined;
     if (json === undefined) return;
     if (legacy) {
@@ -119,16 +124,23 @@ export async function runConvert(file: string, flags: ConvertFlags, ctx: Command
     }
     written++;
   };
-  const { stats, report } = await driveFeed([file], run, ctx, 'converting', onItem);
-  if (flags.envelope) await flushBatch();
-  if (legacy) await pieces.write(written === 0 ? ']\n' : '\n]\n');
-  await pieces.flush();
-  if (flags.output) {
-    out.end();
-    await once(out, 'finish').catch(() => undefined);
+  let result: Awaited<ReturnType<typeof driveFeed>>;
+  try {
+    if (legacy) await pieces.write('[');
+    result = await driveFeed([inputFile], run, ctx, 'converting', onItem);
+    if (flags.envelope) await flushBatch();
+    if (legacy) await pieces.write(written === 0 ? ']\n' : '\n]\n');
+    await pieces.flush();
+    if (outError) throw cannotWrite(outError);
+    await file?.commit().catch((err: Error) => {
+      throw cannotWrite(outError ?? err);
+    });
+  } catch (err) {
+    // A run that stops half-way leaves no half-written file (the previous one, if any, stays).
+    file?.discard();
+    throw err;
   }
-  if (outError)
-    throw new UsageError(`cannot write ${flags.output ?? 'stdout'}: ${(outError as Error).message}`);
+  const { stats, report } = result;
   if (flags.json) ctx.stdout.write(validateReportJson(report));
   else printSummary(report, run, ctx);
   if (flags.report) writeReportFile(flags.report, report);

@@ -1,5 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -81,5 +82,85 @@ describe('genser convert', () => {
     // No data went out: stdout holds the one --json document, the error.
     expect(JSON.parse(r.stdout).error.message).toContain('--json needs -o FILE');
     expect(r.stderr).toContain('--json needs -o FILE');
+  });
+
+  describe('-o FILE is replaced only by a complete output', () => {
+    /** fixtures/catalog.csv's rows repeated to ~2 MB (well past the encoding sample), then a byte that is not UTF-8. */
+    function lateBadFeed(dir: string): string {
+      const [header, ...rows] = readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8')
+        .trim()
+        .split('\n');
+      const many: string[] = [];
+      for (let i = 0; many.length < 8_000; i++) {
+        for (const row of rows) many.push(row.replace(/^GS-(\d+)/, `GS-$1-${i}`));
+      }
+      const file = join(dir, 'late-bad.csv');
+      writeFileSync(
+        file,
+        Buffer.concat([Buffer.from(`${header}\n${many.join('\n')}\n`), Buffer.from([0xff, 0x0a])]),
+      );
+      return file;
+    }
+
+    it('a run that stops on an undecodable byte half-way leaves the previous file untouched, and no temporary file', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'genser-convert-'));
+      const out = join(dir, 'products.ndjson');
+      writeFileSync(out, 'yesterday\n');
+      const r = genser(['convert', lateBadFeed(dir), '-o', out]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(
+        /not valid utf-8 as detected: invalid byte 0xFF at byte offset \d+ \(line 8002\)/,
+      );
+      expect(readFileSync(out, 'utf8')).toBe('yesterday\n');
+      expect(readdirSync(dir).sort()).toEqual(['late-bad.csv', 'products.ndjson']);
+    });
+
+    it('a complete run replaces the file, keeping its permissions', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'genser-convert-'));
+      const out = join(dir, 'products.ndjson');
+      writeFileSync(out, 'yesterday\n');
+      chmodSync(out, 0o640);
+      const r = genser(['convert', 'fixtures/catalog.csv', '-o', out]);
+      expect(r.status).toBe(0);
+      expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(25);
+      expect(statSync(out).mode & 0o777).toBe(0o640);
+      expect(readdirSync(dir)).toEqual(['products.ndjson']);
+    });
+
+    it('Ctrl-C or SIGTERM mid-run removes the partial output and leaves FILE as it was', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'genser-convert-'));
+      const out = join(dir, 'products.ndjson');
+      // stdin stays open: the run is certainly mid-way when the signal comes.
+      const child = spawn(process.execPath, [bin, 'convert', '-', '-o', out], {
+        cwd: root,
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      child.stdin.write(readFileSync(join(root, 'fixtures', 'catalog.csv')));
+      const started = Date.now();
+      while (!readdirSync(dir).some((f) => f.endsWith('.tmp')) && Date.now() - started < 20_000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(readdirSync(dir)).toHaveLength(1);
+      child.kill('SIGTERM');
+      const [code, signal] = await once(child, 'exit');
+      expect({ code, signal }).toEqual({ code: null, signal: 'SIGTERM' });
+      expect(readdirSync(dir)).toEqual([]);
+    });
+
+    it('a device or pipe (-o /dev/stdout) is written directly', () => {
+      // Through a shell pipe: /dev/stdout is then a FIFO (Node's own stdio pipes are sockets, which Linux will not open by path).
+      const r = spawnSync(
+        'sh',
+        ['-c', `"${process.execPath}" "${bin}" convert fixtures/catalog.csv -o /dev/stdout | cat`],
+        {
+          cwd: root,
+          encoding: 'utf8',
+        },
+      );
+      expect(r.status).toBe(0);
+      expect(r.stdout.trim().split('\n')).toHaveLength(25);
+      expect(statSync('/dev/stdout').isFile()).toBe(false);
+    });
   });
 });
