@@ -8,9 +8,11 @@ import { type FeedRow, payloadJson } from '../pipeline-thread.js';
 import { validateReportJson } from '../report/validate-report.js';
 import {
   driveFeed,
+  type FeedOutcome,
   type FeedRunFlags,
   prepareRun,
   printSummary,
+  stopWithPartial,
   writeReportFile,
 } from '../validate/run-validate.js';
 import { framingFor } from './framing.js';
@@ -124,10 +126,11 @@ export async function runConvert(inputFile: string, flags: ConvertFlags, ctx: Co
     }
     written++;
   };
-  let result: Awaited<ReturnType<typeof driveFeed>>;
+  let outcome: FeedOutcome;
   try {
     if (legacy) await pieces.write('[');
-    result = await driveFeed([inputFile], run, ctx, 'converting', onItem);
+    outcome = await driveFeed([inputFile], run, ctx, 'converting', onItem);
+    if (outcome.stoppedBy !== undefined) stopWithPartial(outcome, run, ctx, Boolean(flags.json));
     if (flags.envelope) await flushBatch();
     if (legacy) await pieces.write(written === 0 ? ']\n' : '\n]\n');
     await pieces.flush();
@@ -140,7 +143,7 @@ export async function runConvert(inputFile: string, flags: ConvertFlags, ctx: Co
     file?.discard();
     throw err;
   }
-  const { stats, report } = result;
+  const { stats, report } = outcome;
   if (flags.json) ctx.stdout.write(validateReportJson(report));
   else printSummary(report, run, ctx);
   if (flags.report) writeReportFile(flags.report, report);

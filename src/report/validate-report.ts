@@ -64,7 +64,8 @@ export function formatIssue(issue: Issue): string {
 /** The human summary for stderr: groups by problem, then the first issues, then the totals. */
 export function validateSummaryLines(
   report: ValidateReport,
-  options: { color?: boolean; maxErrors: number },
+  /** `stopped`: the feed was not read to its end; the last line says so instead of a verdict. */
+  options: { color?: boolean; maxErrors: number; stopped?: boolean },
 ): string[] {
   const c = new Chalk({ level: options.color ? 1 : 0 });
   const oneFile = report.files.length <= 1;
@@ -97,6 +98,12 @@ export function validateSummaryLines(
   const { total, valid, invalid } = report.rows;
   const warn = report.counts.warnings > 0 ? `, ${report.counts.warnings} warning(s)` : '';
   const fileErr = report.counts.fileErrors > 0 ? `, ${report.counts.fileErrors} file-level error(s)` : '';
+  if (options.stopped) {
+    lines.push(
+      `${c.red('STOPPED')} after ${total} row(s), ${valid} valid, ${invalid} invalid${warn}${fileErr}; the rest of the feed was not read`,
+    );
+    return lines.map((l) => redact(l));
+  }
   const verdict = invalid === 0 && report.counts.fileErrors === 0 ? c.green('OK') : c.red('FAILED');
   lines.push(`${verdict}: ${total} row(s), ${valid} valid, ${invalid} invalid${warn}${fileErr}`);
   return lines.map((l) => redact(l));

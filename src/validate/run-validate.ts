@@ -92,6 +92,16 @@ export async function startProgress(log: Logger, ctx: CommandContext, verb: stri
   };
 }
 
+export interface FeedOutcome {
+  stats: FeedStats;
+  report: ValidateReport;
+  /**
+   * What stopped the run before the end of the feed (an undecodable byte half-way, a bug); the
+   * report then covers the rows read until then. Callers show those, then rethrow it.
+   */
+  stoppedBy?: unknown;
+}
+
 /**
  * Runs the feed through the pipeline, collecting the report; `onItem` sees every item (convert
  * writes), with each valid payload's JSON made once on the feed thread.
@@ -102,10 +112,11 @@ export async function driveFeed(
   ctx: CommandContext,
   verb: string,
   onItem?: (item: FeedRow) => Promise<void> | void,
-): Promise<{ stats: FeedStats; report: ValidateReport }> {
+): Promise<FeedOutcome> {
   const stats = emptyStats();
   const collector = new IssueCollector(run.keepIssues);
   const progress = await startProgress(run.log, ctx, verb);
+  let stoppedBy: unknown;
   try {
     for await (const item of feedRows(
       files,
@@ -119,6 +130,8 @@ export async function driveFeed(
       if (onItem) await onItem(item);
       progress.tick(stats.rows);
     }
+  } catch (err) {
+    stoppedBy = err;
   } finally {
     progress.stop();
   }
@@ -129,7 +142,28 @@ export async function driveFeed(
     stats,
     collector,
   });
-  return { stats, report };
+  return stoppedBy === undefined ? { stats, report } : { stats, report, stoppedBy };
+}
+
+/**
+ * A run stopped half-way: the problems of the rows read before it (a nightly log then shows them
+ * too, not only the error), then the error itself, turned into its exit code by main.
+ */
+export function stopWithPartial(
+  outcome: FeedOutcome,
+  run: FeedRun,
+  ctx: CommandContext,
+  json: boolean,
+): never {
+  if (!json && outcome.stats.rows > 0) {
+    const lines = validateSummaryLines(outcome.report, {
+      color: run.log.fancy,
+      maxErrors: run.maxErrors,
+      stopped: true,
+    });
+    for (const line of lines) ctx.stderr.write(`${line}\n`);
+  }
+  throw outcome.stoppedBy;
 }
 
 export function writeReportFile(path: string, report: ValidateReport): void {
@@ -151,7 +185,9 @@ export function printSummary(report: ValidateReport, run: FeedRun, ctx: CommandC
 
 export async function runValidate(files: string[], flags: FeedRunFlags, ctx: CommandContext): Promise<void> {
   const run = prepareRun(files, flags, ctx);
-  const { stats, report } = await driveFeed(files, run, ctx, 'validating');
+  const outcome = await driveFeed(files, run, ctx, 'validating');
+  if (outcome.stoppedBy !== undefined) stopWithPartial(outcome, run, ctx, Boolean(flags.json));
+  const { stats, report } = outcome;
   if (flags.json) ctx.stdout.write(validateReportJson(report));
   else printSummary(report, run, ctx);
   if (flags.report) writeReportFile(flags.report, report);

@@ -135,6 +135,41 @@ describe('genser validate', () => {
     expect(doc.stopped.reason).toBe('unavailable');
     expect(doc.error).toBeUndefined();
   });
+
+  it('a feed that stops half-way (a byte that is not UTF-8) still shows the problems of the rows before it, then exits 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'genser-validate-'));
+    const [header, ...rows] = readFileSync(join(root, fixture('catalog.csv')), 'utf8')
+      .trim()
+      .split('\n');
+    const many: string[] = [];
+    for (let i = 0; many.length < 7_998; i++) {
+      for (const row of rows) many.push(row.replace(/^GS-(\d+)/, `GS-$1-${i}`));
+    }
+    const file = join(dir, 'late-bad.csv');
+    // Rows 1 and 2 share a SKU; ~2 MB of good rows, well past the encoding sample; then a byte that is not UTF-8.
+    const text = [header, rows[0], rows[0], ...many.slice(0, 7_998)].join('\n');
+    writeFileSync(file, Buffer.concat([Buffer.from(`${text}\n`), Buffer.from([0xff, 0x0a])]));
+    const r = genser(['validate', file]);
+    expect(r.status).toBe(2);
+    const stderr = r.stderr.split('\n');
+    const at = (re: RegExp) => stderr.findIndex((l) => re.test(l));
+    expect(
+      at(/error .*row 2 \(line 3\), sku GS-0001: SKU GS-0001 appears again; first seen at row 1/),
+    ).toBeGreaterThan(-1);
+    expect(
+      at(/^STOPPED after 8000 row\(s\), 7999 valid, 1 invalid; the rest of the feed was not read$/),
+    ).toBeGreaterThan(at(/SKU GS-0001 appears again/));
+    expect(
+      at(
+        /^genser: .*late-bad\.csv: the text is not valid utf-8 as detected: invalid byte 0xFF .*\(line 8002\)$/,
+      ),
+    ).toBeGreaterThan(at(/^STOPPED/));
+    // --json: still exactly one document on stdout, the error.
+    const json = genser(['validate', file, '--json']);
+    expect(json.status).toBe(2);
+    expect(JSON.parse(json.stdout).error.message).toContain('invalid byte 0xFF');
+    expect(json.stderr).not.toContain('STOPPED');
+  });
 });
 
 // Copies of the real exports of ../shared/data/real (fixtures/real/SOURCE.md), so a clean clone tests them.
