@@ -56,8 +56,16 @@ function invalidItems(style: AnswerStyle, errors: ItemError[], what: string): Re
   return errorReply(style, 400, 'invalid-body', detail, listed);
 }
 
-/** `text` is the body as received; `body` is it parsed. */
-export function processStandard(body: unknown, text: string, appliesAt: string): Processed {
+/**
+ * `text` is the body as received; `body` is it parsed; `stored` is what the store keeps of it: the
+ * body's own UTF-8 bytes when they read the same as `text` (no conversion back), else `text`.
+ */
+export function processStandard(
+  body: unknown,
+  text: string,
+  appliesAt: string,
+  stored: string | Uint8Array = text,
+): Processed {
   const validate = getValidator('standard-envelope');
   if (!isObject(body)) {
     return {
@@ -91,11 +99,17 @@ export function processStandard(body: unknown, text: string, appliesAt: string):
   const skus = products.map((p) => p.sku as string);
   return {
     reply: json(200, { accepted: skus.length, status: 'pending', appliesAt }, skus.length),
-    commit: (store, now) => store.upsertProducts('standard', text, '"@graph"', skus, null, now),
+    commit: (store, now) => store.upsertProducts('standard', stored, '"@graph"', skus, null, now),
   };
 }
 
-export function processLegacy(kind: LegacyKind, body: unknown, text: string, appliesAt: string): Processed {
+export function processLegacy(
+  kind: LegacyKind,
+  body: unknown,
+  text: string,
+  appliesAt: string,
+  stored: string | Uint8Array = text,
+): Processed {
   const spec = LEGACY[kind];
   if (Array.isArray(body) && body.length === 0) {
     return {
@@ -132,6 +146,6 @@ export function processLegacy(kind: LegacyKind, body: unknown, text: string, app
   return {
     reply: legacyOk({ received: body.length, stockApplied: stock, appliesAt }, body.length),
     commit: (store, now) =>
-      store.upsertProducts(spec.format, text, '', skus, kind === 'products' ? inStock : null, now),
+      store.upsertProducts(spec.format, stored, '', skus, kind === 'products' ? inStock : null, now),
   };
 }

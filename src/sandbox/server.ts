@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -47,6 +48,11 @@ const ignore = () => {};
 
 // Faster than Buffer#toString for Korean and Japanese text; a leading BOM is dropped.
 const utf8 = new TextDecoder();
+
+/** Whether the body's bytes are exactly the UTF-8 of its decoded text: valid, and no BOM to drop. */
+function storesAsIs(body: Buffer): boolean {
+  return !(body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) && isUtf8(body);
+}
 
 const JSON_TYPES = new Set(['application/json', 'application/ld+json']);
 
@@ -217,8 +223,14 @@ export function createSandboxServer(s: ServerSettings): Server {
     let processed: Processed;
     if (endpoint.kind === 'event')
       processed = processEvent(endpoint.event, body, requestId, key ?? null, text);
-    else if (endpoint.kind === 'standard') processed = processStandard(body, text, s.appliesAt());
-    else processed = processLegacy(endpoint.legacy, body, text, s.appliesAt());
+    else {
+      // The bytes are stored when they are exactly the text that was parsed (no BOM, valid UTF-8).
+      const stored = storesAsIs(read.body) ? read.body : text;
+      processed =
+        endpoint.kind === 'standard'
+          ? processStandard(body, text, s.appliesAt(), stored)
+          : processLegacy(endpoint.legacy, body, text, s.appliesAt(), stored);
+    }
 
     const reply = processed.reply;
     const stored: StoredResponse = {

@@ -97,6 +97,27 @@ describe('standard product API', () => {
     expect((await get(sb.url, '/_sandbox/stats')).products.total).toBe(1);
   });
 
+  it('serves back exactly what it parsed: Korean text, a byte order mark, bytes that are not UTF-8', async () => {
+    const plain = Buffer.from(JSON.stringify(envelope([product('U-1', { name: '가죽 "토트" 백 😀' })])));
+    expect((await postStandard(sb.url, plain)).status).toBe(200);
+    expect((await get(sb.url, '/_sandbox/products/U-1')).data.name).toBe('가죽 "토트" 백 😀');
+    const bom = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(JSON.stringify(envelope([product('U-2', { name: '백팩' })]))),
+    ]);
+    expect((await postStandard(sb.url, bom)).status).toBe(200);
+    expect((await get(sb.url, '/_sandbox/products/U-2')).data.name).toBe('백팩');
+    // A stray byte reads as U+FFFD (as the body was parsed and validated), not as the raw byte.
+    const [head, tail] = JSON.stringify(envelope([product('U-3', { name: 'AB' })])).split('"name":"A');
+    const stray = Buffer.concat([Buffer.from(`${head}"name":"A`), Buffer.from([0xff]), Buffer.from(tail)]);
+    expect((await postStandard(sb.url, stray)).status).toBe(200);
+    expect((await get(sb.url, '/_sandbox/products/U-3')).data.name).toBe('A\ufffdB');
+    // Legacy arrays take the same path.
+    const legacy = Buffer.from(JSON.stringify([legacyProduct('U-4', { name: '토트백' })]));
+    expect((await postLegacy(sb.url, legacy)).status).toBe(200);
+    expect((await get(sb.url, '/_sandbox/products/U-4')).data.name).toBe('토트백');
+  });
+
   it('answers 401 for a missing or wrong apiKey without echoing it', async () => {
     const none = await send(sb.url, '/collectors/products', envelope([product('D-1')]));
     expect(none.status).toBe(401);
