@@ -118,6 +118,20 @@ describe('standard product API', () => {
     expect((await get(sb.url, '/_sandbox/products/U-4')).data.name).toBe('토트백');
   });
 
+  it('takes a SKU repeated in one request in order: it counts twice and the last one wins', async () => {
+    const res = await postStandard(
+      sb.url,
+      envelope([product('D-1', { name: 'first' }), product('D-2'), product('D-1', { name: 'second' })]),
+    );
+    expect(res.status).toBe(200);
+    expect(res.json().accepted).toBe(3);
+    const d1 = await get(sb.url, '/_sandbox/products/D-1');
+    expect(d1).toMatchObject({ receivedCount: 2, status: 'pending' });
+    expect(d1.data.name).toBe('second');
+    expect((await get(sb.url, '/_sandbox/products/D-2')).data.sku).toBe('D-2');
+    expect((await get(sb.url, '/_sandbox/stats')).products.total).toBe(2);
+  });
+
   it('answers 401 for a missing or wrong apiKey without echoing it', async () => {
     const none = await send(sb.url, '/collectors/products', envelope([product('D-1')]));
     expect(none.status).toBe(401);
