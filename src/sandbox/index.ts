@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '../cli/terminal.js';
 import { formatLocal, nextDailyBatch, timeZoneForCountry } from '../time/zones.js';
 import type { AdminContext } from './admin.js';
 import { type FaultOptions, Faults } from './faults.js';
+import { type IngestOptions, IngestPool } from './ingest-pool.js';
 import { createSandboxServer } from './server.js';
 import { SandboxStore } from './store.js';
 
@@ -33,6 +34,8 @@ export interface SandboxOptions {
   quiet?: boolean;
   /** Slow clients: time allowed for the request headers, and for the whole request. */
   timeouts?: { headersMs?: number; requestMs?: number };
+  /** Where large product bodies are decoded, parsed and validated (src/sandbox/ingest-pool.ts). */
+  ingest?: IngestOptions;
 }
 
 export interface RunningSandbox {
@@ -181,6 +184,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   if (nextDailyBatch(new Date(since), zone).getTime() <= startedAt.getTime() && store.pendingCount() > 0)
     runBatch();
 
+  const pool = new IngestPool(options.ingest);
   const server = createSandboxServer({
     store,
     faults: new Faults(options.faults ?? {}, () => now().getTime()),
@@ -201,11 +205,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       const k = status === 0 ? 'reset' : String(status);
       requests.byStatus[k] = (requests.byStatus[k] ?? 0) + 1;
     },
+    ingest: (endpoint, body, appliesAt) => pool.ingest(endpoint, body, appliesAt),
   });
   try {
     await listen(server, options.port ?? 0, options.host ?? DEFAULTS.host);
   } catch (err) {
     store.close();
+    await pool.close();
     throw err;
   }
   const address = server.address() as AddressInfo;
@@ -228,7 +234,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         server.close(() => {
           clearTimeout(force);
           store.close();
-          resolve();
+          void pool.close().then(resolve);
         });
         server.closeIdleConnections();
       });

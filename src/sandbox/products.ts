@@ -14,6 +14,22 @@ export interface Processed {
   commit?: (store: SandboxStore, now: number) => void;
 }
 
+/**
+ * What an accepted product request stores, as data (it may come from the ingest worker): the
+ * body once, each item's (format, sku) pointing at it. See `SandboxStore.upsertProducts`.
+ */
+export interface ProductsWrite {
+  format: ProductFormat;
+  itemsKey: string;
+  skus: string[];
+  inStock: (boolean | null)[] | null;
+}
+
+export interface ProductsOutcome {
+  reply: Reply;
+  write?: ProductsWrite;
+}
+
 export type LegacyKind = 'products' | 'contents' | 'filters';
 
 /**
@@ -56,16 +72,8 @@ function invalidItems(style: AnswerStyle, errors: ItemError[], what: string): Re
   return errorReply(style, 400, 'invalid-body', detail, listed);
 }
 
-/**
- * `text` is the body as received; `body` is it parsed; `stored` is what the store keeps of it: the
- * body's own UTF-8 bytes when they read the same as `text` (no conversion back), else `text`.
- */
-export function processStandard(
-  body: unknown,
-  text: string,
-  appliesAt: string,
-  stored: string | Uint8Array = text,
-): Processed {
+/** `text` is the body as received; `body` is it parsed. */
+export function processStandard(body: unknown, text: string, appliesAt: string): ProductsOutcome {
   const validate = getValidator('standard-envelope');
   if (!isObject(body)) {
     return {
@@ -99,17 +107,11 @@ export function processStandard(
   const skus = products.map((p) => p.sku as string);
   return {
     reply: json(200, { accepted: skus.length, status: 'pending', appliesAt }, skus.length),
-    commit: (store, now) => store.upsertProducts('standard', stored, '"@graph"', skus, null, now),
+    write: { format: 'standard', itemsKey: '"@graph"', skus, inStock: null },
   };
 }
 
-export function processLegacy(
-  kind: LegacyKind,
-  body: unknown,
-  text: string,
-  appliesAt: string,
-  stored: string | Uint8Array = text,
-): Processed {
+export function processLegacy(kind: LegacyKind, body: unknown, appliesAt: string): ProductsOutcome {
   const spec = LEGACY[kind];
   if (Array.isArray(body) && body.length === 0) {
     return {
@@ -145,7 +147,6 @@ export function processLegacy(
   if (errors.length > 0) return { reply: invalidItems('legacy', errors, kind.replace(/s$/, '')) };
   return {
     reply: legacyOk({ received: body.length, stockApplied: stock, appliesAt }, body.length),
-    commit: (store, now) =>
-      store.upsertProducts(spec.format, stored, '', skus, kind === 'products' ? inStock : null, now),
+    write: { format: spec.format, itemsKey: '', skus, inStock: kind === 'products' ? inStock : null },
   };
 }

@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,7 +10,8 @@ import { MAX_JSON_DEPTH, nestedDeeperThan } from './depth.js';
 import { processEvent } from './events.js';
 import type { Faults } from './faults.js';
 import { fingerprint, InFlight, isValidIdempotencyKey } from './idempotency.js';
-import { type LegacyKind, type Processed, processLegacy, processStandard } from './products.js';
+import type { BodyOutcome, ProductEndpoint } from './product-body.js';
+import type { LegacyKind, Processed } from './products.js';
 import { type AnswerStyle, errorReply, json, type Reply } from './reply.js';
 import type { SandboxStore, StoredResponse } from './store.js';
 
@@ -42,17 +42,14 @@ export interface ServerSettings {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   onRequest(status: number): void;
+  /** A product request's body to its verdict (`processProductBody`, here or on the ingest worker). */
+  ingest(endpoint: ProductEndpoint, body: Buffer, appliesAt: string): Promise<BodyOutcome>;
 }
 
 const ignore = () => {};
 
 // Faster than Buffer#toString for Korean and Japanese text; a leading BOM is dropped.
 const utf8 = new TextDecoder();
-
-/** Whether the body's bytes are exactly the UTF-8 of its decoded text: valid, and no BOM to drop. */
-function storesAsIs(body: Buffer): boolean {
-  return !(body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) && isUtf8(body);
-}
 
 const JSON_TYPES = new Set(['application/json', 'application/ld+json']);
 
@@ -73,9 +70,6 @@ function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v.join(', ') : v;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function replayOf(stored: StoredResponse): Reply {
   return {
@@ -200,36 +194,43 @@ export function createSandboxServer(s: ServerSettings): Server {
     }
     if (latencyMs > 0) await sleep(latencyMs);
 
-    if (nestedDeeperThan(read.body))
-      return errorReply(style, 400, 'too-deep', `JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
-    const text = utf8.decode(read.body);
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch (err) {
-      return errorReply(style, 400, 'malformed-json', `malformed JSON: ${errorMessage(err).slice(0, 200)}`);
-    }
-
-    let envelopeId: string | undefined;
-    if (endpoint.kind === 'standard' && isObject(body) && typeof body.id === 'string') {
-      envelopeId = body.id;
-      const prior = s.store.getReply('envelope', envelopeId, expiredBefore);
-      if (prior && prior.fingerprint === print) {
-        if (key !== undefined) s.store.putReply('key', key, { ...prior, createdAt: nowMs });
-        return replayOf(prior);
-      }
-    }
-
     let processed: Processed;
-    if (endpoint.kind === 'event')
+    let envelopeId: string | undefined;
+    if (endpoint.kind === 'event') {
+      if (nestedDeeperThan(read.body))
+        return errorReply(style, 400, 'too-deep', `JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+      const text = utf8.decode(read.body);
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch (err) {
+        return errorReply(style, 400, 'malformed-json', `malformed JSON: ${errorMessage(err).slice(0, 200)}`);
+      }
       processed = processEvent(endpoint.event, body, requestId, key ?? null, text);
-    else {
-      // The bytes are stored when they are exactly the text that was parsed (no BOM, valid UTF-8).
-      const stored = storesAsIs(read.body) ? read.body : text;
-      processed =
-        endpoint.kind === 'standard'
-          ? processStandard(body, text, s.appliesAt(), stored)
-          : processLegacy(endpoint.legacy, body, text, s.appliesAt(), stored);
+    } else {
+      // Decoding, parsing and validating: on the ingest worker for large bodies (BENCHMARKS.md).
+      const outcome = await s.ingest(endpoint, read.body, s.appliesAt());
+      envelopeId = outcome.envelopeId;
+      if (envelopeId !== undefined) {
+        const prior = s.store.getReply('envelope', envelopeId, expiredBefore);
+        if (prior && prior.fingerprint === print) {
+          if (key !== undefined) s.store.putReply('key', key, { ...prior, createdAt: nowMs });
+          return replayOf(prior);
+        }
+      }
+      const write = outcome.write;
+      processed = { reply: outcome.reply };
+      // The received bytes are stored when they are exactly the text that was parsed.
+      if (write)
+        processed.commit = (store, now) =>
+          store.upsertProducts(
+            write.format,
+            write.text ?? read.body,
+            write.itemsKey,
+            write.skus,
+            write.inStock,
+            now,
+          );
     }
 
     const reply = processed.reply;

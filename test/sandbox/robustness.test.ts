@@ -17,11 +17,16 @@ import {
 } from './helpers.js';
 
 let sb: RunningSandbox & { lines: string[] };
+/** The same, with every product body decoded, parsed and validated on the built ingest worker. */
+let sbWorker: RunningSandbox & { lines: string[] };
+const workerUrl = new URL('../../dist/sandbox/ingest-worker.js', import.meta.url);
 beforeAll(async () => {
   sb = await start({ maxBodyBytes: 256 * 1024, timeouts: { headersMs: 500, requestMs: 1000 } });
+  sbWorker = await start({ maxBodyBytes: 256 * 1024, ingest: { minBytes: 0, url: workerUrl } });
 });
 afterAll(async () => {
   await sb.close();
+  await sbWorker.close();
 });
 
 const PATHS = [
@@ -94,24 +99,54 @@ function garbageBody(rand: () => number, i: number): string | Uint8Array {
 }
 
 describe('robustness', () => {
-  it('survives a fuzz loop of garbage bodies on every endpoint, answering 4xx, never 5xx', async () => {
-    const rand = seededRandom(20261123);
-    const seen = new Set<number>();
-    for (let i = 0; i < 300; i++) {
-      const path = PATHS[Math.floor(rand() * PATHS.length)];
-      const res = await send(sb.url, path, garbageBody(rand, i), {
-        ...eventHeaders(),
-        apiKey: API_KEY,
-        'x-api-key': API_KEY,
-      });
-      seen.add(res.status);
-      expect(res.status, `request ${i} to ${path}`).toBeGreaterThanOrEqual(400);
-      expect(res.status, `request ${i} to ${path}: ${res.text.slice(0, 200)}`).toBeLessThan(500);
+  it.each([
+    ['in-thread', () => sb],
+    ['on the ingest worker', () => sbWorker],
+  ])(
+    'survives a fuzz loop of garbage bodies on every endpoint, answering 4xx, never 5xx (%s)',
+    async (_mode, which) => {
+      const target = which();
+      const rand = seededRandom(20261123);
+      const seen = new Set<number>();
+      for (let i = 0; i < 300; i++) {
+        const path = PATHS[Math.floor(rand() * PATHS.length)];
+        const res = await send(target.url, path, garbageBody(rand, i), {
+          ...eventHeaders(),
+          apiKey: API_KEY,
+          'x-api-key': API_KEY,
+        });
+        seen.add(res.status);
+        expect(res.status, `request ${i} to ${path}`).toBeGreaterThanOrEqual(400);
+        expect(res.status, `request ${i} to ${path}: ${res.text.slice(0, 200)}`).toBeLessThan(500);
+      }
+      expect(seen.has(400)).toBe(true);
+      // still answering, and valid requests still work
+      expect((await get(target.url, '/_sandbox/health')).ok).toBe(true);
+      expect((await postEvent(target.url, 'view_product', event('view_product'))).status).toBe(200);
+      expect(
+        (await send(target.url, '/collectors/products', envelope([product('F-9')]), { apiKey: API_KEY }))
+          .status,
+      ).toBe(200);
+    },
+  );
+
+  it('answers 500 when its ingest worker dies, and keeps serving', async () => {
+    const dying = await start({
+      ingest: { minBytes: 0, url: new URL('./dying-worker.mjs', import.meta.url) },
+    });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await send(dying.url, '/collectors/products', envelope([product(`Z-${i}`)]), {
+          apiKey: API_KEY,
+        });
+        expect(res.status).toBe(500);
+      }
+      expect((await get(dying.url, '/_sandbox/health')).ok).toBe(true);
+      expect((await postEvent(dying.url, 'view_product', event('view_product'))).status).toBe(200);
+      expect((await get(dying.url, '/_sandbox/stats')).products.total).toBe(0);
+    } finally {
+      await dying.close();
     }
-    expect(seen.has(400)).toBe(true);
-    // still answering, and valid requests still work
-    expect((await get(sb.url, '/_sandbox/health')).ok).toBe(true);
-    expect((await postEvent(sb.url, 'view_product', event('view_product'))).status).toBe(200);
   });
 
   it('refuses deeply nested valid JSON with a 400, not a crash', async () => {
