@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getValidator } from '../../src/validate/schemas.js';
+import { lateBadFeed } from './late-bad-feed.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const bin = join(root, 'bin', 'genser.js');
@@ -85,28 +86,11 @@ describe('genser convert', () => {
   });
 
   describe('-o FILE is replaced only by a complete output', () => {
-    /** fixtures/catalog.csv's rows repeated to ~2 MB (well past the encoding sample), then a byte that is not UTF-8. */
-    function lateBadFeed(dir: string): string {
-      const [header, ...rows] = readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8')
-        .trim()
-        .split('\n');
-      const many: string[] = [];
-      for (let i = 0; many.length < 8_000; i++) {
-        for (const row of rows) many.push(row.replace(/^GS-(\d+)/, `GS-$1-${i}`));
-      }
-      const file = join(dir, 'late-bad.csv');
-      writeFileSync(
-        file,
-        Buffer.concat([Buffer.from(`${header}\n${many.join('\n')}\n`), Buffer.from([0xff, 0x0a])]),
-      );
-      return file;
-    }
-
     it('a run that stops on an undecodable byte half-way leaves the previous file untouched, and no temporary file', () => {
       const dir = mkdtempSync(join(tmpdir(), 'genser-convert-'));
       const out = join(dir, 'products.ndjson');
       writeFileSync(out, 'yesterday\n');
-      const r = genser(['convert', lateBadFeed(dir), '-o', out]);
+      const r = genser(['convert', lateBadFeed(dir, 8_000), '-o', out]);
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(
         /not valid utf-8 as detected: invalid byte 0xFF at byte offset \d+ \(line 8002\)/,

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lateBadFeed } from './late-bad-feed.js';
 
 // End to end: the built bin (npm run build first), as users and CI run it.
 const root = join(import.meta.dirname, '..', '..');
@@ -138,17 +139,8 @@ describe('genser validate', () => {
 
   it('a feed that stops half-way (a byte that is not UTF-8) still shows the problems of the rows before it, then exits 2', () => {
     const dir = mkdtempSync(join(tmpdir(), 'genser-validate-'));
-    const [header, ...rows] = readFileSync(join(root, fixture('catalog.csv')), 'utf8')
-      .trim()
-      .split('\n');
-    const many: string[] = [];
-    for (let i = 0; many.length < 7_998; i++) {
-      for (const row of rows) many.push(row.replace(/^GS-(\d+)/, `GS-$1-${i}`));
-    }
-    const file = join(dir, 'late-bad.csv');
-    // Rows 1 and 2 share a SKU; ~2 MB of good rows, well past the encoding sample; then a byte that is not UTF-8.
-    const text = [header, rows[0], rows[0], ...many.slice(0, 7_998)].join('\n');
-    writeFileSync(file, Buffer.concat([Buffer.from(`${text}\n`), Buffer.from([0xff, 0x0a])]));
+    // Rows 1 and 2 share a SKU; then good rows up to 8,000; then a byte that is not UTF-8.
+    const file = lateBadFeed(dir, 8_000, (rows) => [rows[0], rows[0]]);
     const r = genser(['validate', file]);
     expect(r.status).toBe(2);
     const stderr = r.stderr.split('\n');

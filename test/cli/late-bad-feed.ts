@@ -1,0 +1,29 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..', '..');
+
+/**
+ * A CSV feed that goes wrong late: fixtures/catalog.csv's header, then `lead(rows)` (its rows as
+ * given), then its rows again with unique SKUs up to `total` rows (8,000 rows are ~4 MB, well past
+ * the 64 KiB encoding sample and the thread threshold), then a line holding a byte that is not UTF-8.
+ */
+export function lateBadFeed(
+  dir: string,
+  total: number,
+  lead: (rows: string[]) => string[] = () => [],
+): string {
+  const [header, ...rows] = readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8')
+    .trim()
+    .split('\n');
+  const out = lead(rows);
+  for (let i = 0; out.length < total; i++) {
+    for (const row of rows) if (out.length < total) out.push(row.replace(/^GS-(\d+)/, `GS-$1-${i}`));
+  }
+  const file = join(dir, 'late-bad.csv');
+  writeFileSync(
+    file,
+    Buffer.concat([Buffer.from(`${header}\n${out.join('\n')}\n`), Buffer.from([0xff, 0x0a])]),
+  );
+  return file;
+}
