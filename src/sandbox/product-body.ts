@@ -8,10 +8,11 @@ import {
   processLegacy,
   processStandard,
 } from './products.js';
-import { type AnswerStyle, errorReply } from './reply.js';
+import { type AnswerStyle, errorReply, type Reply } from './reply.js';
 
 /**
- * A product request's body, from bytes to verdict: depth check, UTF-8 decoding, JSON, schema.
+ * A request's body, from bytes to verdict: depth check, UTF-8 decoding, JSON, and for products
+ * the schema.
  * Pure (no store, no clock, no I/O), so it runs on the sandbox's thread or, for large bodies, on
  * its ingest worker (src/sandbox/ingest-worker.ts), with the same answers.
  */
@@ -38,23 +39,31 @@ function storesAsIs(body: Uint8Array): boolean {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
-export function processProductBody(
-  endpoint: ProductEndpoint,
+/** Any request body to JSON: refused (400) when nested too deep or malformed. */
+export function parseJsonBody(
   bytes: Uint8Array,
-  appliesAt: string,
-): BodyOutcome {
-  const style: AnswerStyle = endpoint.kind === 'legacy' ? 'legacy' : 'problem';
+  style: AnswerStyle,
+): { body: unknown; text: string } | { reply: Reply } {
   if (nestedDeeperThan(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)))
     return { reply: errorReply(style, 400, 'too-deep', `JSON nested deeper than ${MAX_JSON_DEPTH} levels`) };
   const text = utf8.decode(bytes);
-  let body: unknown;
   try {
-    body = JSON.parse(text);
+    return { body: JSON.parse(text) as unknown, text };
   } catch (err) {
     return {
       reply: errorReply(style, 400, 'malformed-json', `malformed JSON: ${errorMessage(err).slice(0, 200)}`),
     };
   }
+}
+
+export function processProductBody(
+  endpoint: ProductEndpoint,
+  bytes: Uint8Array,
+  appliesAt: string,
+): BodyOutcome {
+  const parsed = parseJsonBody(bytes, endpoint.kind === 'legacy' ? 'legacy' : 'problem');
+  if ('reply' in parsed) return parsed;
+  const { body, text } = parsed;
   const envelopeId =
     endpoint.kind === 'standard' && isObject(body) && typeof body.id === 'string' ? body.id : undefined;
   const outcome =

@@ -6,11 +6,10 @@ import { errorMessage } from '../errors.js';
 import { type EventKind, kindByPath } from '../events/kinds.js';
 import { type AdminContext, handleAdmin } from './admin.js';
 import { declaredTooLarge, readBody } from './body.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from './depth.js';
 import { processEvent } from './events.js';
 import type { Faults } from './faults.js';
 import { fingerprint, InFlight, isValidIdempotencyKey } from './idempotency.js';
-import type { BodyOutcome, ProductEndpoint } from './product-body.js';
+import { type BodyOutcome, type ProductEndpoint, parseJsonBody } from './product-body.js';
 import type { LegacyKind, Processed } from './products.js';
 import { type AnswerStyle, errorReply, json, type Reply } from './reply.js';
 import type { SandboxStore, StoredResponse } from './store.js';
@@ -47,9 +46,6 @@ export interface ServerSettings {
 }
 
 const ignore = () => {};
-
-// Faster than Buffer#toString for Korean and Japanese text; a leading BOM is dropped.
-const utf8 = new TextDecoder();
 
 const JSON_TYPES = new Set(['application/json', 'application/ld+json']);
 
@@ -197,16 +193,9 @@ export function createSandboxServer(s: ServerSettings): Server {
     let processed: Processed;
     let envelopeId: string | undefined;
     if (endpoint.kind === 'event') {
-      if (nestedDeeperThan(read.body))
-        return errorReply(style, 400, 'too-deep', `JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
-      const text = utf8.decode(read.body);
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch (err) {
-        return errorReply(style, 400, 'malformed-json', `malformed JSON: ${errorMessage(err).slice(0, 200)}`);
-      }
-      processed = processEvent(endpoint.event, body, requestId, key ?? null, text);
+      const parsed = parseJsonBody(read.body, style);
+      if ('reply' in parsed) return parsed.reply;
+      processed = processEvent(endpoint.event, parsed.body, requestId, key ?? null, parsed.text);
     } else {
       // Decoding, parsing and validating: on the ingest worker for large bodies (BENCHMARKS.md).
       const outcome = await s.ingest(endpoint, read.body, s.appliesAt());
