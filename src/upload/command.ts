@@ -207,7 +207,7 @@ function sandboxLine(sb: NonNullable<UploadReportMeta['sandbox']>): string {
   const where = sb.db
     ? `they are kept in ${sb.db}: look at them with \`genser sandbox --db ${sb.db}\` and GET /_sandbox/products`
     : 'the sandbox was in memory and stopped with this command; add --sandbox-db FILE to keep them';
-  return `sandbox: ${sb.applied} products landed in the embedded sandbox at ${sb.url} and its daily batch (run at once) applied them; ${where}`;
+  return `sandbox: ${sb.applied.toLocaleString('en-US')} products landed in the embedded sandbox at ${sb.url} and its daily batch (run at once) applied them; ${where}`;
 }
 
 function searchableLine(feed: FeedOptions): string {

@@ -340,7 +340,7 @@ describe('genser upload (separate process)', () => {
     const r = await spawnGenser(['upload', join(root, 'fixtures', 'catalog.csv'), '--sandbox']);
     expect(r.stderr).toMatch(/sandbox: started an embedded sandbox at http:\/\/127\.0\.0\.1:\d+/);
     expect(r.stderr).toMatch(
-      /sandbox: \d+ products landed in the embedded sandbox at http:\/\/127\.0\.0\.1:\d+/,
+      /sandbox: [\d,]+ products landed in the embedded sandbox at http:\/\/127\.0\.0\.1:\d+/,
     );
     expect(r.stderr).toMatch(/upload: \d+ rows, 0 invalid/);
     expect(r.code).toBe(0);
