@@ -98,13 +98,11 @@ export function validateSummaryLines(
   const { total, valid, invalid } = report.rows;
   const warn = report.counts.warnings > 0 ? `, ${report.counts.warnings} warning(s)` : '';
   const fileErr = report.counts.fileErrors > 0 ? `, ${report.counts.fileErrors} file-level error(s)` : '';
-  if (options.stopped) {
-    lines.push(
-      `${c.red('STOPPED')} after ${total} row(s), ${valid} valid, ${invalid} invalid${warn}${fileErr}; the rest of the feed was not read`,
-    );
-    return lines.map((l) => redact(l));
+  const counts = `${total} row(s), ${valid} valid, ${invalid} invalid${warn}${fileErr}`;
+  if (options.stopped) lines.push(`${c.red('STOPPED')} after ${counts}; the rest of the feed was not read`);
+  else {
+    const verdict = invalid === 0 && report.counts.fileErrors === 0 ? c.green('OK') : c.red('FAILED');
+    lines.push(`${verdict}: ${counts}`);
   }
-  const verdict = invalid === 0 && report.counts.fileErrors === 0 ? c.green('OK') : c.red('FAILED');
-  lines.push(`${verdict}: ${total} row(s), ${valid} valid, ${invalid} invalid${warn}${fileErr}`);
   return lines.map((l) => redact(l));
 }

@@ -35,12 +35,18 @@ interface Pending {
   reject(err: Error): void;
 }
 
+/** A worker and the requests it has not answered yet. */
+interface Slot {
+  worker: Worker;
+  pending: Map<number, Pending>;
+}
+
 export class IngestPool {
   private readonly minBytes: number;
   private readonly count: number;
   private readonly url: URL;
   private readonly available: boolean;
-  private workers: { worker: Worker; pending: Map<number, Pending> }[] = [];
+  private workers: Slot[] = [];
   private nextId = 0;
   private closed = false;
 
@@ -70,18 +76,18 @@ export class IngestPool {
     await Promise.all(workers.map((w) => w.worker.terminate()));
   }
 
-  private leastBusy(): { worker: Worker; pending: Map<number, Pending> } {
+  private leastBusy(): Slot {
     if (this.workers.length < this.count) return this.start();
     let best = this.workers[0];
     for (const w of this.workers) if (w.pending.size < best.pending.size) best = w;
     return best;
   }
 
-  private start(): { worker: Worker; pending: Map<number, Pending> } {
+  private start(): Slot {
     const worker = new Worker(this.url);
     // The server and its sockets keep the process alive, not an idle worker.
     worker.unref();
-    const slot = { worker, pending: new Map<number, Pending>() };
+    const slot: Slot = { worker, pending: new Map() };
     worker.on('message', (m: IngestResponse) => {
       const p = slot.pending.get(m.id);
       if (!p) return;
