@@ -54,8 +54,11 @@ export type FromWorker =
       lines: Int32Array;
       fileIndex: Uint16Array;
       skus: (string | undefined)[];
-      /** Valid rows' payload JSON (null for the others), when asked for. */
-      texts?: (string | null)[];
+      /**
+       * Valid rows' payload JSON as UTF-8, when asked for: row i's bytes end at `ends[i]` and
+       * start where the previous row's ended; -1 for rows without JSON.
+       */
+      json?: { bytes: Uint8Array; ends: Int32Array };
       /** Rows with issues or invalid, whole: [position in the chunk, item without payload]. */
       others: [number, FeedItem][];
     }
@@ -241,6 +244,7 @@ async function* threadedRows(
 
 function* rowsOf(m: Extract<FromWorker, { t: 'rows' }>): Generator<FeedRow> {
   let next = 0;
+  let start = 0;
   for (let i = 0; i < m.rows.length; i++) {
     let row: FeedRow;
     if (next < m.others.length && m.others[next][0] === i) row = m.others[next++][1];
@@ -254,8 +258,14 @@ function* rowsOf(m: Extract<FromWorker, { t: 'rows' }>): Generator<FeedRow> {
       };
       if (m.skus[i] !== undefined) row.sku = m.skus[i];
     }
-    const text = m.texts?.[i];
-    if (text != null) row.json = Buffer.from(text);
+    if (m.json !== undefined) {
+      const end = m.json.ends[i];
+      // Views into the chunk's buffer, no copy: the batch body copies them once when it is built.
+      if (end >= 0) {
+        row.json = m.json.bytes.subarray(start, end);
+        start = end;
+      }
+    }
     yield row;
   }
 }

@@ -27,15 +27,42 @@ async function nextMessage(): Promise<ToWorker> {
   return inbox.shift()!;
 }
 
-/** One chunk on the wire, cheap to clone: issue-free rows as typed arrays; the others whole. */
+/**
+ * First size of a chunk's JSON buffer: what the last chunk used and an eighth more, so chunks
+ * rarely grow and the buffers that batches keep alive carry little slack. 64 KiB or more, so
+ * the buffer never comes from Node's shared pool (which cannot be transferred).
+ */
+const MIN_CHUNK_BYTES = 64 * 1024;
+let chunkBytes = MIN_CHUNK_BYTES;
+
+/**
+ * One chunk on the wire, cheap to send: issue-free rows as typed arrays; the others whole; the
+ * valid payloads' JSON as UTF-8 in one buffer that is transferred, not cloned (the main thread
+ * then neither decodes a copy of each text nor encodes it again: BENCHMARKS.md).
+ */
 class Chunk {
   rows: number[] = [];
   lines: number[] = [];
   fileIndex: number[] = [];
   skus: (string | undefined)[] = [];
-  /** Valid rows' payload JSON, null for the others. */
-  texts: (string | null)[] = [];
+  /** Where each row's JSON ends in `bytes`; -1 for rows without JSON. */
+  ends: number[] = [];
+  bytes: Buffer = Buffer.allocUnsafe(0);
+  used = 0;
   others: [number, FeedItem][] = [];
+
+  /** Appends one payload's JSON as UTF-8. */
+  addJson(text: string): void {
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
+    const need = this.used + text.length * 3;
+    if (need > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, this.bytes.length * 2, chunkBytes));
+      this.bytes.copy(grown, 0, 0, this.used);
+      this.bytes = grown;
+    }
+    this.used += this.bytes.write(text, this.used);
+    this.ends.push(this.used);
+  }
 }
 
 const fileNames: string[] = [];
@@ -53,8 +80,10 @@ function add(item: FeedItem): void {
   chunk.lines.push(item.line);
   chunk.fileIndex.push(fi);
   chunk.skus.push(item.sku);
-  if (serialize)
-    chunk.texts.push(item.valid && item.payload !== undefined ? JSON.stringify(item.payload) : null);
+  if (serialize) {
+    if (item.valid && item.payload !== undefined) chunk.addJson(JSON.stringify(item.payload));
+    else chunk.ends.push(-1);
+  }
   // Only rows with issues travel whole (without their payload); the copy is made for them alone.
   if (!item.valid || item.issues.length > 0) {
     const { payload: _payload, ...rest } = item;
@@ -76,9 +105,16 @@ function flush(): void {
     skus: chunk.skus,
     others: chunk.others,
   };
-  // The main thread encodes the texts: it has time to spare, this thread has none (BENCHMARKS.md).
-  if (serialize) message.texts = chunk.texts;
-  port.postMessage(message, [rows.buffer, lines.buffer, fileIndex.buffer]);
+  const transfer: ArrayBuffer[] = [rows.buffer, lines.buffer, fileIndex.buffer];
+  if (serialize) {
+    const ends = Int32Array.from(chunk.ends);
+    // The buffer's own ArrayBuffer (allocUnsafe of 1 MiB or more never uses the shared pool).
+    message.json = { bytes: new Uint8Array(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.used), ends };
+    transfer.push(ends.buffer);
+    if (chunk.used > 0) transfer.push(chunk.bytes.buffer as ArrayBuffer);
+    chunkBytes = Math.max(MIN_CHUNK_BYTES, Math.ceil(chunk.used * 1.125));
+  }
+  port.postMessage(message, transfer);
   chunk = new Chunk();
 }
 

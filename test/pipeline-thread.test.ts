@@ -111,6 +111,36 @@ describe('the feed on two threads (reading here, the rest on the feed worker)', 
     expect(rows[4320].line).toBe(2 + 4320 * 2);
   });
 
+  it('carries each product JSON exactly when a chunk outgrows its first buffer, invalid rows between', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'genser-thread-'));
+    const file = join(dir, 'large.csv');
+    const lines = [
+      'sku,name@ko,brand_id,brand_name,category_name@ko,category_code,description@ko,price,currency,availability,availability_starts,availability_ends,gtin,mpn,image_urls,url',
+    ];
+    // Three-byte Hangul, a four-byte emoji (a surrogate pair), quotes and a backslash to escape:
+    // 40 rows of ~120k characters are several MiB of UTF-8 in one 256-row chunk.
+    const big = '가나다 "따옴표" \\ 😀 '.repeat(6000);
+    for (let i = 1; i <= 700; i++) {
+      const description = i % 17 === 0 ? big : `설명 ${i}`;
+      const price = i % 50 === 0 ? 'ask' : `${i}`;
+      lines.push(
+        `SKU-${i},상품 ${i},BR-1,소라,가방,BAG,"${description.replaceAll('"', '""')}",${price},KRW,InStock,2026-01-01,2027-12-31,8800000010373,MPN-${i},https://shop.example/i/${i}.jpg,https://shop.example/p/${i}`,
+      );
+    }
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const rows = await expectSameBothWays([file]);
+    expect(rows.length).toBe(700);
+    expect(rows.filter((r) => !r.valid).map((r) => r.row)).toEqual([
+      50, 100, 150, 200, 250, 300, 350, 400, 450, 500, 550, 600, 650, 700,
+    ]);
+    const large = rows[16];
+    expect(large.json?.length).toBeGreaterThan(Buffer.byteLength(big));
+    // Values are trimmed on reading: the trailing space of `big` is not part of the text.
+    expect(JSON.parse(Buffer.from(large.json ?? []).toString()).description).toEqual([
+      { '@type': 'TextObject', text: big.trim(), inLanguage: 'ko' },
+    ]);
+  });
+
   it('rebuilds records whose columns change from row to row (JSON rows) exactly', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'genser-thread-'));
     const file = join(dir, 'mixed.ndjson');
