@@ -373,17 +373,29 @@ async function benchUpload(o, ctx, catalogs) {
   if (!us.length) return { ...base, note: 'no complete round' };
   const vf = figure(vs, meta.rows, meta.bytes);
   const uf = figure(us, meta.rows, meta.bytes);
+  const cpu = (runs) => {
+    const c = median(runs.map((r) => r.cpuMs));
+    return c == null ? null : Math.round(c);
+  };
+  const uploadCpuMs = cpu(us);
+  const bareMs = Math.round(median(bs));
+  // The least time upload's own CPU work allows on this machine's cores, against the target's
+  // denominator: above 1, no overlap of reading and sending can meet "<= validate + bare post".
+  const floor = uploadCpuMs == null ? null : uploadCpuMs / cpus().length / (vf.ms + bareMs);
   return {
     ...base,
     batches: recStats.requests,
     bytesSent: recStats.bytes,
     validateMs: vf.ms,
     validateRssMiB: vf.maxRssMiB,
+    validateCpuMs: cpu(vs),
     uploadMs: uf.ms,
     uploadRunsMs: uf.runsMs,
     uploadRssMiB: uf.maxRssMiB,
-    bareMs: Math.round(median(bs)),
+    uploadCpuMs,
+    bareMs,
     bareRunsMs: bs,
+    cpuFloorRatio: floor == null ? null : Math.round(floor * 100) / 100,
     ratio: Math.round(median(ratios) * 100) / 100,
   };
 }

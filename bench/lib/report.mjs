@@ -188,21 +188,41 @@ export function renderResults(results) {
         `${num(u.rows)} rows, ${num(u.batches)} batches of up to ${u.batchSize}, concurrency ${u.concurrency}.`,
         '',
         table(
-          ['step', 'time', 'rows/s', 'peak RSS'],
+          ['step', 'time', 'rows/s', 'CPU (user + sys)', 'peak RSS'],
           [
             [
               'genser validate (same file)',
               secs(u.validateMs),
               num(u.rows / (u.validateMs / 1000)),
+              secs(u.validateCpuMs),
               mib(u.validateRssMiB),
             ],
-            ['bare undici loop, pre-built batches', secs(u.bareMs), num(u.rows / (u.bareMs / 1000)), '-'],
-            ['genser upload', secs(u.uploadMs), num(u.rows / (u.uploadMs / 1000)), mib(u.uploadRssMiB)],
+            [
+              'bare undici loop, pre-built batches',
+              secs(u.bareMs),
+              num(u.rows / (u.bareMs / 1000)),
+              // Its process also loads the recorded bodies before its clock starts: no CPU figure.
+              '-',
+              '-',
+            ],
+            [
+              'genser upload',
+              secs(u.uploadMs),
+              num(u.rows / (u.uploadMs / 1000)),
+              secs(u.uploadCpuMs),
+              mib(u.uploadRssMiB),
+            ],
           ],
         ),
         '',
         `upload / (validate + bare post) = ${u.ratio == null ? '-' : u.ratio.toFixed(2)}`,
       );
+      if (u.cpuFloorRatio != null)
+        out.push(
+          '',
+          `upload's CPU time / ${results.machine.cpus} cores / (validate + bare post) = ${u.cpuFloorRatio.toFixed(2)}: ` +
+            'the least the ratio above can be on this machine, however well reading and sending overlap.',
+        );
     }
   }
 

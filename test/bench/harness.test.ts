@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeProfile, topByTotal } from '../../bench/lib/cpuprofile.mjs';
 import { hasGnuTime, measure, median, parseGnuTimeMaxRss } from '../../bench/lib/measure.mjs';
-import { END, evaluateTargets, formatJson, replaceMarked, START } from '../../bench/lib/report.mjs';
+import { END, evaluateTargets, formatJson, renderResults, replaceMarked, START } from '../../bench/lib/report.mjs';
 
 describe('bench harness pieces', () => {
   it('measures wall time and the peak RSS of a child that allocates 120 MiB', async () => {
@@ -72,6 +72,30 @@ describe('bench harness pieces', () => {
       'sandbox-ingest': 'n/a',
       startup: 'pass',
     });
+  });
+
+  it("writes upload's CPU time and the least ratio it allows on the machine's cores", () => {
+    const results: Record<string, unknown> = {
+      machine: { cpus: 2, cpuModel: 'x', memGiB: 1, node: '20', os: 'Linux', loadAtStart: '0' },
+      runs: 1,
+      upload: {
+        rows: 300000,
+        batches: 600,
+        batchSize: 500,
+        concurrency: 4,
+        validateMs: 10000,
+        validateCpuMs: 17000,
+        bareMs: 500,
+        uploadMs: 16000,
+        uploadCpuMs: 29400,
+        ratio: 1.52,
+        cpuFloorRatio: 1.4,
+      },
+    };
+    results.targets = evaluateTargets(results);
+    const text = renderResults(results);
+    expect(text).toContain('| genser upload | 16.00 s | 18,750 | 29.40 s |');
+    expect(text).toContain("upload's CPU time / 2 cores / (validate + bare post) = 1.40");
   });
 
   it('rewrites only the marked section of BENCHMARKS.md', () => {
