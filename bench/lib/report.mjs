@@ -220,7 +220,7 @@ export function renderResults(results) {
       if (u.cpuFloorRatio != null)
         out.push(
           '',
-          `upload's CPU time / ${results.machine.cpus} cores / (validate + bare post) = ${u.cpuFloorRatio.toFixed(2)}: ` +
+          `upload's CPU time / ${results.machine.cpus} cores / (validate + bare post) = ${u.cpuFloorRatio.toFixed(2)} (median of the rounds): ` +
             'the least the ratio above can be on this machine, however well reading and sending overlap.',
         );
     }
