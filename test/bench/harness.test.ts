@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeProfile, topByTotal } from '../../bench/lib/cpuprofile.mjs';
 import { hasGnuTime, measure, median, parseGnuTimeMaxRss } from '../../bench/lib/measure.mjs';
-import { END, evaluateTargets, formatJson, renderResults, replaceMarked, START } from '../../bench/lib/report.mjs';
+import {
+  END,
+  evaluateTargets,
+  formatJson,
+  renderResults,
+  replaceMarked,
+  START,
+} from '../../bench/lib/report.mjs';
 
 describe('bench harness pieces', () => {
   it('measures wall time and the peak RSS of a child that allocates 120 MiB', async () => {
