@@ -88,7 +88,12 @@ export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta)
       `${n(s.accepted)} accepted, ${n(s.rejected)} rejected, ${n(s.failed)} not delivered; ` +
       `${n(s.retries)} retries; ${duration(s.durationMs)} (${n(rate)} rows/s)`,
   );
-  if (result.stop) lines.push(`stopped after row ${n(result.lastRow)}: rows after it were not read or sent`);
+  if (result.stop)
+    lines.push(
+      result.readToEnd
+        ? `stopped after row ${n(result.lastRow)}, the last of the feed`
+        : `stopped after row ${n(result.lastRow)}: rows after it were not read or sent`,
+    );
   if (s.failed > 0) {
     const failedBatches = result.batches.filter((b) => b.status === 'failed' || b.status === 'not_sent');
     if (failedBatches.length > 0)

@@ -355,6 +355,7 @@ export async function uploadFeed(
     (batch) => ready.push(batch),
   );
 
+  let readToEnd = false;
   try {
     try {
       for await (const item of items) {
@@ -380,6 +381,7 @@ export async function uploadFeed(
         }
         if (soft.signal.aborted) break;
       }
+      readToEnd = !soft.signal.aborted;
     } catch (err) {
       // The feed broke mid-run (bytes that do not decode, a bug): what was sent stays accounted
       // for and reported; rows still waiting in a batch are reported as not sent.
@@ -422,5 +424,6 @@ export async function uploadFeed(
     collector,
     stop,
     lastRow,
+    readToEnd,
   };
 }

@@ -97,6 +97,8 @@ export interface UploadResult {
   };
   /** Last row read from the feed (rows after it were not read when the run stopped). */
   lastRow: number;
+  /** Whether the feed was read to its end (a stop may still come after, from the last batches). */
+  readToEnd: boolean;
 }
 
 /** Counters that grow while the run goes; progress displays read them. */

@@ -239,6 +239,30 @@ describe('genser upload (CLI)', () => {
     expect(doc.summary.accepted + doc.summary.failed).toBe(doc.summary.rows);
   });
 
+  it('a feed that fails before its first row is one usage error, no summary of zeros', async () => {
+    server = await scriptedServer((_q, res) => json(res, 200, {}));
+    const missing = join(dir, 'no-such-feed.csv');
+    const r = await genser(['upload', missing, '--api-url', server.url], { GENSER_API_KEY: KEY });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('no-such-feed.csv');
+    expect(r.stderr).not.toContain('upload: 0 rows');
+    expect(r.stderr).not.toContain('stopped after row');
+    expect(server.requests).toHaveLength(0);
+    const asJson = await genser(['upload', missing, '--api-url', server.url, '--json'], {
+      GENSER_API_KEY: KEY,
+    });
+    expect(asJson.code).toBe(2);
+    expect(JSON.parse(asJson.stdout).error.exitCode).toBe(2);
+    // A 401 on the last batch, with the whole feed read: the stop line does not claim unread rows.
+    await server.close();
+    server = await scriptedServer((_q, res) => problem(res, 401, 'bad key'));
+    const auth = await genser(['upload', catalog('last.csv', 3), '--api-url', server.url], {
+      GENSER_API_KEY: KEY,
+    });
+    expect(auth.code).toBe(3);
+    expect(auth.stderr).toContain('stopped after row 3, the last of the feed');
+  });
+
   it('refuses a missing url or key, and a key given as a flag value, with exit 2', async () => {
     const file = catalog('usage.csv', 1);
     const noUrl = await genser(['upload', file], { GENSER_API_KEY: KEY });

@@ -78,6 +78,7 @@ const result: UploadResult = {
   ]),
   stop: { reason: 'unavailable', message: 'the service is unavailable' },
   lastRow: 10,
+  readToEnd: false,
 };
 
 describe('upload report', () => {
@@ -142,6 +143,13 @@ describe('upload report', () => {
       'upload: 10 rows, 1 invalid (not sent), 9 sent in 2 batches: 4 accepted, 1 rejected, 4 not delivered; 3 retries; 2.0 s (5 rows/s)',
     );
     expect(lines).toContain('stopped after row 10: rows after it were not read or sent');
+    // A stop that came from the last batches, after the whole feed was read, says so.
+    const afterAll = uploadSummaryLines(
+      { ...result, readToEnd: true },
+      { format: 'standard', files: ['a.csv'] },
+    );
+    expect(afterAll).toContain('stopped after row 10, the last of the feed');
+    expect(afterAll.some((l) => l.includes('not read'))).toBe(false);
     expect(lines).toContain('not delivered: batch 2 rows 6-10 (see --report for every row)');
     expect(lines.at(-1)).toBe(
       'searchable after the daily batch at 00:15 Asia/Seoul (2026-11-24 00:15, in 9 h 12 min)',
