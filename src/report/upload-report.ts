@@ -61,6 +61,8 @@ export function uploadReportText(result: UploadResult, meta: UploadReportMeta): 
 }
 
 const n = (x: number) => x.toLocaleString('en-US');
+/** A count and its noun: "1 row", "2,500 rows". */
+const count = (x: number, one: string, many = `${one}s`) => `${n(x)} ${x === 1 ? one : many}`;
 
 function duration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
@@ -79,14 +81,14 @@ export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta)
   const lines: string[] = [];
   if (s.dryRun) {
     lines.push(
-      `dry run: ${n(s.rows)} rows, ${n(s.invalid)} invalid; would send ${n(s.rows - s.invalid)} products in ${n(s.batches)} ${s.batches === 1 ? 'batch' : 'batches'} (${megabytes(s.bytes)})${meta.target ? ` to ${meta.target}` : ''}; nothing was sent`,
+      `dry run: ${count(s.rows, 'row')}, ${n(s.invalid)} invalid; would send ${count(s.rows - s.invalid, 'product')} in ${count(s.batches, 'batch', 'batches')} (${megabytes(s.bytes)})${meta.target ? ` to ${meta.target}` : ''}; nothing was sent`,
     );
     return lines;
   }
   lines.push(
-    `upload: ${n(s.rows)} rows, ${n(s.invalid)} invalid (not sent), ${n(s.sent)} sent in ${n(s.batches)} ${s.batches === 1 ? 'batch' : 'batches'}: ` +
+    `upload: ${count(s.rows, 'row')}, ${n(s.invalid)} invalid (not sent), ${n(s.sent)} sent in ${count(s.batches, 'batch', 'batches')}: ` +
       `${n(s.accepted)} accepted, ${n(s.rejected)} rejected, ${n(s.failed)} not delivered; ` +
-      `${n(s.retries)} retries; ${duration(s.durationMs)} (${n(rate)} rows/s)`,
+      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${n(rate)} rows/s)`,
   );
   if (result.stop)
     lines.push(

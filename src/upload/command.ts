@@ -214,10 +214,12 @@ function finish(
 }
 
 function sandboxLine(sb: NonNullable<UploadReportMeta['sandbox']>): string {
+  const one = sb.applied === 1;
+  const [noun, them, they] = one ? ['product', 'it', 'it is'] : ['products', 'them', 'they are'];
   const where = sb.db
-    ? `they are kept in ${sb.db}: look at them with \`genser sandbox --db ${sb.db}\` and GET /_sandbox/products`
-    : 'the sandbox was in memory and stopped with this command; add --sandbox-db FILE to keep them';
-  return `sandbox: ${sb.applied.toLocaleString('en-US')} products landed in the embedded sandbox at ${sb.url} and its daily batch (run at once) applied them; ${where}`;
+    ? `${they} kept in ${sb.db}: look at ${them} with \`genser sandbox --db ${sb.db}\` and GET /_sandbox/products`
+    : `the sandbox was in memory and stopped with this command; add --sandbox-db FILE to keep ${them}`;
+  return `sandbox: ${sb.applied.toLocaleString('en-US')} ${noun} landed in the embedded sandbox at ${sb.url} and its daily batch (run at once) applied ${them}; ${where}`;
 }
 
 function searchableLine(feed: FeedOptions): string {
@@ -260,10 +262,13 @@ async function checkInvalidBudget(
     if (!item.valid) invalid++;
   }
   if (!exceedsBudget(budget, invalid, rows)) return undefined;
-  const limit = budget.kind === 'count' ? `${budget.max} rows` : `${budget.max}%`;
+  const limit = budget.kind === 'count' ? `${budget.max}` : `${budget.max}%`;
+  const ofRows = `${invalid.toLocaleString('en-US')} of ${rows.toLocaleString('en-US')} ${rows === 1 ? 'row' : 'rows'}`;
   return new ExitError(
     ExitCode.data,
-    redact(`${invalid} of ${rows} rows are invalid, more than --max-invalid ${limit}: nothing was sent`),
+    redact(
+      `${ofRows} ${invalid === 1 ? 'is' : 'are'} invalid, more than the ${limit} that --max-invalid allows: nothing was sent`,
+    ),
     "run 'genser validate' on the feed to see every problem",
   );
 }

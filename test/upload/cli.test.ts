@@ -134,8 +134,13 @@ describe('genser upload (CLI)', () => {
     });
     expect(over.code).toBe(1);
     expect(over.stderr).toContain(
-      '2 of 6 rows are invalid, more than --max-invalid 1 rows: nothing was sent',
+      '2 of 6 rows are invalid, more than the 1 that --max-invalid allows: nothing was sent',
     );
+    expect(server.requests).toHaveLength(0);
+    const share = await genser(['upload', file, '--max-invalid', '10%', '--api-url', server.url], {
+      GENSER_API_KEY: KEY,
+    });
+    expect(share.stderr).toContain('2 of 6 rows are invalid, more than the 10% that --max-invalid allows');
     expect(server.requests).toHaveLength(0);
     const within = await genser(['upload', file, '--max-invalid', '50%', '--api-url', server.url], {
       GENSER_API_KEY: KEY,
@@ -261,6 +266,20 @@ describe('genser upload (CLI)', () => {
     });
     expect(auth.code).toBe(3);
     expect(auth.stderr).toContain('stopped after row 3, the last of the feed');
+  });
+
+  it('--sandbox counts what landed in words that fit: one product, or several', async () => {
+    const one = await genser(['upload', catalog('one.csv', 1), '--sandbox']);
+    expect(one.code).toBe(0);
+    expect(one.stderr).toContain('upload: 1 row, 0 invalid (not sent), 1 sent in 1 batch: 1 accepted');
+    expect(one.stderr).toContain('sandbox: 1 product landed in the embedded sandbox at http://127.0.0.1:');
+    expect(one.stderr).toContain('applied it; the sandbox was in memory');
+    expect(one.stderr).toContain('--sandbox-db FILE to keep it\n');
+    const db = join(dir, 'three.sqlite');
+    const three = await genser(['upload', catalog('three.csv', 3), '--sandbox', '--sandbox-db', db]);
+    expect(three.code).toBe(0);
+    expect(three.stderr).toContain('sandbox: 3 products landed in the embedded sandbox');
+    expect(three.stderr).toContain(`applied them; they are kept in ${db}: look at them with`);
   });
 
   it('refuses a missing url or key, and a key given as a flag value, with exit 2', async () => {

@@ -150,6 +150,11 @@ describe('upload report', () => {
     );
     expect(afterAll).toContain('stopped after row 10, the last of the feed');
     expect(afterAll.some((l) => l.includes('not read'))).toBe(false);
+    const single = uploadSummaryLines(
+      { ...result, summary: { ...result.summary, rows: 1, invalid: 0, sent: 1, batches: 1, retries: 1 } },
+      { format: 'standard', files: ['a.csv'] },
+    );
+    expect(single[0]).toMatch(/^upload: 1 row, 0 invalid \(not sent\), 1 sent in 1 batch: .*; 1 retry; /);
     expect(lines).toContain('not delivered: batch 2 rows 6-10 (see --report for every row)');
     expect(lines.at(-1)).toBe(
       'searchable after the daily batch at 00:15 Asia/Seoul (2026-11-24 00:15, in 9 h 12 min)',
