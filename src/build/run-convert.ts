@@ -130,7 +130,7 @@ export async function runConvert(inputFile: string, flags: ConvertFlags, ctx: Co
   try {
     if (legacy) await pieces.write('[');
     outcome = await driveFeed([inputFile], run, ctx, 'converting', onItem);
-    if (outcome.stoppedBy !== undefined) stopWithPartial(outcome, run, ctx, Boolean(flags.json));
+    if (outcome.stoppedBy !== undefined) stopWithPartial(outcome, run, ctx, flags);
     if (flags.envelope) await flushBatch();
     if (legacy) await pieces.write(written === 0 ? ']\n' : '\n]\n');
     await pieces.flush();

@@ -18,6 +18,11 @@ export interface ValidateReport {
   issues: Issue[];
   truncated: boolean;
   groups: IssueGroup[];
+  /**
+   * Present when the feed stopped being read half-way (bytes that do not decode, a bug): the
+   * report covers the rows read until then. Same shape as upload's.
+   */
+  stopped?: { reason: 'input' | 'internal'; message: string; lastRowRead: number };
 }
 
 export function buildValidateReport(input: {

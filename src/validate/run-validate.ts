@@ -3,7 +3,7 @@ import { parseAs, pick, type Sources } from '../cli/config.js';
 import type { CommandContext } from '../cli/main.js';
 import { resolveFeedOptions, sourcesFor } from '../cli/options.js';
 import { createLogger, type Logger } from '../cli/terminal.js';
-import { UsageError } from '../errors.js';
+import { ExitError, UsageError } from '../errors.js';
 import { emptyStats, type FeedStats, isClean, tally } from '../pipeline.js';
 import { type FeedRow, feedRows } from '../pipeline-thread.js';
 import { IssueCollector } from '../report/issues.js';
@@ -117,6 +117,7 @@ export async function driveFeed(
   const collector = new IssueCollector(run.keepIssues);
   const progress = await startProgress(run.log, ctx, verb);
   let stoppedBy: unknown;
+  let lastRow = 0;
   try {
     for await (const item of feedRows(
       files,
@@ -126,6 +127,7 @@ export async function driveFeed(
       { serialize: onItem !== undefined },
     )) {
       tally(stats, item);
+      if (item.row > 0) lastRow = item.row;
       for (const issue of item.issues) collector.add(issue);
       if (onItem) await onItem(item);
       progress.tick(stats.rows);
@@ -142,7 +144,13 @@ export async function driveFeed(
     stats,
     collector,
   });
-  return stoppedBy === undefined ? { stats, report } : { stats, report, stoppedBy };
+  if (stoppedBy === undefined) return { stats, report };
+  report.stopped = {
+    reason: stoppedBy instanceof ExitError ? 'input' : 'internal',
+    message: (stoppedBy instanceof Error ? stoppedBy.message : String(stoppedBy)).replace(/\s+/g, ' ').trim(),
+    lastRowRead: lastRow,
+  };
+  return { stats, report, stoppedBy };
 }
 
 /**
@@ -153,15 +161,20 @@ export function stopWithPartial(
   outcome: FeedOutcome,
   run: FeedRun,
   ctx: CommandContext,
-  json: boolean,
+  flags: { json?: unknown; report?: unknown },
 ): never {
-  if (!json && outcome.stats.rows > 0) {
-    const lines = validateSummaryLines(outcome.report, {
-      color: run.log.fancy,
-      maxErrors: run.maxErrors,
-      stopped: true,
-    });
-    for (const line of lines) ctx.stderr.write(`${line}\n`);
+  // Nothing read (no such file, stdin without --input-type): a plain usage error, no report.
+  if (outcome.stats.rows > 0) {
+    if (!flags.json) {
+      const lines = validateSummaryLines(outcome.report, {
+        color: run.log.fancy,
+        maxErrors: run.maxErrors,
+        stopped: true,
+      });
+      for (const line of lines) ctx.stderr.write(`${line}\n`);
+    }
+    // A CI job that keeps the report finds the rows read and why the run stopped (`stopped`).
+    if (typeof flags.report === 'string') writeReportFile(flags.report, outcome.report);
   }
   throw outcome.stoppedBy;
 }
@@ -186,7 +199,7 @@ export function printSummary(report: ValidateReport, run: FeedRun, ctx: CommandC
 export async function runValidate(files: string[], flags: FeedRunFlags, ctx: CommandContext): Promise<void> {
   const run = prepareRun(files, flags, ctx);
   const outcome = await driveFeed(files, run, ctx, 'validating');
-  if (outcome.stoppedBy !== undefined) stopWithPartial(outcome, run, ctx, Boolean(flags.json));
+  if (outcome.stoppedBy !== undefined) stopWithPartial(outcome, run, ctx, flags);
   const { stats, report } = outcome;
   if (flags.json) ctx.stdout.write(validateReportJson(report));
   else printSummary(report, run, ctx);

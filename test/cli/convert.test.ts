@@ -100,6 +100,13 @@ describe('genser convert', () => {
       );
       expect(readFileSync(out, 'utf8')).toBe('yesterday\n');
       expect(readdirSync(dir).sort()).toEqual(['late-bad.csv', 'products.ndjson']);
+      // --report FILE says what was read and why the run stopped, though no output was written.
+      const report = join(dir, 'report.json');
+      expect(genser(['convert', join(dir, 'late-bad.csv'), '-o', out, '--report', report]).status).toBe(2);
+      const doc = JSON.parse(readFileSync(report, 'utf8'));
+      expect(doc.rows.total).toBe(8000);
+      expect(doc.stopped).toMatchObject({ reason: 'input', lastRowRead: 8000 });
+      expect(readFileSync(out, 'utf8')).toBe('yesterday\n');
     });
 
     it('a complete run replaces the file, keeping its permissions', () => {

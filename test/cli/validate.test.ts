@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -161,6 +161,27 @@ describe('genser validate', () => {
     expect(json.status).toBe(2);
     expect(JSON.parse(json.stdout).error.message).toContain('invalid byte 0xFF');
     expect(json.stderr).not.toContain('STOPPED');
+    // --report FILE: the rows read, their problems, and why and where the run stopped.
+    const reportFile = join(dir, 'report.json');
+    const withReport = genser(['validate', file, '--report', reportFile, '--json']);
+    expect(withReport.status).toBe(2);
+    expect(JSON.parse(withReport.stdout).error.exitCode).toBe(2);
+    const report = JSON.parse(readFileSync(reportFile, 'utf8'));
+    expect(report.rows).toEqual({ total: 8000, valid: 7999, invalid: 1 });
+    expect(report.issues.map((i: { code: string; row: number }) => [i.code, i.row])).toEqual([
+      ['duplicate_sku', 2],
+    ]);
+    expect(report.stopped).toEqual({
+      reason: 'input',
+      message: expect.stringMatching(
+        /late-bad\.csv: the text is not valid utf-8 as detected: invalid byte 0xFF/,
+      ),
+      lastRowRead: 8000,
+    });
+    // Nothing read at all (no such file): the usage error alone, no report.
+    const none = join(dir, 'none.json');
+    expect(genser(['validate', join(dir, 'missing.csv'), '--report', none]).status).toBe(2);
+    expect(existsSync(none)).toBe(false);
   });
 });
 
