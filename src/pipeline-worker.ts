@@ -108,7 +108,7 @@ function flush(): void {
   const transfer: ArrayBuffer[] = [rows.buffer, lines.buffer, fileIndex.buffer];
   if (serialize) {
     const ends = Int32Array.from(chunk.ends);
-    // The buffer's own ArrayBuffer (allocUnsafe of 1 MiB or more never uses the shared pool).
+    // The buffer's own ArrayBuffer: chunk buffers are 64 KiB or more, never from the shared pool.
     message.json = { bytes: new Uint8Array(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.used), ends };
     transfer.push(ends.buffer);
     if (chunk.used > 0) transfer.push(chunk.bytes.buffer as ArrayBuffer);

@@ -177,13 +177,7 @@ function finish(
   const { stop, summary } = result;
   // A feed that failed before its first row (no such file, stdin without --input-type) is a
   // plain usage error, as in validate: its one line and hint, no summary of zeros, no report.
-  if (
-    stop?.error !== undefined &&
-    summary.rows === 0 &&
-    summary.requests === 0 &&
-    result.feed.fileErrors === 0
-  )
-    throw stop.error;
+  if (stop?.error !== undefined && summary.rows === 0 && result.feed.fileErrors === 0) throw stop.error;
   // The summary shows even under --quiet; --json carries it in the document instead.
   if (!json) {
     const lines = [

@@ -14,6 +14,7 @@ import {
   validateSummaryLines,
 } from '../report/validate-report.js';
 import type { FeedOptions } from '../types.js';
+import { oneLine } from '../upload/response.js';
 
 /**
  * `genser validate`: read, map, build and validate every row; write nothing but the report.
@@ -147,7 +148,7 @@ export async function driveFeed(
   if (stoppedBy === undefined) return { stats, report };
   report.stopped = {
     reason: stoppedBy instanceof ExitError ? 'input' : 'internal',
-    message: (stoppedBy instanceof Error ? stoppedBy.message : String(stoppedBy)).replace(/\s+/g, ' ').trim(),
+    message: oneLine(stoppedBy instanceof Error ? stoppedBy.message : String(stoppedBy)),
     lastRowRead: lastRow,
   };
   return { stats, report, stoppedBy };
