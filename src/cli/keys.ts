@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { UsageError } from '../errors.js';
-import { registerSecret } from '../secrets.js';
+import { UsageError } from '../shared/errors.js';
+import { registerSecret } from '../shared/secrets.js';
 import type { Sources } from './config.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
-import { ExitCode, ExitError, errorMessage } from '../errors.js';
-import { packageVersion } from '../paths.js';
-import { redact } from '../secrets.js';
+import { ExitCode, ExitError, errorMessage } from '../shared/errors.js';
+import { packageVersion } from '../shared/paths.js';
+import { redact } from '../shared/secrets.js';
 import * as convert from './commands/convert.js';
 import * as events from './commands/events.js';
 import * as sandbox from './commands/sandbox.js';

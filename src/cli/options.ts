@@ -1,5 +1,12 @@
 import { type Command, Option } from 'commander';
-import type { EncodingName, FeedOptions, InputType, Language, LegacyKind, PayloadFormat } from '../types.js';
+import type {
+  EncodingName,
+  FeedOptions,
+  InputType,
+  Language,
+  LegacyKind,
+  PayloadFormat,
+} from '../shared/types.js';
 import { loadConfigFile, parseAs, pick, type Sources } from './config.js';
 
 /**

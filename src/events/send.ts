@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Logger } from '../cli/terminal.js';
+import type { Logger } from '../shared/logger.js';
 import { oneLine, readRejection } from '../upload/response.js';
 import { type BackoffSettings, isRetryableStatus, retryDelay } from '../upload/retry-policy.js';
 import type { Poster } from '../upload/sender.js';

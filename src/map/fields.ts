@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { schemasDir } from '../paths.js';
-import type { LegacyKind, PayloadFormat } from '../types.js';
+import { schemasDir } from '../shared/paths.js';
+import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 
 /**
  * The target fields a column can feed, per payload format: the canonical columns of

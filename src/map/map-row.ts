@@ -1,4 +1,4 @@
-import type { Language } from '../types.js';
+import type { Language } from '../shared/types.js';
 import type { FieldRule } from './mapping-file.js';
 import type { Plan } from './plan.js';
 import {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorObject } from 'ajv';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../shared/errors.js';
+import type { Language, LegacyKind, PayloadFormat } from '../shared/types.js';
 import { timeZoneForCountry } from '../time/zones.js';
-import type { Language, LegacyKind, PayloadFormat } from '../types.js';
 import { getValidator } from '../validate/schemas.js';
 import { type FieldDef, fieldSet, findField } from './fields.js';
 import {

@@ -1,4 +1,4 @@
-import type { Language, LegacyKind, PayloadFormat } from '../types.js';
+import type { Language, LegacyKind, PayloadFormat } from '../shared/types.js';
 import { type FieldDef, type FieldSet, fieldSet, findField } from './fields.js';
 import type { ColumnSource, FieldRule, Mapping } from './mapping-file.js';
 import { DEFAULT_BOOLEAN_WORDS, DEFAULT_NUMBER_FORMAT, type NumberFormat } from './values.js';

@@ -1,4 +1,4 @@
-import type { EncodingName } from '../types.js';
+import type { EncodingName } from '../shared/types.js';
 
 const MAGIC: Array<[number[], string]> = [
   [[0x50, 0x4b, 0x03, 0x04], 'a ZIP archive (an .xlsx or .ods spreadsheet is one)'],

@@ -1,5 +1,5 @@
 import Papa from 'papaparse';
-import type { ReadItem } from '../types.js';
+import type { ReadItem } from '../shared/types.js';
 import { InvalidBytesError, invalidBytesUsage } from './decode.js';
 import { issueItem, readIssue } from './issues.js';
 import { FIELD_LIMIT, PARSE_CHUNK, PENDING_LIMIT } from './limits.js';

@@ -1,5 +1,5 @@
 import iconv from 'iconv-lite';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../shared/errors.js';
 import type { ConcreteEncoding } from './detect-encoding.js';
 import { firstInvalidUtf8, incompleteTail } from './utf8.js';
 

@@ -1,4 +1,4 @@
-import type { EncodingName } from '../types.js';
+import type { EncodingName } from '../shared/types.js';
 import { firstInvalidUtf8 } from './utf8.js';
 
 export type ConcreteEncoding = Exclude<EncodingName, 'auto'>;

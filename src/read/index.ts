@@ -1,6 +1,6 @@
-import type { Logger } from '../cli/terminal.js';
-import { UsageError } from '../errors.js';
-import type { EncodingName, InputType, ReadItem } from '../types.js';
+import { UsageError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { EncodingName, InputType, ReadItem } from '../shared/types.js';
 import { binaryKind } from './binary.js';
 import { readCsv } from './csv.js';
 import { decodeChunks, undetectedUsage } from './decode.js';

@@ -1,4 +1,4 @@
-import type { InputType } from '../types.js';
+import type { InputType } from '../shared/types.js';
 
 const BY_EXTENSION: Record<string, InputType> = {
   csv: 'csv',

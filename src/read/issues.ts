@@ -1,4 +1,4 @@
-import type { Issue, ReadItem } from '../types.js';
+import type { Issue, ReadItem } from '../shared/types.js';
 
 /** The stable codes of the read issues (docs/reading.md lists them with their meaning). */
 export type ReadIssueCode =

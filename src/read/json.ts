@@ -1,10 +1,11 @@
-import type { ReadItem, SourceRecord } from '../types.js';
+import { isObject } from '../shared/is-object.js';
+import type { ReadItem, SourceRecord } from '../shared/types.js';
 import { InvalidBytesError, invalidBytesUsage } from './decode.js';
 import { issueItem } from './issues.js';
 import { PENDING_LIMIT } from './limits.js';
 import type { JsonOptions } from './ndjson.js';
 import { kindOf } from './ndjson.js';
-import { isObject, jsonParseDetail, positionIn, shapeOf } from './shape.js';
+import { jsonParseDetail, positionIn, shapeOf } from './shape.js';
 
 // Scanner states.
 const START = 0;

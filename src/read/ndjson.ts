@@ -1,9 +1,10 @@
-import type { Logger } from '../cli/terminal.js';
-import type { ReadItem } from '../types.js';
+import { isObject } from '../shared/is-object.js';
+import type { Logger } from '../shared/logger.js';
+import type { ReadItem } from '../shared/types.js';
 import { InvalidBytesError, invalidBytesUsage } from './decode.js';
 import { issueItem, readIssue } from './issues.js';
 import { PENDING_LIMIT } from './limits.js';
-import { isObject, jsonParseDetail, positionIn, shapeOf } from './shape.js';
+import { jsonParseDetail, positionIn, shapeOf } from './shape.js';
 
 export interface JsonOptions {
   file: string;

@@ -3,7 +3,7 @@ import { open, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { errorMessage, UsageError } from '../errors.js';
+import { errorMessage, UsageError } from '../shared/errors.js';
 
 const READ_CHUNK = 256 * 1024;
 

@@ -1,8 +1,5 @@
-import type { SourceRecord } from '../types.js';
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isObject } from '../shared/is-object.js';
+import type { SourceRecord } from '../shared/types.js';
 
 /** A legacy v0.3 object: a product (`code` with nested priceInfo/categories/image/brand) or a filter entry. */
 export function isLegacyObject(value: Record<string, unknown>): boolean {
@@ -29,8 +26,6 @@ export function shapeOf(value: Record<string, unknown>): SourceRecord['shape'] {
   if (isLegacyObject(value)) return 'legacy';
   return 'rows';
 }
-
-export { isObject };
 
 /**
  * JSON.parse's message without the echo of the input (V8 quotes the whole text in some

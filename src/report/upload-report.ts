@@ -1,5 +1,5 @@
-import { redact } from '../secrets.js';
-import type { LegacyKind, PayloadFormat } from '../types.js';
+import { redact } from '../shared/secrets.js';
+import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 import type { UploadResult } from '../upload/types.js';
 import { buildValidateReport, type ValidateReport, validateSummaryLines } from './validate-report.js';
 

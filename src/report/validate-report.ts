@@ -1,7 +1,7 @@
 import { Chalk } from 'chalk';
-import type { FeedStats } from '../pipeline.js';
-import { redact } from '../secrets.js';
-import type { Issue, LegacyKind, PayloadFormat } from '../types.js';
+import type { FeedStats } from '../feed/pipeline.js';
+import { redact } from '../shared/secrets.js';
+import type { Issue, LegacyKind, PayloadFormat } from '../shared/types.js';
 import type { IssueCollector, IssueGroup } from './issues.js';
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { createLogger, type Logger } from '../cli/terminal.js';
+import { createLogger } from '../cli/terminal.js';
+import type { Logger } from '../shared/logger.js';
 import { formatLocal, nextDailyBatch, timeZoneForCountry } from '../time/zones.js';
 import type { AdminContext } from './admin.js';
 import { type FaultOptions, Faults } from './faults.js';

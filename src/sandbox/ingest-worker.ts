@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { errorMessage } from '../errors.js';
+import { errorMessage } from '../shared/errors.js';
 import type { IngestRequest, IngestResponse } from './ingest-pool.js';
 import { processProductBody } from './product-body.js';
 

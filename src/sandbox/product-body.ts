@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import { errorMessage } from '../errors.js';
+import { errorMessage } from '../shared/errors.js';
+import { isObject } from '../shared/is-object.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './depth.js';
 import {
   type LegacyKind,
@@ -35,9 +36,6 @@ const utf8 = new TextDecoder();
 function storesAsIs(body: Uint8Array): boolean {
   return !(body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) && isUtf8(body);
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Any request body to JSON: refused (400) when nested too deep or malformed. */
 export function parseJsonBody(

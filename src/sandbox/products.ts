@@ -1,3 +1,4 @@
+import { isObject } from '../shared/is-object.js';
 import { getValidator } from '../validate/schemas.js';
 import { type ItemError, itemErrors, MAX_LISTED_ERRORS } from './problems.js';
 import { type AnswerStyle, errorReply, json, legacyOk, type Reply } from './reply.js';
@@ -46,9 +47,6 @@ const LEGACY: Record<LegacyKind, { schema: string; format: ProductFormat; key: s
   contents: { schema: 'legacy-content', format: 'legacy-content', key: 'code' },
   filters: { schema: 'legacy-filter', format: 'legacy-filter', key: 'name' },
 };
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function stringOrNull(v: unknown): string | null {
   return typeof v === 'string' ? v : null;

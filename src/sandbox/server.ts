@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../cli/terminal.js';
-import { errorMessage } from '../errors.js';
 import { type EventKind, kindByPath } from '../events/kinds.js';
+import { errorMessage } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
 import { type AdminContext, handleAdmin } from './admin.js';
 import { declaredTooLarge, readBody } from './body.js';
 import { processEvent } from './events.js';

@@ -1,5 +1,5 @@
 import { pick, type Sources } from '../cli/config.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../shared/errors.js';
 import { timeZoneForCountry } from '../time/zones.js';
 import { parseLatency } from './faults.js';
 import type { SandboxOptions } from './index.js';

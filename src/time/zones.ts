@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from '../shared/errors.js';
 
 /**
  * Time-zone arithmetic with Intl only (no dependency): the service applies products at its

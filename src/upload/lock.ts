@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ExitCode, ExitError } from '../errors.js';
+import { ExitCode, ExitError } from '../shared/errors.js';
 
 /**
  * Two cron runs of the same feed to the same target must not overlap: a lock file in the temp

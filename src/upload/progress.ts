@@ -1,4 +1,4 @@
-import type { Logger } from '../cli/terminal.js';
+import type { Logger } from '../shared/logger.js';
 import type { LiveStats } from './types.js';
 
 /**

@@ -1,3 +1,4 @@
+import { isObject } from '../shared/is-object.js';
 import type { ServerRowError } from './bisect.js';
 
 /**
@@ -19,9 +20,6 @@ function parseJson(text: string): unknown {
     return undefined;
   }
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** One line, at most `max` characters, for messages built from what a server sent. */
 export function oneLine(text: string, max = 300): string {

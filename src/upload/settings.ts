@@ -1,7 +1,7 @@
 import { parseAs, pick, type Sources } from '../cli/config.js';
 import { API_KEY, loadKey } from '../cli/keys.js';
-import { UsageError } from '../errors.js';
-import type { FeedOptions } from '../types.js';
+import { UsageError } from '../shared/errors.js';
+import type { FeedOptions } from '../shared/types.js';
 import type { UploadSettings } from './types.js';
 
 /**

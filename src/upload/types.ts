@@ -1,6 +1,6 @@
-import type { FeedStats } from '../pipeline.js';
+import type { FeedStats } from '../feed/pipeline.js';
 import type { IssueCollector } from '../report/issues.js';
-import type { Issue, PayloadFormat } from '../types.js';
+import type { Issue, PayloadFormat } from '../shared/types.js';
 import type { BackoffSettings } from './retry-policy.js';
 
 /** Settings of one upload run, resolved from flags, environment and config (see settings.ts). */

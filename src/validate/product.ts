@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { MapProblem } from '../map/map-row.js';
-import type { LegacyKind, PayloadFormat } from '../types.js';
+import { isObject } from '../shared/is-object.js';
+import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 import { gtinValid } from './checks.js';
 import { getValidator } from './schemas.js';
 import { type SourceLookup, translateErrors } from './translate.js';
@@ -16,9 +17,6 @@ export function schemaNameFor(format: PayloadFormat, kind: LegacyKind): string {
 }
 
 export type PayloadValidator = (payload: Record<string, unknown>, lookup: SourceLookup) => MapProblem[];
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The source column of a payload path, looked up only when an issue is reported. */
 function columnOf(lookup: SourceLookup, path: string): string | undefined {

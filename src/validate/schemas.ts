@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { schemasDir } from '../paths.js';
+import { schemasDir } from '../shared/paths.js';
 
 /**
  * The JSON Schemas in schemas/ are the contract as data; the CLI and the sandbox use the same

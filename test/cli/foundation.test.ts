@@ -7,8 +7,8 @@ import { loadConfigFile, parseAs, pick } from '../../src/cli/config.js';
 import { type CommandContext, exitCodeFor } from '../../src/cli/main.js';
 import { resolveFeedOptions } from '../../src/cli/options.js';
 import { createLogger, isFancy } from '../../src/cli/terminal.js';
-import { ExitCode, ExitError, UsageError } from '../../src/errors.js';
-import { clearSecrets, redact, registerSecret } from '../../src/secrets.js';
+import { ExitCode, ExitError, UsageError } from '../../src/shared/errors.js';
+import { clearSecrets, redact, registerSecret } from '../../src/shared/secrets.js';
 
 function capture(isTTY = false) {
   const stream = new PassThrough() as PassThrough & { isTTY?: boolean };

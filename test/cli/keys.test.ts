@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigFile } from '../../src/cli/config.js';
 import { API_KEY, checkKey, loadKey, SERVICE_KEY } from '../../src/cli/keys.js';
-import { UsageError } from '../../src/errors.js';
-import { clearSecrets, redact } from '../../src/secrets.js';
+import { UsageError } from '../../src/shared/errors.js';
+import { clearSecrets, redact } from '../../src/shared/secrets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'genser-keys-'));
 const src = (flags: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}, config: ConfigFile = {}) => ({

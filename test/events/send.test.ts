@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src/cli/terminal.js';
 import { allExamples, exampleFor } from '../../src/events/examples.js';
 import { kindByType } from '../../src/events/kinds.js';
 import { type EventToSend, sendEvents } from '../../src/events/send.js';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { memoryLogger } from '../../src/shared/logger.js';
 import { UndiciSender } from '../../src/upload/sender.js';
 
 interface Seen {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import Papa from 'papaparse';
-import type { ReadItem, SourceRecord } from '../../src/types.js';
+import type { ReadItem, SourceRecord } from '../../src/shared/types.js';
 
 /**
  * Test helper: a whole small CSV as SourceRecords, parsed with papaparse in one go, so the

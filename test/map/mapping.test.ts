@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
 import { mapRow } from '../../src/map/map-row.js';
 import { parseMapping } from '../../src/map/mapping-file.js';
 import { buildPlan } from '../../src/map/plan.js';
+import { UsageError } from '../../src/shared/errors.js';
 
 const std = { format: 'standard', kind: 'products' } as const;
 const ctx = { format: 'standard', kind: 'products', language: 'ko', zone: 'Asia/Seoul' } as const;

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src/cli/terminal.js';
-import { feedItems } from '../../src/pipeline.js';
-import type { FeedItem, FeedOptions } from '../../src/types.js';
+import { feedItems } from '../../src/feed/pipeline.js';
+import { memoryLogger } from '../../src/shared/logger.js';
+import type { FeedItem, FeedOptions } from '../../src/shared/types.js';
 
 const options: FeedOptions = {
   format: 'standard',

@@ -79,7 +79,7 @@ describe('--encoding auto', () => {
     const err = await rejection(
       (async () => {
         const { readFeed } = await import('../../src/read/index.js');
-        const { memoryLogger } = await import('../../src/cli/terminal.js');
+        const { memoryLogger } = await import('../../src/shared/logger.js');
         for await (const item of readFeed(file, { encoding: 'auto' }, memoryLogger())) {
           if (item.type === 'record') seen.push(item.record.row);
         }
@@ -94,7 +94,7 @@ describe('--encoding auto', () => {
 
   it('gives NDJSON lines and JSON elements before a late invalid byte too, then stops', async () => {
     const { readFeed } = await import('../../src/read/index.js');
-    const { memoryLogger } = await import('../../src/cli/terminal.js');
+    const { memoryLogger } = await import('../../src/shared/logger.js');
     const lines = Array.from({ length: 20000 }, (_, i) =>
       JSON.stringify({ sku: `N-${i}`, name: `이름 ${i}` }),
     );

@@ -1,9 +1,9 @@
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { memoryLogger } from '../../src/cli/terminal.js';
 import { type ReadOptions, readFeed } from '../../src/read/index.js';
-import type { Issue, ReadItem, SourceRecord } from '../../src/types.js';
+import { memoryLogger } from '../../src/shared/logger.js';
+import type { Issue, ReadItem, SourceRecord } from '../../src/shared/types.js';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const fixture = (name: string) => join(repoRoot, 'fixtures', 'read', name);

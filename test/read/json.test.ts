@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src/cli/terminal.js';
 import { readJson } from '../../src/read/json.js';
 import { readNdjson } from '../../src/read/ndjson.js';
+import { memoryLogger } from '../../src/shared/logger.js';
 import { collect, fixture, pieces, read } from './helpers.js';
 
 const jsonOptions = () => ({ file: 'f.json', autoEncoding: false, log: memoryLogger() });

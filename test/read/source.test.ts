@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src/cli/terminal.js';
 import { inputTypeFromName, readFeed } from '../../src/read/index.js';
+import { memoryLogger } from '../../src/shared/logger.js';
 import { collect, fixture, read, rejection } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'genser-read-src-'));

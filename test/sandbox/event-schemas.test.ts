@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVENT_KINDS, EVENT_TYPES, kindByPath, kindByType } from '../../src/events/kinds.js';
-import { schemasDir } from '../../src/paths.js';
+import { schemasDir } from '../../src/shared/paths.js';
 import { getValidator } from '../../src/validate/schemas.js';
 import { event } from './helpers.js';
 

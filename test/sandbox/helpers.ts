@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { memoryLogger } from '../../src/cli/terminal.js';
 import type { EventType } from '../../src/events/kinds.js';
 import { kindByType } from '../../src/events/kinds.js';
 import { type RunningSandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
+import { memoryLogger } from '../../src/shared/logger.js';
 
 export type Loose = any;
 

@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import Papa from 'papaparse';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CommandContext, main } from '../../src/cli/main.js';
-import { clearSecrets } from '../../src/secrets.js';
+import { clearSecrets } from '../../src/shared/secrets.js';
 import { json, problem, productsOf, type ScriptedServer, scriptedServer } from './servers.js';
 
 const root = join(import.meta.dirname, '..', '..');

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src/cli/terminal.js';
-import type { FeedItem } from '../../src/types.js';
+import { memoryLogger } from '../../src/shared/logger.js';
+import type { FeedItem } from '../../src/shared/types.js';
 import { type UploadDeps, uploadFeed } from '../../src/upload/engine.js';
 import { UndiciSender } from '../../src/upload/sender.js';
 import type { UploadSettings } from '../../src/upload/types.js';

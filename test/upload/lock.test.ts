@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExitError } from '../../src/errors.js';
+import { ExitError } from '../../src/shared/errors.js';
 import { countLines } from '../../src/upload/estimate.js';
 import { acquireLock, lockPathFor } from '../../src/upload/lock.js';
 

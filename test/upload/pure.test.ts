@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { framingFor } from '../../src/build/framing.js';
+import { buildBody } from '../../src/payload/envelope.js';
+import { framingFor } from '../../src/payload/framing.js';
 import { Batcher, type PendingBatch } from '../../src/upload/batcher.js';
 import { maxDepthFor, planRejection } from '../../src/upload/bisect.js';
-import { buildBody } from '../../src/upload/envelope.js';
 import { isLegacyFail, readRejection } from '../../src/upload/response.js';
 import {
   backoffDelay,

@@ -6,8 +6,8 @@ import {
   uploadReportText,
   uploadSummaryLines,
 } from '../../src/report/upload-report.js';
-import { clearSecrets, registerSecret } from '../../src/secrets.js';
-import type { Issue } from '../../src/types.js';
+import { clearSecrets, registerSecret } from '../../src/shared/secrets.js';
+import type { Issue } from '../../src/shared/types.js';
 import { newStats } from '../../src/upload/engine.js';
 import { progressLine } from '../../src/upload/progress.js';
 import type { UploadResult } from '../../src/upload/types.js';

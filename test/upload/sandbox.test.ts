@@ -1,8 +1,8 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src/cli/terminal.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
-import type { FeedItem } from '../../src/types.js';
+import { memoryLogger } from '../../src/shared/logger.js';
+import type { FeedItem } from '../../src/shared/types.js';
 import { uploadFeed } from '../../src/upload/engine.js';
 import { UndiciSender } from '../../src/upload/sender.js';
 import type { UploadSettings } from '../../src/upload/types.js';

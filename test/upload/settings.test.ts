@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sources } from '../../src/cli/config.js';
 import { resolveFeedOptions } from '../../src/cli/options.js';
-import { UsageError } from '../../src/errors.js';
-import { clearSecrets } from '../../src/secrets.js';
+import { UsageError } from '../../src/shared/errors.js';
+import { clearSecrets } from '../../src/shared/secrets.js';
 import {
   exceedsBudget,
   parseByteSize,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { emptyStats, processReads, tally } from '../../src/pipeline.js';
-import type { FeedItem, FeedOptions, SourceRecord } from '../../src/types.js';
+import { emptyStats, processReads, tally } from '../../src/feed/pipeline.js';
+import type { FeedItem, FeedOptions, SourceRecord } from '../../src/shared/types.js';
 import { asReads, rowsRecords } from '../map/csv-records.js';
 
 const opts = (kind: FeedOptions['kind']): FeedOptions => ({

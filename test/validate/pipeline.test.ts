@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { emptyStats, isClean, processReads, tally } from '../../src/feed/pipeline.js';
 import { loadMapping } from '../../src/map/mapping-file.js';
-import { emptyStats, isClean, processReads, tally } from '../../src/pipeline.js';
-import type { FeedItem, FeedOptions, ReadItem, SourceRecord } from '../../src/types.js';
+import type { FeedItem, FeedOptions, ReadItem, SourceRecord } from '../../src/shared/types.js';
 import { asReads, csvRecords, rowsRecords } from '../map/csv-records.js';
 
 const root = join(import.meta.dirname, '..', '..');

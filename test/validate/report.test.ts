@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { emptyStats } from '../../src/pipeline.js';
+import { emptyStats } from '../../src/feed/pipeline.js';
 import { IssueCollector } from '../../src/report/issues.js';
 import {
   buildValidateReport,
   validateReportJson,
   validateSummaryLines,
 } from '../../src/report/validate-report.js';
-import { clearSecrets, registerSecret } from '../../src/secrets.js';
-import type { Issue } from '../../src/types.js';
+import { clearSecrets, registerSecret } from '../../src/shared/secrets.js';
+import type { Issue } from '../../src/shared/types.js';
 
 const issue = (
   row: number,

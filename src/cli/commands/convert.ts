@@ -22,7 +22,7 @@ export function register(program: Command, ctx: CommandContext): void {
     )
     .option('--agent <name>', 'envelope agent name (default: genser)');
   cmd.action(async (file: string, flags: Record<string, unknown>) => {
-    const { runConvert } = await import('../../build/run-convert.js');
+    const { runConvert } = await import('../../commands/convert.js');
     await runConvert(file, flags, ctx);
   });
 }

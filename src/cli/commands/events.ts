@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../shared/errors.js';
 import type { CommandContext } from '../main.js';
 import { addCommonOptions, ENCODINGS } from '../options.js';
 
@@ -19,7 +19,7 @@ export function register(program: Command, ctx: CommandContext): void {
       .argument('[type]', 'event type, e.g. view_product, complete_purchase')
       .option('--list', 'list the event types with their paths'),
   ).action(async (type: string | undefined, flags: Record<string, unknown>) => {
-    const { runExample } = await import('../../events/command.js');
+    const { runExample } = await import('../../commands/events.js');
     ctx.exitCode = runExample(type, flags, ctx);
   });
 
@@ -41,7 +41,7 @@ export function register(program: Command, ctx: CommandContext): void {
       .description('check event files (a JSON event, a JSON array, or NDJSON) against the event schemas')
       .argument('<file...>', 'event files; "-" reads stdin'),
   ).action(async (files: string[], flags: Record<string, unknown>) => {
-    const { runValidateEvents } = await import('../../events/command.js');
+    const { runValidateEvents } = await import('../../commands/events.js');
     ctx.exitCode = await runValidateEvents(files, flags, ctx);
   });
 
@@ -69,7 +69,7 @@ export function register(program: Command, ctx: CommandContext): void {
           'the service key is never taken from a flag (flags show in `ps` and shell history)',
           'set GENSER_SERVICE_KEY, or put the key in a file and pass --service-key-file FILE',
         );
-      const { runSendEvents } = await import('../../events/command.js');
+      const { runSendEvents } = await import('../../commands/events.js');
       ctx.exitCode = await runSendEvents(files, flags, ctx);
     });
 }

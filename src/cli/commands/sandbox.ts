@@ -42,7 +42,7 @@ export function register(program: Command, ctx: CommandContext): void {
     .action(async (flags: Record<string, unknown>) => {
       const { resolveSandboxSettings } = await import('../../sandbox/settings.js');
       const { createLogger } = await import('../terminal.js');
-      const { registerSecret } = await import('../../secrets.js');
+      const { registerSecret } = await import('../../shared/secrets.js');
       const settings = resolveSandboxSettings(sourcesFor(flags, ctx.env));
       const log = createLogger(
         { quiet: settings.options.quiet, debug: Boolean(flags.debug) },
@@ -55,7 +55,7 @@ export function register(program: Command, ctx: CommandContext): void {
         registerSecret(settings.options.serviceKey);
 
       const { startSandbox } = await import('../../sandbox/index.js');
-      const { ExitError, ExitCode } = await import('../../errors.js');
+      const { ExitError, ExitCode } = await import('../../shared/errors.js');
       let sandbox: Awaited<ReturnType<typeof startSandbox>>;
       try {
         sandbox = await startSandbox({ ...settings.options, log });

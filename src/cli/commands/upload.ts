@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../shared/errors.js';
 import type { CommandContext } from '../main.js';
 import { addFeedOptions } from '../options.js';
 
@@ -41,7 +41,7 @@ export function register(program: Command, ctx: CommandContext): void {
           'the API key is never taken from a flag (flags show in `ps` and shell history)',
           'set GENSER_API_KEY, or put the key in a file and pass --api-key-file FILE',
         );
-      const { runUpload } = await import('../../upload/command.js');
+      const { runUpload } = await import('../../commands/upload.js');
       ctx.exitCode = await runUpload(files, flags, ctx);
     });
 }

@@ -12,7 +12,7 @@ export function register(program: Command, ctx: CommandContext): void {
     .argument('<file...>', 'feed files (CSV, JSON, NDJSON, .gz; - for stdin)');
   addFeedOptions(cmd);
   cmd.action(async (files: string[], flags: Record<string, unknown>) => {
-    const { runValidate } = await import('../../validate/run-validate.js');
+    const { runValidate } = await import('../../commands/validate.js');
     await runValidate(files, flags, ctx);
   });
 }

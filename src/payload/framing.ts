@@ -1,4 +1,4 @@
-import type { PayloadFormat } from '../types.js';
+import type { PayloadFormat } from '../shared/types.js';
 import { buildStandardEnvelope } from './standard.js';
 
 /**

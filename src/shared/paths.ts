@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The package root: src/ and dist/ both sit one level below it. */
-export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The package root: this file sits in src/shared/ (dist/shared/ when built). */
+export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export const schemasDir = join(packageRoot, 'schemas');
 

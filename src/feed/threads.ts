@@ -2,11 +2,11 @@ import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { Logger } from './cli/terminal.js';
-import { type ExitCodeValue, ExitError } from './errors.js';
-import { loadMapping } from './map/mapping-file.js';
+import { loadMapping } from '../map/mapping-file.js';
+import { type ExitCodeValue, ExitError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { FeedItem, FeedOptions, Issue, ReadItem } from '../shared/types.js';
 import { feedItems, sameKeys } from './pipeline.js';
-import type { FeedItem, FeedOptions, Issue, ReadItem } from './types.js';
 
 /**
  * The pipeline on two threads: this thread reads (decode, parse, positions, read issues) and the
@@ -72,7 +72,7 @@ export interface WorkerInput {
   serialize: boolean;
 }
 
-const WORKER_URL = new URL('./pipeline-worker.js', import.meta.url);
+const WORKER_URL = new URL('./worker.js', import.meta.url);
 /** Records per message: large enough that cloning is cheap per row, small enough to keep memory flat. */
 const CHUNK_RECORDS = 256;
 /** Chunks the worker may have queued: keeps it busy while this thread is elsewhere. */
@@ -121,7 +121,7 @@ async function* allReads(
   log: Logger,
   stdin: NodeJS.ReadableStream | undefined,
 ): AsyncGenerator<ReadItem | null> {
-  const { readFeed } = await import('./read/index.js');
+  const { readFeed } = await import('../read/index.js');
   const options = { encoding: feed.encoding, delimiter: feed.delimiter, inputType: feed.inputType };
   for (const file of files) {
     yield* readFeed(file, options, log, stdin);

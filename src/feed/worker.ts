@@ -1,10 +1,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { ExitError } from './errors.js';
-import { loadMapping } from './map/mapping-file.js';
+import { loadMapping } from '../map/mapping-file.js';
+import { type RecordMaker, recordMaker } from '../read/record-maker.js';
+import { ExitError } from '../shared/errors.js';
+import type { FeedItem, ReadItem } from '../shared/types.js';
 import { processReads } from './pipeline.js';
-import type { FromWorker, ToWorker, WorkerInput } from './pipeline-thread.js';
-import { type RecordMaker, recordMaker } from './read/record-maker.js';
-import type { FeedItem, ReadItem } from './types.js';
+import type { FromWorker, ToWorker, WorkerInput } from './threads.js';
 
 /**
  * The feed worker (src/pipeline-thread.ts): map -> build -> validate (-> one JSON.stringify per

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildLegacy } from '../../src/build/legacy.js';
-import { normalizeLegacyObject, normalizeStandardNode } from '../../src/build/normalize.js';
-import { buildStandardEnvelope, buildStandardProduct } from '../../src/build/standard.js';
+import { buildLegacy } from '../../src/payload/legacy.js';
+import { normalizeLegacyObject, normalizeStandardNode } from '../../src/payload/normalize.js';
+import { buildStandardEnvelope, buildStandardProduct } from '../../src/payload/standard.js';
 import { getValidator } from '../../src/validate/schemas.js';
 
 const full = {

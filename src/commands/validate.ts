@@ -2,10 +2,9 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { parseAs, pick, type Sources } from '../cli/config.js';
 import type { CommandContext } from '../cli/main.js';
 import { resolveFeedOptions, sourcesFor } from '../cli/options.js';
-import { createLogger, type Logger } from '../cli/terminal.js';
-import { ExitError, UsageError } from '../errors.js';
-import { emptyStats, type FeedStats, isClean, tally } from '../pipeline.js';
-import { type FeedRow, feedRows } from '../pipeline-thread.js';
+import { createLogger } from '../cli/terminal.js';
+import { emptyStats, type FeedStats, isClean, tally } from '../feed/pipeline.js';
+import { type FeedRow, feedRows } from '../feed/threads.js';
 import { IssueCollector } from '../report/issues.js';
 import {
   buildValidateReport,
@@ -13,7 +12,9 @@ import {
   validateReportJson,
   validateSummaryLines,
 } from '../report/validate-report.js';
-import type { FeedOptions } from '../types.js';
+import { ExitError, UsageError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { FeedOptions } from '../shared/types.js';
 import { oneLine } from '../upload/response.js';
 
 /**

@@ -1,3 +1,4 @@
+import { isObject } from '../shared/is-object.js';
 /**
  * Ready-made payloads (a standard envelope's `@graph`, a legacy array) are taken as they are,
  * except for the spellings the contract itself uses elsewhere (DESIGN.md section 3): those are
@@ -14,9 +15,6 @@ function rename(obj: Record<string, unknown>, from: string, to: string): boolean
   delete obj[from];
   return true;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Rewrites in place; returns what was respelled. */
 export function normalizeStandardNode(node: Record<string, unknown>): Respelling[] {

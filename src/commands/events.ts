@@ -2,17 +2,18 @@ import { parseAs, pick } from '../cli/config.js';
 import { loadKey, SERVICE_KEY } from '../cli/keys.js';
 import type { CommandContext } from '../cli/main.js';
 import { sourcesFor } from '../cli/options.js';
-import { createLogger, type Logger } from '../cli/terminal.js';
-import { ExitCode, UsageError } from '../errors.js';
-import { packageVersion } from '../paths.js';
+import { createLogger } from '../cli/terminal.js';
+import { checkEvent } from '../events/check.js';
+import { allExamples, exampleFor } from '../events/examples.js';
+import { EVENT_KINDS, EVENT_TYPES } from '../events/kinds.js';
+import { type EventToSend, sendEvents } from '../events/send.js';
 import { readFeed } from '../read/index.js';
-import { redact } from '../secrets.js';
-import type { EncodingName, InputType } from '../types.js';
+import { ExitCode, UsageError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import { packageVersion } from '../shared/paths.js';
+import { redact } from '../shared/secrets.js';
+import type { EncodingName, InputType } from '../shared/types.js';
 import { UndiciSender } from '../upload/sender.js';
-import { checkEvent } from './check.js';
-import { allExamples, exampleFor } from './examples.js';
-import { EVENT_KINDS, EVENT_TYPES } from './kinds.js';
-import { type EventToSend, sendEvents } from './send.js';
 
 /** The actions of `genser events ...`: reading, checking, sending, and what they print. */
 

@@ -1,4 +1,4 @@
-import type { LegacyKind } from '../types.js';
+import type { LegacyKind } from '../shared/types.js';
 
 /**
  * Legacy v0.3 objects (contract 2.8) from the typed values of `mapRow`, keyed by dotted path.

@@ -1,10 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import type { CommandContext } from '../cli/main.js';
 import { resolveFeedOptions, sourcesFor } from '../cli/options.js';
-import { createLogger, type Logger } from '../cli/terminal.js';
-import { ExitCode, ExitError, UsageError } from '../errors.js';
-import { packageVersion } from '../paths.js';
-import { feedRows } from '../pipeline-thread.js';
+import { createLogger } from '../cli/terminal.js';
+import { feedRows } from '../feed/threads.js';
 import {
   type UploadReportMeta,
   uploadIssueLines,
@@ -12,16 +10,19 @@ import {
   uploadSummaryLines,
 } from '../report/upload-report.js';
 import type { RunningSandbox } from '../sandbox/index.js';
-import { redact } from '../secrets.js';
+import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import { packageVersion } from '../shared/paths.js';
+import { redact } from '../shared/secrets.js';
+import type { FeedOptions } from '../shared/types.js';
 import { describeNextBatch } from '../time/zones.js';
-import type { FeedOptions } from '../types.js';
-import { newStats, uploadFeed } from './engine.js';
-import { countLines } from './estimate.js';
-import { acquireLock, type Lock, lockPathFor } from './lock.js';
-import { startProgress } from './progress.js';
-import { UndiciSender } from './sender.js';
-import { exceedsBudget, type InvalidBudget, type ResolvedUpload, resolveUpload } from './settings.js';
-import type { UploadResult } from './types.js';
+import { newStats, uploadFeed } from '../upload/engine.js';
+import { countLines } from '../upload/estimate.js';
+import { acquireLock, type Lock, lockPathFor } from '../upload/lock.js';
+import { startProgress } from '../upload/progress.js';
+import { UndiciSender } from '../upload/sender.js';
+import { exceedsBudget, type InvalidBudget, type ResolvedUpload, resolveUpload } from '../upload/settings.js';
+import type { UploadResult } from '../upload/types.js';
 
 /** The `genser upload` action: settings, optional sandbox, the run, the report, the exit code. */
 export async function runUpload(

@@ -1,4 +1,4 @@
-import type { Framing } from '../build/framing.js';
+import type { Framing } from './framing.js';
 
 /** The request body: framing around the given products' JSON bytes, in one buffer. */
 export function buildBody(framing: Framing, parts: readonly Uint8Array[]): Buffer {

@@ -1,13 +1,13 @@
-import { buildLegacy } from './build/legacy.js';
-import { normalizeLegacyObject, normalizeStandardNode } from './build/normalize.js';
-import { buildStandardProduct } from './build/standard.js';
-import type { Logger } from './cli/terminal.js';
-import { type MapProblem, mapRow } from './map/map-row.js';
-import { loadMapping, type Mapping } from './map/mapping-file.js';
-import { buildPlan, type Plan } from './map/plan.js';
-import { shorten } from './map/values.js';
-import { inputTypeFromName } from './read/input-type.js';
-import { timeZoneForCountry } from './time/zones.js';
+import { type MapProblem, mapRow } from '../map/map-row.js';
+import { loadMapping, type Mapping } from '../map/mapping-file.js';
+import { buildPlan, type Plan } from '../map/plan.js';
+import { shorten } from '../map/values.js';
+import { buildLegacy } from '../payload/legacy.js';
+import { normalizeLegacyObject, normalizeStandardNode } from '../payload/normalize.js';
+import { buildStandardProduct } from '../payload/standard.js';
+import { inputTypeFromName } from '../read/input-type.js';
+import { isObject } from '../shared/is-object.js';
+import type { Logger } from '../shared/logger.js';
 import type {
   EncodingName,
   FeedItem,
@@ -16,10 +16,11 @@ import type {
   Issue,
   ReadItem,
   SourceRecord,
-} from './types.js';
-import { SkuSet } from './validate/duplicates.js';
-import { type PayloadValidator, payloadValidator } from './validate/product.js';
-import type { SourceLookup } from './validate/translate.js';
+} from '../shared/types.js';
+import { timeZoneForCountry } from '../time/zones.js';
+import { SkuSet } from '../validate/duplicates.js';
+import { type PayloadValidator, payloadValidator } from '../validate/product.js';
+import type { SourceLookup } from '../validate/translate.js';
 
 /**
  * read -> map -> build -> validate, streaming: one FeedItem per source record, in order.
@@ -101,7 +102,7 @@ async function* processFeeds(
   stdin: NodeJS.ReadableStream | undefined,
   mapping: Mapping | undefined,
 ): AsyncGenerator<FeedItem> {
-  const { readFeed } = await import('./read/index.js');
+  const { readFeed } = await import('../read/index.js');
   yield* processReads(
     sources,
     (source) =>
@@ -177,9 +178,6 @@ function rowIssueItem(issue: Issue): FeedItem {
     valid: issue.severity !== 'error',
   };
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Flat rows that are really ready-made payloads (NDJSON of product nodes, say). */
 function effectiveShape(record: SourceRecord, csv: boolean): SourceRecord['shape'] {

@@ -2,16 +2,16 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveFeedOptions } from '../src/cli/options.js';
-import { memoryLogger } from '../src/cli/terminal.js';
-import { ExitError } from '../src/errors.js';
-import { type FeedRow, feedRows, payloadJson } from '../src/pipeline-thread.js';
-import type { FeedOptions } from '../src/types.js';
+import { resolveFeedOptions } from '../../src/cli/options.js';
+import { type FeedRow, feedRows, payloadJson } from '../../src/feed/threads.js';
+import { ExitError } from '../../src/shared/errors.js';
+import { memoryLogger } from '../../src/shared/logger.js';
+import type { FeedOptions } from '../../src/shared/types.js';
 
-const root = join(import.meta.dirname, '..');
+const root = join(import.meta.dirname, '..', '..');
 const fixture = (...p: string[]) => join(root, 'fixtures', ...p);
 // The worker runs from the build (`npm test` builds first); vitest's sources have no .js files.
-const workerUrl = new URL('../dist/pipeline-worker.js', import.meta.url);
+const workerUrl = new URL('../../dist/feed/worker.js', import.meta.url);
 const standard = resolveFeedOptions({ flags: {}, env: {}, config: {} });
 
 async function collect(

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { parseAs, pick } from '../cli/config.js';
 import type { CommandContext } from '../cli/main.js';
-import { UsageError } from '../errors.js';
-import { isClean } from '../pipeline.js';
-import { type FeedRow, payloadJson } from '../pipeline-thread.js';
+import { isClean } from '../feed/pipeline.js';
+import { type FeedRow, payloadJson } from '../feed/threads.js';
+import { framingFor } from '../payload/framing.js';
 import { validateReportJson } from '../report/validate-report.js';
+import { UsageError } from '../shared/errors.js';
+import { OutputFile } from '../shared/output-file.js';
 import {
   driveFeed,
   type FeedOutcome,
@@ -14,9 +16,7 @@ import {
   printSummary,
   stopWithPartial,
   writeReportFile,
-} from '../validate/run-validate.js';
-import { framingFor } from './framing.js';
-import { OutputFile } from './output-file.js';
+} from './validate.js';
 
 /**
  * `genser convert`: writes the valid rows' payloads, streamed (never the whole feed in memory):
