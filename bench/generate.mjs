@@ -3,7 +3,7 @@
 //
 //   node bench/generate.mjs --rows 100000 [--rows 1000000] [--seed 42] [--out FILE] [--force]
 //
-// Writes CSV in the canonical standard columns of DESIGN.md section 6: Korean, English and
+// Writes CSV in the canonical standard columns of docs/architecture.md section 6: Korean, English and
 // Japanese text, quoted fields holding commas, quotes and newlines, long HTML descriptions,
 // `|`-separated lists, valid EAN-13 check digits. One row in INVALID_EVERY carries a known
 // defect so validation has errors to report. Rows are streamed to disk in blocks (memory does

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The parse-only floor: papaparse alone over the same file, fed decoded text (DESIGN.md:
+// The parse-only floor: papaparse alone over the same file, fed decoded text (docs/architecture.md section 1:
 // decode before parsing), counting rows. Rows stay arrays (`header: false`): papaparse's
 // header mode makes objects and checks dynamic typing per field, which would raise the floor
 // and flatter genser. Nothing is mapped or validated, so `genser validate` time divided by

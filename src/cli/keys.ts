@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../shared/errors.js';
 import { registerSecret } from '../shared/secrets.js';
-import type { Sources } from './config.js';
+import type { OptionName } from './option-table.js';
+import type { Resolved } from './settings.js';
 
 /**
  * Loading a secret key (the product API key, the event service key). Never from a flag value:
@@ -12,12 +13,11 @@ import type { Sources } from './config.js';
 export interface KeySpec {
   /** For messages: "API key", "service key". */
   label: string;
-  /** Flag property of the key file, e.g. `apiKeyFile` (for `--api-key-file`). */
-  fileFlag: string;
-  /** e.g. `GENSER_API_KEY` (and `GENSER_API_KEY_FILE`). */
+  /** The option naming the key file (`--api-key-file`, env `GENSER_API_KEY_FILE`, config `apiKeyFile`). */
+  fileOption: OptionName;
+  /** The variable holding the key itself, e.g. `GENSER_API_KEY`. */
   env: string;
-  /** Config keys, e.g. `apiKeyFile` and `apiKey`. */
-  configFile: string;
+  /** The config file's key holding the key itself, e.g. `apiKey`. */
   configValue: string;
 }
 
@@ -43,14 +43,30 @@ export function checkKey(raw: string, label: string, from: string): string {
   return key;
 }
 
+/**
+ * A key file path that is really a key (pasted where the path goes) must not be echoed: it has no
+ * path separator and no file-name dot, and is long enough to be a key.
+ */
+export function looksLikeKey(value: string): boolean {
+  return value.length >= 12 && !/[/\\.~\s]/.test(value);
+}
+
 function readKeyFile(spec: KeySpec, path: string, from: string): LoadedKey {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : (code ?? 'error');
+    if (looksLikeKey(path)) {
+      registerSecret(path);
+      throw new UsageError(
+        `cannot read the ${spec.label} file named by ${from} (${reason}); the name looks like a key, not a path, so it is not shown`,
+        `put the key in a file and give its path, or set ${spec.env} to the key itself`,
+      );
+    }
     throw new UsageError(
-      `cannot read the ${spec.label} file ${path} (${from}): ${code === 'ENOENT' ? 'no such file' : (code ?? 'error')}`,
+      `cannot read the ${spec.label} file ${path} (${from}): ${reason}`,
       'create it with the key issued in the admin settings, readable only by you (chmod 600)',
     );
   }
@@ -58,26 +74,19 @@ function readKeyFile(spec: KeySpec, path: string, from: string): LoadedKey {
   return { value: checkKey(text, spec.label, label), from: label };
 }
 
-export function loadKey(spec: KeySpec, sources: Sources): LoadedKey | undefined {
-  const flagFile = sources.flags[spec.fileFlag];
-  const envValue = sources.env[spec.env];
-  const envFile = sources.env[`${spec.env}_FILE`];
+export function loadKey(spec: KeySpec, resolved: Resolved, env: NodeJS.ProcessEnv): LoadedKey | undefined {
+  const file = resolved.settings[spec.fileOption] as string | undefined;
+  const fileOrigin = resolved.origins[spec.fileOption];
+  const envValue = env[spec.env];
+  const configValue = resolved.config.values[spec.configValue];
   let key: LoadedKey | undefined;
-  if (typeof flagFile === 'string') {
-    key = readKeyFile(spec, flagFile, `--${spec.fileFlag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
-  } else if (envValue) {
-    key = { value: checkKey(envValue, spec.label, spec.env), from: spec.env };
-  } else if (envFile) {
-    key = readKeyFile(spec, envFile, `${spec.env}_FILE`);
-  } else if (typeof sources.config[spec.configFile] === 'string') {
-    key = readKeyFile(
-      spec,
-      sources.config[spec.configFile] as string,
-      `genser.config.json "${spec.configFile}"`,
-    );
-  } else if (typeof sources.config[spec.configValue] === 'string') {
-    const from = `genser.config.json "${spec.configValue}"`;
-    key = { value: checkKey(sources.config[spec.configValue] as string, spec.label, from), from };
+  // The flag beats everything; the key in the environment beats a key file from env or config.
+  if (file !== undefined && fileOrigin?.kind === 'flag') key = readKeyFile(spec, file, fileOrigin.label);
+  else if (envValue) key = { value: checkKey(envValue, spec.label, spec.env), from: spec.env };
+  else if (file !== undefined) key = readKeyFile(spec, file, fileOrigin?.label ?? spec.fileOption);
+  else if (typeof configValue === 'string') {
+    const from = `${resolved.config.path ?? 'genser.config.json'} "${spec.configValue}"`;
+    key = { value: checkKey(configValue, spec.label, from), from };
   }
   if (key) registerSecret(key.value);
   return key;
@@ -85,16 +94,18 @@ export function loadKey(spec: KeySpec, sources: Sources): LoadedKey | undefined 
 
 export const API_KEY: KeySpec = {
   label: 'API key',
-  fileFlag: 'apiKeyFile',
+  fileOption: 'apiKeyFile',
   env: 'GENSER_API_KEY',
-  configFile: 'apiKeyFile',
   configValue: 'apiKey',
 };
 
 export const SERVICE_KEY: KeySpec = {
   label: 'service key',
-  fileFlag: 'serviceKeyFile',
+  fileOption: 'serviceKeyFile',
   env: 'GENSER_SERVICE_KEY',
-  configFile: 'serviceKeyFile',
   configValue: 'serviceKey',
 };
+
+export const loadApiKey = (resolved: Resolved, env: NodeJS.ProcessEnv) => loadKey(API_KEY, resolved, env);
+export const loadServiceKey = (resolved: Resolved, env: NodeJS.ProcessEnv) =>
+  loadKey(SERVICE_KEY, resolved, env);

@@ -1,21 +1,23 @@
-import type { Logger } from '../shared/logger.js';
-import { redact } from '../shared/secrets.js';
+import { type Logger, type LoggerOptions, streamLogger } from '../shared/logger.js';
 
-export interface TerminalOptions {
+export interface TerminalOptions extends LoggerOptions {
   json?: boolean;
-  quiet?: boolean;
-  debug?: boolean;
 }
 
-type Writable = { write(chunk: string): unknown; isTTY?: boolean };
+type Writable = { write(chunk: string): unknown; isTTY?: boolean; columns?: number; rows?: number };
 
-/** Colour and spinners only on a TTY, and never under NO_COLOR, TERM=dumb, CI or --json. */
+/**
+ * Colour and spinners only on a TTY that reports a real size, and never under NO_COLOR,
+ * TERM=dumb, CI or --json. A pty of 0x0 (some job runners) gets plain lines: a spinner that
+ * cannot measure the line would redraw for ever.
+ */
 export function isFancy(
   stream: Writable,
   env: NodeJS.ProcessEnv = process.env,
   options: TerminalOptions = {},
 ): boolean {
   if (!stream.isTTY) return false;
+  if (!(Number(stream.columns) > 0) || !(Number(stream.rows) > 0)) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.TERM === 'dumb') return false;
   if (env.CI !== undefined && env.CI !== '' && env.CI !== 'false') return false;
@@ -28,17 +30,5 @@ export function createLogger(
   stream: Writable = process.stderr,
   env: NodeJS.ProcessEnv = process.env,
 ): Logger {
-  const fancy = isFancy(stream, env, options);
-  const write = (prefix: string, message: string) => stream.write(redact(`${prefix}${message}`) + '\n');
-  return {
-    fancy,
-    info: (m) => {
-      if (!options.quiet) write('', m);
-    },
-    warn: (m) => write('warning: ', m),
-    error: (m) => write('error: ', m),
-    debug: (m) => {
-      if (options.debug) write('debug: ', m);
-    },
-  };
+  return streamLogger(options, stream, isFancy(stream, env, options));
 }

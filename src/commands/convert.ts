@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { parseAs, pick } from '../cli/config.js';
-import type { CommandContext } from '../cli/main.js';
 import { isClean } from '../feed/pipeline.js';
 import { type FeedRow, payloadJson } from '../feed/threads.js';
 import { framingFor } from '../payload/framing.js';
 import { validateReportJson } from '../report/validate-report.js';
 import { UsageError } from '../shared/errors.js';
 import { OutputFile } from '../shared/output-file.js';
+import type { CommandContext } from './context.js';
+import type { FeedSettings } from './feed-settings.js';
 import {
   driveFeed,
   type FeedOutcome,
-  type FeedRunFlags,
   prepareRun,
   printSummary,
   stopWithPartial,
@@ -23,12 +22,12 @@ import {
  * standard -> NDJSON of product nodes, or of envelopes with --envelope (batches of --batch-size);
  * legacy -> one JSON array. Invalid rows are left out and reported on stderr; exit 1 if any.
  */
-export interface ConvertFlags extends FeedRunFlags {
+export interface ConvertSettings extends FeedSettings {
   output?: string;
   envelope?: boolean;
-  batchSize?: string;
-  type?: string;
-  agent?: string;
+  batchSize: number;
+  type: 'create_product' | 'update_product';
+  agent: string;
 }
 
 type Out = NodeJS.WritableStream;
@@ -69,17 +68,13 @@ class PieceWriter {
   }
 }
 
-export async function runConvert(inputFile: string, flags: ConvertFlags, ctx: CommandContext): Promise<void> {
-  const run = prepareRun([inputFile], flags, ctx);
-  const batchSize = pick(run.sources, 'batchSize', 'GENSER_BATCH_SIZE', 500, parseAs.int(1, 100_000));
-  const type = pick(
-    run.sources,
-    'type',
-    undefined,
-    'create_product',
-    parseAs.oneOf(['create_product', 'update_product'] as const),
-  );
-  const agentName = pick(run.sources, 'agent', 'GENSER_AGENT', 'genser', parseAs.string);
+export async function runConvert(
+  files: string[],
+  flags: ConvertSettings,
+  ctx: CommandContext,
+): Promise<number> {
+  const run = prepareRun(files, flags, ctx);
+  const { batchSize, type, agent: agentName } = flags;
   if (flags.json && !flags.output) {
     throw new UsageError(
       '--json needs -o FILE: without it stdout carries the converted data',
@@ -129,8 +124,8 @@ export async function runConvert(inputFile: string, flags: ConvertFlags, ctx: Co
   let outcome: FeedOutcome;
   try {
     if (legacy) await pieces.write('[');
-    outcome = await driveFeed([inputFile], run, ctx, 'converting', onItem);
-    if (outcome.stoppedBy !== undefined) stopWithPartial(outcome, run, ctx, flags);
+    outcome = await driveFeed(files, run, ctx, 'converting', onItem);
+    if (outcome.stoppedBy !== undefined) stopWithPartial(outcome, run, ctx);
     if (flags.envelope) await flushBatch();
     if (legacy) await pieces.write(written === 0 ? ']\n' : '\n]\n');
     await pieces.flush();
@@ -152,5 +147,5 @@ export async function runConvert(inputFile: string, flags: ConvertFlags, ctx: Co
       `wrote ${written} ${legacy ? 'object(s)' : 'product(s)'}${flags.output ? ` to ${flags.output}` : ''}`,
     );
   }
-  ctx.exitCode = isClean(stats) ? 0 : 1;
+  return isClean(stats) ? 0 : 1;
 }

@@ -1,8 +1,3 @@
-import { parseAs, pick } from '../cli/config.js';
-import { loadKey, SERVICE_KEY } from '../cli/keys.js';
-import type { CommandContext } from '../cli/main.js';
-import { sourcesFor } from '../cli/options.js';
-import { createLogger } from '../cli/terminal.js';
 import { checkEvent } from '../events/check.js';
 import { allExamples, exampleFor } from '../events/examples.js';
 import { EVENT_KINDS, EVENT_TYPES } from '../events/kinds.js';
@@ -14,6 +9,7 @@ import { packageVersion } from '../shared/paths.js';
 import { redact } from '../shared/secrets.js';
 import type { EncodingName, InputType } from '../shared/types.js';
 import { UndiciSender } from '../upload/sender.js';
+import type { CommandContext } from './context.js';
 
 /** The actions of `genser events ...`: reading, checking, sending, and what they print. */
 
@@ -26,11 +22,29 @@ export interface EventProblemLine {
   message: string;
 }
 
-export function runExample(
+/** What the events commands read from the resolved options. */
+export interface EventsSettings {
+  json?: boolean;
+  list?: boolean;
+  eventType?: string;
+  encoding?: EncodingName;
+  inputType?: InputType;
+  maxErrors?: number;
+  baseUrl?: string;
+  concurrency?: number;
+  retries?: number;
+  retryBase?: number;
+  retryCap?: number;
+  /** Seconds. */
+  timeout?: number;
+  sandbox?: boolean;
+}
+
+export async function runExample(
   type: string | undefined,
-  flags: Record<string, unknown>,
+  flags: EventsSettings,
   ctx: CommandContext,
-): number {
+): Promise<number> {
   if (flags.list) {
     for (const k of EVENT_KINDS) ctx.stdout.write(`${k.type.padEnd(22)} POST ${k.path}\n`);
     return ExitCode.ok;
@@ -52,20 +66,12 @@ interface ReadSettings {
   maxErrors: number;
 }
 
-function readSettings(flags: Record<string, unknown>, ctx: CommandContext): ReadSettings {
-  const sources = sourcesFor(flags, ctx.env);
-  const forcedType = typeof flags.type === 'string' ? flags.type : undefined;
-  if (forcedType && !EVENT_TYPES.includes(forcedType as never)) {
-    throw new UsageError(
-      `unknown event type "${forcedType}" in --type`,
-      `use one of ${EVENT_TYPES.join(', ')}`,
-    );
-  }
+function readSettings(flags: EventsSettings): ReadSettings {
   return {
-    encoding: (flags.encoding as EncodingName | undefined) ?? 'auto',
-    inputType: flags.inputType as InputType | undefined,
-    forcedType,
-    maxErrors: pick(sources, 'maxErrors', undefined, 20, parseAs.int(0)),
+    encoding: flags.encoding ?? 'auto',
+    inputType: flags.inputType,
+    forcedType: flags.eventType,
+    maxErrors: flags.maxErrors ?? 20,
   };
 }
 
@@ -124,16 +130,12 @@ function problemText(p: EventProblemLine): string {
 
 export async function runValidateEvents(
   files: string[],
-  flags: Record<string, unknown>,
+  flags: EventsSettings,
   ctx: CommandContext,
 ): Promise<number> {
   const json = flags.json === true;
-  const log = createLogger(
-    { json, quiet: flags.quiet === true, debug: flags.debug === true },
-    ctx.stderr,
-    ctx.env,
-  );
-  const settings = readSettings(flags, ctx);
+  const log = ctx.log;
+  const settings = readSettings(flags);
   let events = 0;
   let valid = 0;
   const invalidRows = new Set<string>();
@@ -171,20 +173,24 @@ export async function runValidateEvents(
 
 export async function runSendEvents(
   files: string[],
-  flags: Record<string, unknown>,
+  flags: EventsSettings,
+  loadedKey: { value: string; from: string } | undefined,
   ctx: CommandContext,
 ): Promise<number> {
   const json = flags.json === true;
-  const debug = flags.debug === true;
-  const log = createLogger({ json, quiet: flags.quiet === true, debug }, ctx.stderr, ctx.env);
-  const sources = sourcesFor(flags, ctx.env);
-  const settings = readSettings(flags, ctx);
-  const concurrency = pick(sources, 'concurrency', undefined, 4, parseAs.int(1, 64));
-  const retries = pick(sources, 'retries', undefined, 5, parseAs.int(0, 20));
-  const timeoutMs = pick(sources, 'timeout', undefined, 30, parseAs.int(1, 3600)) * 1000;
+  const log = ctx.log;
+  const settings = readSettings(flags);
+  const concurrency = flags.concurrency ?? 4;
+  const retries = flags.retries ?? 5;
+  const timeoutMs = (flags.timeout ?? 30) * 1000;
+  const backoff = {
+    baseMs: flags.retryBase ?? 500,
+    capMs: flags.retryCap ?? 30_000,
+    retryAfterCapMs: 120_000,
+  };
 
-  let baseUrl = pick<string | undefined>(sources, 'baseUrl', 'GENSER_BASE_URL', undefined, parseAs.string);
-  let key = flags.sandbox ? undefined : loadKey(SERVICE_KEY, sources)?.value;
+  let baseUrl = flags.baseUrl;
+  let key = flags.sandbox ? undefined : loadedKey?.value;
   let sandbox: { url: string; serviceKey: string; close(): Promise<void>; stats(): unknown } | undefined;
   if (flags.sandbox) {
     const { startSandbox } = await import('../sandbox/index.js');
@@ -197,14 +203,6 @@ export async function runSendEvents(
     throw new UsageError(
       'no collection host given',
       'pass --base-url URL or set GENSER_BASE_URL (or use --sandbox)',
-    );
-  }
-  try {
-    new URL(baseUrl);
-  } catch {
-    throw new UsageError(
-      `--base-url is not a URL: "${baseUrl}"`,
-      'give the collection host, e.g. https://collect.example.com',
     );
   }
   if (!key) {
@@ -248,7 +246,7 @@ export async function runSendEvents(
   try {
     result = await sendEvents(
       valid(),
-      { concurrency, retries, backoff: { baseMs: 500, capMs: 30_000, retryAfterCapMs: 120_000 } },
+      { concurrency, retries, backoff },
       { poster, log, interrupt: interrupt.signal },
     );
   } finally {

@@ -1,7 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import type { CommandContext } from '../cli/main.js';
-import { resolveFeedOptions, sourcesFor } from '../cli/options.js';
-import { createLogger } from '../cli/terminal.js';
 import { feedRows } from '../feed/threads.js';
 import {
   type UploadReportMeta,
@@ -16,28 +13,46 @@ import { packageVersion } from '../shared/paths.js';
 import { redact } from '../shared/secrets.js';
 import type { FeedOptions } from '../shared/types.js';
 import { describeNextBatch } from '../time/zones.js';
+import { exceedsBudget, type InvalidBudget } from '../upload/budget.js';
 import { newStats, uploadFeed } from '../upload/engine.js';
 import { countLines } from '../upload/estimate.js';
 import { acquireLock, type Lock, lockPathFor } from '../upload/lock.js';
 import { startProgress } from '../upload/progress.js';
 import { UndiciSender } from '../upload/sender.js';
-import { exceedsBudget, type InvalidBudget, type ResolvedUpload, resolveUpload } from '../upload/settings.js';
-import type { UploadResult } from '../upload/types.js';
+import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
+import type { UploadResult, UploadSettings } from '../upload/types.js';
+import type { CommandContext } from './context.js';
+import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
+
+export interface UploadCommandSettings extends FeedSettings, UploadInputs {
+  apiUrl?: string;
+  /** Seconds. */
+  timeout: number;
+  maxInvalid?: InvalidBudget;
+  sandbox?: boolean;
+  sandboxDb?: string;
+}
+
+export interface ResolvedUpload {
+  settings: UploadSettings;
+  apiUrl?: string;
+  key?: { value: string; from: string };
+  sandbox: boolean;
+  timeoutMs: number;
+  maxInvalid?: InvalidBudget;
+}
 
 /** The `genser upload` action: settings, optional sandbox, the run, the report, the exit code. */
 export async function runUpload(
   files: string[],
-  flags: Record<string, unknown>,
+  s: UploadCommandSettings,
+  loadedKey: { value: string; from: string } | undefined,
   ctx: CommandContext,
 ): Promise<number> {
-  const sources = sourcesFor(flags, ctx.env);
-  const feed = resolveFeedOptions(sources);
-  const up = resolveUpload(sources, feed);
-  const log = createLogger(
-    { json: flags.json === true, quiet: flags.quiet === true, debug: flags.debug === true },
-    ctx.stderr,
-    ctx.env,
-  );
+  const feed = feedOptionsFrom(s, ctx);
+  const log = ctx.log;
+  const up = checkTarget(s, feed, loadedKey, ctx);
+  const flags = { json: s.json, quiet: s.quiet, report: s.report, threads: s.threads };
 
   if (up.maxInvalid) {
     const over = await checkInvalidBudget(files, feed, up.maxInvalid, log);
@@ -47,7 +62,7 @@ export async function runUpload(
   let sandbox: RunningSandbox | undefined;
   let apiUrl = up.apiUrl;
   let key = up.key?.value;
-  const sandboxDb = typeof flags.sandboxDb === 'string' ? flags.sandboxDb : undefined;
+  const sandboxDb = s.sandboxDb;
   if (up.sandbox && !up.settings.dryRun) {
     const { startSandbox } = await import('../sandbox/index.js');
     sandbox = await startSandbox({
@@ -82,6 +97,38 @@ export async function runUpload(
   } finally {
     await sandbox?.close();
   }
+}
+
+/** Where to send, checked before anything is read: a missing URL or key is a usage error. */
+function checkTarget(
+  s: UploadCommandSettings,
+  feed: FeedOptions,
+  key: { value: string; from: string } | undefined,
+  ctx: CommandContext,
+): ResolvedUpload {
+  const sandbox = s.sandbox === true;
+  const dryRun = s.dryRun === true;
+  if (sandbox && s.apiUrl)
+    ctx.log.warn(`--sandbox uploads into an embedded sandbox: the API url ${s.apiUrl} is not used`);
+  const needsServer = !sandbox && !dryRun;
+  if (needsServer && !s.apiUrl)
+    throw new UsageError(
+      'no product API url: set --api-url or GENSER_API_URL (or "apiUrl" in genser.config.json)',
+      'or try it locally first with --sandbox, or check the feed with --dry-run',
+    );
+  if (needsServer && !key)
+    throw new UsageError(
+      'no API key: set GENSER_API_KEY, or --api-key-file FILE (or "apiKeyFile" in genser.config.json)',
+      'the key is never taken from a flag value; or try it locally first with --sandbox',
+    );
+  return {
+    settings: uploadSettingsFrom(s, feed),
+    apiUrl: sandbox ? undefined : s.apiUrl,
+    key,
+    sandbox,
+    timeoutMs: s.timeout * 1000,
+    maxInvalid: s.maxInvalid,
+  };
 }
 
 interface Target {
@@ -148,7 +195,10 @@ async function send(
   });
   try {
     return await uploadFeed(
-      feedRows(files, feed, progress.log, stdinFor(files), { serialize: true }),
+      feedRows(files, feed, progress.log, stdinFor(files), {
+        serialize: true,
+        threaded: threadedFrom({ threads: flags.threads as FeedSettings['threads'] }),
+      }),
       up.settings,
       {
         poster,

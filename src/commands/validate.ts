@@ -1,8 +1,4 @@
 import { existsSync, writeFileSync } from 'node:fs';
-import { parseAs, pick, type Sources } from '../cli/config.js';
-import type { CommandContext } from '../cli/main.js';
-import { resolveFeedOptions, sourcesFor } from '../cli/options.js';
-import { createLogger } from '../cli/terminal.js';
 import { emptyStats, type FeedStats, isClean, tally } from '../feed/pipeline.js';
 import { type FeedRow, feedRows } from '../feed/threads.js';
 import { IssueCollector } from '../report/issues.js';
@@ -16,58 +12,36 @@ import { ExitError, UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
 import { oneLine } from '../upload/response.js';
+import type { CommandContext } from './context.js';
+import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
 
 /**
  * `genser validate`: read, map, build and validate every row; write nothing but the report.
  * Also the shared driver of `genser convert` (which additionally writes the valid payloads).
  */
-export interface FeedRunFlags extends Record<string, unknown> {
-  json?: boolean;
-  quiet?: boolean;
-  debug?: boolean;
-  report?: string;
-  maxErrors?: string;
-}
-
 export interface FeedRun {
   options: FeedOptions;
+  settings: FeedSettings;
   log: Logger;
-  sources: Sources;
   maxErrors: number;
   /** Issues kept in detail for --json/--report (more than the human list shows). */
   keepIssues: number;
 }
 
-export function prepareRun(files: string[], flags: FeedRunFlags, ctx: CommandContext): FeedRun {
-  const sources = sourcesFor(flags, ctx.env);
-  const options = resolveFeedOptions(sources);
-  // Given anywhere (flag, env, config), the cap also applies to the JSON report; else it keeps 10,000.
-  const givenMax = pick<number | undefined>(
-    sources,
-    'maxErrors',
-    'GENSER_MAX_ERRORS',
-    undefined,
-    parseAs.int(0),
-  );
-  const maxErrors = givenMax ?? 20;
+export function prepareRun(files: string[], settings: FeedSettings, ctx: CommandContext): FeedRun {
   for (const file of files) {
     if (file !== '-' && !existsSync(file)) {
       throw new UsageError(`input file ${file} does not exist`, 'check the path (use - to read stdin)');
     }
   }
   if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be read only once');
-  const log = createLogger(
-    { json: Boolean(flags.json), quiet: Boolean(flags.quiet), debug: Boolean(flags.debug) },
-    ctx.stderr,
-    ctx.env,
-  );
-  // The JSON report lists up to 10,000 issues unless --max-errors says otherwise; groups count them all.
+  // Given anywhere (flag, env, config), the cap also applies to the JSON report; else it keeps 10,000.
   return {
-    options,
-    log,
-    sources,
-    maxErrors,
-    keepIssues: givenMax ?? 10_000,
+    options: feedOptionsFrom(settings, ctx),
+    settings,
+    log: ctx.log,
+    maxErrors: settings.maxErrors ?? 20,
+    keepIssues: settings.maxErrors ?? 10_000,
   };
 }
 
@@ -126,7 +100,7 @@ export async function driveFeed(
       run.options,
       run.log,
       files.includes('-') ? process.stdin : undefined,
-      { serialize: onItem !== undefined },
+      { serialize: onItem !== undefined, threaded: threadedFrom(run.settings) },
     )) {
       tally(stats, item);
       if (item.row > 0) lastRow = item.row;
@@ -159,15 +133,10 @@ export async function driveFeed(
  * A run stopped half-way: the problems of the rows read before it (a nightly log then shows them
  * too, not only the error), then the error itself, turned into its exit code by main.
  */
-export function stopWithPartial(
-  outcome: FeedOutcome,
-  run: FeedRun,
-  ctx: CommandContext,
-  flags: { json?: unknown; report?: unknown },
-): never {
+export function stopWithPartial(outcome: FeedOutcome, run: FeedRun, ctx: CommandContext): never {
   // Nothing read (no such file, stdin without --input-type): a plain usage error, no report.
   if (outcome.stats.rows > 0) {
-    if (!flags.json) {
+    if (!run.settings.json) {
       const lines = validateSummaryLines(outcome.report, {
         color: run.log.fancy,
         maxErrors: run.maxErrors,
@@ -176,7 +145,7 @@ export function stopWithPartial(
       for (const line of lines) ctx.stderr.write(`${line}\n`);
     }
     // A CI job that keeps the report finds the rows read and why the run stopped (`stopped`).
-    if (typeof flags.report === 'string') writeReportFile(flags.report, outcome.report);
+    if (run.settings.report) writeReportFile(run.settings.report, outcome.report);
   }
   throw outcome.stoppedBy;
 }
@@ -198,13 +167,17 @@ export function printSummary(report: ValidateReport, run: FeedRun, ctx: CommandC
   }
 }
 
-export async function runValidate(files: string[], flags: FeedRunFlags, ctx: CommandContext): Promise<void> {
-  const run = prepareRun(files, flags, ctx);
+export async function runValidate(
+  files: string[],
+  settings: FeedSettings,
+  ctx: CommandContext,
+): Promise<number> {
+  const run = prepareRun(files, settings, ctx);
   const outcome = await driveFeed(files, run, ctx, 'validating');
-  if (outcome.stoppedBy !== undefined) stopWithPartial(outcome, run, ctx, flags);
+  if (outcome.stoppedBy !== undefined) stopWithPartial(outcome, run, ctx);
   const { stats, report } = outcome;
-  if (flags.json) ctx.stdout.write(validateReportJson(report));
+  if (settings.json) ctx.stdout.write(validateReportJson(report));
   else printSummary(report, run, ctx);
-  if (flags.report) writeReportFile(flags.report, report);
-  ctx.exitCode = isClean(stats) ? 0 : 1;
+  if (settings.report) writeReportFile(settings.report, report);
+  return isClean(stats) ? 0 : 1;
 }

@@ -238,7 +238,9 @@ export class FeedProcessor {
       format: this.options.format,
       kind: this.options.kind,
       language: this.options.language,
+      languageGiven: this.options.languageGiven,
       zone: this.zone,
+      zoneGiven: this.options.countryGiven,
       mapping: this.mapping,
     });
     this.planKeys = keys;

@@ -96,11 +96,8 @@ export function feedRows(
     : feedItems(files, feed, log, stdin);
 }
 
-/** GENSER_THREADS=0 keeps everything on one thread, =1 always uses two; by default it goes by size. */
+/** By default a second thread goes by size (`--threads` / GENSER_THREADS force the choice). */
 function worthAThread(files: string[]): boolean {
-  const env = process.env.GENSER_THREADS;
-  if (env === '0') return false;
-  if (env === '1') return true;
   if (availableParallelism() < 2) return false;
   let bytes = 0;
   for (const file of files) {

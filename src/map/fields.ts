@@ -5,7 +5,7 @@ import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 
 /**
  * The target fields a column can feed, per payload format: the canonical columns of
- * DESIGN.md section 6. Standard targets are friendly names; legacy targets are the dotted
+ * docs/architecture.md section 6. Standard targets are friendly names; legacy targets are the dotted
  * paths of contract 2.8, read from the legacy schemas themselves so the two cannot drift.
  */
 export type FieldKind =

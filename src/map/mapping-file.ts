@@ -268,3 +268,20 @@ export function loadMapping(path: string, defaults: { format: PayloadFormat; kin
   }
   return parseMapping(text.replace(/^\uFEFF/, ''), path, defaults);
 }
+
+/**
+ * A mapping file's own run settings (`format`, `kind`), read before the run so they can apply
+ * where the user set nothing. Problems are left to `loadMapping`, which reports them in full.
+ */
+export function readMappingDefaults(path: string): { format?: PayloadFormat; kind?: LegacyKind } {
+  try {
+    const json = JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, '')) as Record<string, unknown>;
+    const format = json.format === 'standard' || json.format === 'legacy' ? json.format : undefined;
+    const kind = ['products', 'contents', 'filters'].includes(json.kind as string)
+      ? (json.kind as LegacyKind)
+      : undefined;
+    return { format, kind };
+  } catch {
+    return {};
+  }
+}

@@ -15,6 +15,9 @@ export interface PlanContext {
   language: Language;
   /** IANA zone for dates without offset. */
   zone: string;
+  /** The user set them: they beat the mapping file's own (flags > env > config > mapping > defaults). */
+  languageGiven?: boolean;
+  zoneGiven?: boolean;
   mapping?: Mapping;
 }
 
@@ -114,8 +117,8 @@ export function buildPlan(columns: readonly string[], ctx: PlanContext): Plan {
   return {
     set,
     rules: [...rules.values()],
-    language: mapping?.language ?? ctx.language,
-    zone: mapping?.zone ?? ctx.zone,
+    language: ctx.languageGiven ? ctx.language : (mapping?.language ?? ctx.language),
+    zone: ctx.zoneGiven ? ctx.zone : (mapping?.zone ?? ctx.zone),
     listSeparator: mapping?.listSeparator ?? '|',
     columnsByPath,
     lookup: { columnsByPath },

@@ -2,7 +2,7 @@ import type { PayloadFormat } from '../shared/types.js';
 import { buildStandardEnvelope } from './standard.js';
 
 /**
- * The framing around a batch's products. Standard: the envelope of DESIGN.md section 3 whose
+ * The framing around a batch's products. Standard: the envelope of docs/architecture.md section 3 whose
  * `@graph` holds the products; legacy: a JSON array. The body is built as head + products + tail
  * from already serialized products, so each product is stringified exactly once.
  */

@@ -1,7 +1,7 @@
 import { isObject } from '../shared/is-object.js';
 /**
  * Ready-made payloads (a standard envelope's `@graph`, a legacy array) are taken as they are,
- * except for the spellings the contract itself uses elsewhere (DESIGN.md section 3): those are
+ * except for the spellings the contract itself uses elsewhere (docs/architecture.md section 3): those are
  * accepted, rewritten to the canonical key and reported as a warning.
  */
 export interface Respelling {

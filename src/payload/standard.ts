@@ -1,7 +1,7 @@
 import type { LangList, LangText } from '../map/map-row.js';
 
 /**
- * The standard JSON-LD product node and request envelope (contract 2.7, DESIGN.md section 3):
+ * The standard JSON-LD product node and request envelope (contract 2.7, docs/architecture.md section 3):
  * `category[].codeValue`, `brand.@id`, `offers.availabilityEnds` (correctly spelled),
  * TextObject descriptions, ImageObject images, additionalProperty for html / seo_title /
  * hsCode / sustainabilityTags. Input: the typed values of `mapRow`, keyed by canonical name.

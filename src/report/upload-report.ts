@@ -4,7 +4,7 @@ import type { UploadResult } from '../upload/types.js';
 import { buildValidateReport, type ValidateReport, validateSummaryLines } from './validate-report.js';
 
 /**
- * The upload report of DESIGN.md section 7: the validate report's fields (format, files, rows,
+ * The upload report of docs/architecture.md section 7: the validate report's fields (format, files, rows,
  * issues, truncated) plus `summary`, `failures` and `batches`. The same document goes to stdout
  * with --json and to the --report file.
  */

@@ -5,7 +5,7 @@ import type { Issue, LegacyKind, PayloadFormat } from '../shared/types.js';
 import type { IssueCollector, IssueGroup } from './issues.js';
 
 /**
- * The validate report (DESIGN.md section 7) as pure functions: the JSON document and the
+ * The validate report (docs/architecture.md section 7) as pure functions: the JSON document and the
  * human summary. `upload` can reuse both for its invalid rows.
  */
 export interface ValidateReport {

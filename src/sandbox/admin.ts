@@ -2,7 +2,7 @@ import { errorReply, json, type Reply } from './reply.js';
 import type { SandboxStore } from './store.js';
 
 /**
- * The sandbox's own API, without keys (DESIGN.md section 8): look at what was received, run the
+ * The sandbox's own API, without keys (docs/architecture.md section 8): look at what was received, run the
  * daily batch now, read the outbox, start over.
  */
 export interface AdminContext {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Idempotency-Key handling (IETF draft "The Idempotency-Key HTTP Header Field", DESIGN.md
+ * Idempotency-Key handling (IETF draft "The Idempotency-Key HTTP Header Field", docs/architecture.md
  * section 3). The key is a UUID: 36 characters with hyphens or 32 without.
  */
 const KEY_FORMAT = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32})$/i;

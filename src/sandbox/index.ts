@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '../cli/terminal.js';
-import type { Logger } from '../shared/logger.js';
+import { type Logger, streamLogger } from '../shared/logger.js';
 import { formatLocal, nextDailyBatch, timeZoneForCountry } from '../time/zones.js';
 import type { AdminContext } from './admin.js';
 import { type FaultOptions, Faults } from './faults.js';
@@ -86,7 +85,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const country = options.country ?? DEFAULTS.country;
   const zone = timeZoneForCountry(country);
   const adminEmail = options.adminEmail ?? DEFAULTS.adminEmail;
-  const log = options.log ?? createLogger({ quiet: options.quiet });
+  const log = options.log ?? streamLogger({ quiet: options.quiet }, process.stderr);
   const quiet = options.quiet ?? false;
   const apiKey = options.apiKey ?? generateKey('sbx_api');
   const serviceKey = options.serviceKey ?? generateKey('sbx_svc');

@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 
 /**
  * Error answers: `application/problem+json` (RFC 9457) with `errors: [{index, sku, pointer,
- * message}]` (DESIGN.md section 3). `index` is the item's position in `@graph` or the legacy
+ * message}]` (docs/architecture.md section 3). `index` is the item's position in `@graph` or the legacy
  * array, so a client can reject exactly those rows and re-send the rest.
  */
 export interface ItemError {

@@ -1,5 +1,5 @@
 /**
- * Exit codes of DESIGN.md section 5, and the one error type that carries them.
+ * Exit codes of docs/architecture.md section 5, and the one error type that carries them.
  * Commands throw `ExitError`; src/cli/main.ts is the one place that turns errors into exit codes.
  */
 export const ExitCode = {

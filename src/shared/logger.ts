@@ -25,3 +25,33 @@ export function memoryLogger(): Logger & { lines: string[] } {
     debug: (m) => lines.push(redact(`debug: ${m}`)),
   };
 }
+
+export interface LoggerOptions {
+  quiet?: boolean;
+  debug?: boolean;
+  /** false: warnings are left out (`--no-warnings`). */
+  warnings?: boolean;
+}
+
+type Writable = { write(chunk: string): unknown };
+
+/**
+ * Plain lines on a stream (stderr), every secret masked. `fancy` is for the CLI to decide (it
+ * knows the terminal); embedded uses (the sandbox inside a test) get plain lines.
+ */
+export function streamLogger(options: LoggerOptions, stream: Writable, fancy = false): Logger {
+  const write = (prefix: string, message: string) => stream.write(`${redact(`${prefix}${message}`)}\n`);
+  return {
+    fancy,
+    info: (m) => {
+      if (!options.quiet) write('', m);
+    },
+    warn: (m) => {
+      if (options.warnings !== false) write('warning: ', m);
+    },
+    error: (m) => write('error: ', m),
+    debug: (m) => {
+      if (options.debug) write('debug: ', m);
+    },
+  };
+}

@@ -1,12 +1,12 @@
 /**
- * The shapes that flow through the pipeline (DESIGN.md section 2):
+ * The shapes that flow through the pipeline (docs/architecture.md section 2):
  *   read -> SourceRecord | Issue  ->  map/build/validate -> FeedItem  ->  upload / report
  * Every stage keeps the source position so a merchant is told exactly which row is wrong.
  */
 
 export type Severity = 'error' | 'warning';
 
-/** One problem with one row (or with the file). The shape of DESIGN.md section 7. */
+/** One problem with one row (or with the file). The shape of docs/architecture.md section 7. */
 export interface Issue {
   severity: Severity;
   /** Stable machine code, e.g. `type`, `required`, `unclosed_quote`, `duplicate_sku`. */
@@ -86,4 +86,10 @@ export interface FeedOptions {
   strict: boolean;
   /** ISO 3166 country whose time zone reads local dates and schedules the daily batch. */
   country: string;
+  /**
+   * The user set country / language (flag, environment or config file): they then beat a mapping
+   * file's own `country` / `language`, which beat only the built-in defaults.
+   */
+  countryGiven?: boolean;
+  languageGiven?: boolean;
 }

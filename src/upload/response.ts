@@ -3,7 +3,7 @@ import type { ServerRowError } from './bisect.js';
 
 /**
  * Reading the server's answers (pure). Error bodies are `application/problem+json` with
- * `errors: [{index, sku, pointer, message}]` (DESIGN.md section 3); legacy answers carry
+ * `errors: [{index, sku, pointer, message}]` (docs/architecture.md section 3); legacy answers carry
  * `{httpStatus, processCode, processValue}`, and a 200 whose processCode is FAIL is a failure.
  */
 

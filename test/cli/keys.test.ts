@@ -1,18 +1,28 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConfigFile } from '../../src/cli/config.js';
-import { API_KEY, checkKey, loadKey, SERVICE_KEY } from '../../src/cli/keys.js';
+import { API_KEY, checkKey, loadKey, looksLikeKey, SERVICE_KEY } from '../../src/cli/keys.js';
+import type { CommandName } from '../../src/cli/option-table.js';
+import { resolveSettings } from '../../src/cli/settings.js';
 import { UsageError } from '../../src/shared/errors.js';
 import { clearSecrets, redact } from '../../src/shared/secrets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'genser-keys-'));
-const src = (flags: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}, config: ConfigFile = {}) => ({
-  flags,
-  env,
-  config,
-});
+let configs = 0;
+/** Loads the key as the CLI does: options resolved from flags, env and a config file in `dir`. */
+function load(
+  spec: typeof API_KEY,
+  flags: Record<string, unknown> = {},
+  env: NodeJS.ProcessEnv = {},
+  config: Record<string, unknown> = {},
+) {
+  const cwd = join(dir, `cwd${configs++}`);
+  mkdirSync(cwd);
+  writeFileSync(join(cwd, 'genser.config.json'), JSON.stringify(config));
+  const command: CommandName = spec === API_KEY ? 'upload' : 'events send';
+  return loadKey(spec, resolveSettings(command, flags, env, cwd), env);
+}
 
 afterEach(() => clearSecrets());
 
@@ -22,7 +32,7 @@ describe('loading secret keys', () => {
   it('trims surrounding whitespace of a key file, prefers it over env, and registers the key as a secret', () => {
     const file = join(dir, 'key');
     writeFileSync(file, `  ${SENTINEL}\n`);
-    const key = loadKey(API_KEY, src({ apiKeyFile: file }, { GENSER_API_KEY: 'ignored-env' }));
+    const key = load(API_KEY, { apiKeyFile: file }, { GENSER_API_KEY: 'ignored-env' });
     expect(key).toEqual({ value: SENTINEL, from: `key file ${file}` });
     expect(redact(`oops ${SENTINEL}`)).toBe('oops ***');
   });
@@ -41,25 +51,47 @@ describe('loading secret keys', () => {
   });
 
   it('names an unreadable key file, and reads env, env file and config in order', () => {
-    expect(() => loadKey(API_KEY, src({ apiKeyFile: join(dir, 'missing') }))).toThrow(
+    expect(() => load(API_KEY, { apiKeyFile: join(dir, 'missing') })).toThrow(
       /cannot read the API key file .*\(--api-key-file\): no such file/,
     );
-    expect(loadKey(API_KEY, src({}, { GENSER_API_KEY: ' env-key-1 ' }))?.value).toBe('env-key-1');
+    expect(load(API_KEY, {}, { GENSER_API_KEY: ' env-key-1 ' })?.value).toBe('env-key-1');
     const file = join(dir, 'cfgkey');
     writeFileSync(file, 'cfg-key-1');
-    expect(loadKey(API_KEY, src({}, { GENSER_API_KEY_FILE: file }))?.from).toBe(`key file ${file}`);
-    expect(loadKey(API_KEY, src({}, {}, { apiKeyFile: file }))?.value).toBe('cfg-key-1');
-    expect(loadKey(API_KEY, src({}, {}, { apiKey: 'cfg-inline-1' }))?.value).toBe('cfg-inline-1');
-    expect(loadKey(API_KEY, src())).toBeUndefined();
+    expect(load(API_KEY, {}, { GENSER_API_KEY_FILE: file })?.from).toBe(`key file ${file}`);
+    expect(load(API_KEY, {}, {}, { apiKeyFile: file })?.value).toBe('cfg-key-1');
+    expect(load(API_KEY, {}, {}, { apiKey: 'cfg-inline-1' })?.value).toBe('cfg-inline-1');
+    expect(load(API_KEY)).toBeUndefined();
   });
 
   it('reads the service key from its own names, not the API key', () => {
     const file = join(dir, 'svc');
     writeFileSync(file, 'svc-key-1\n');
-    expect(loadKey(SERVICE_KEY, src({}, { GENSER_API_KEY: 'api-key-1' }))).toBeUndefined();
-    expect(loadKey(SERVICE_KEY, src({ serviceKeyFile: file }))?.value).toBe('svc-key-1');
-    expect(() => loadKey(SERVICE_KEY, src({}, { GENSER_SERVICE_KEY: '   ' }))).toThrow(
+    expect(load(SERVICE_KEY, {}, { GENSER_API_KEY: 'api-key-1' })).toBeUndefined();
+    expect(load(SERVICE_KEY, { serviceKeyFile: file })?.value).toBe('svc-key-1');
+    expect(() => load(SERVICE_KEY, {}, { GENSER_SERVICE_KEY: '   ' })).toThrow(
       'the service key from GENSER_SERVICE_KEY is empty',
     );
+  });
+
+  it('never echoes a key given where the key file path goes, from the flag or the environment', () => {
+    const KEY = 'SENTINEL-abc123XYZ';
+    expect(looksLikeKey(KEY)).toBe(true);
+    expect(looksLikeKey('./key.txt')).toBe(false);
+    expect(looksLikeKey('/home/me/.genser/key')).toBe(false);
+    for (const [flags, env] of [
+      [{ apiKeyFile: KEY }, {}],
+      [{}, { GENSER_API_KEY_FILE: KEY }],
+    ] as const) {
+      let message = '';
+      try {
+        load(API_KEY, flags, env);
+      } catch (err) {
+        message = `${(err as UsageError).message} ${(err as UsageError).hint}`;
+      }
+      expect(message).toMatch(/the name looks like a key, not a path, so it is not shown/);
+      expect(message).not.toContain(KEY);
+      // Registered as a secret: any other output masks it too.
+      expect(redact(`x ${KEY} y`)).toBe('x *** y');
+    }
   });
 });

@@ -2,17 +2,17 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveFeedOptions } from '../../src/cli/options.js';
 import { type FeedRow, feedRows, payloadJson } from '../../src/feed/threads.js';
 import { ExitError } from '../../src/shared/errors.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedOptions } from '../../src/shared/types.js';
+import { feedOptions } from '../helpers/feed-options.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixture = (...p: string[]) => join(root, 'fixtures', ...p);
 // The worker runs from the build (`npm test` builds first); vitest's sources have no .js files.
 const workerUrl = new URL('../../dist/feed/worker.js', import.meta.url);
-const standard = resolveFeedOptions({ flags: {}, env: {}, config: {} });
+const standard = feedOptions({});
 
 async function collect(
   files: string[],
@@ -89,7 +89,7 @@ describe('the feed on two threads (reading here, the rest on the feed worker)', 
   });
 
   it('does so for legacy data', async () => {
-    const legacy = resolveFeedOptions({ flags: { format: 'legacy' }, env: {}, config: {} });
+    const legacy = feedOptions({ format: 'legacy' });
     await expectSameBothWays([fixture('legacy-catalog.csv')], legacy);
   });
 
@@ -202,7 +202,7 @@ describe('the feed on two threads (reading here, the rest on the feed worker)', 
     const dir = mkdtempSync(join(tmpdir(), 'genser-thread-'));
     const mapping = join(dir, 'm.json');
     writeFileSync(mapping, '{"columns": 12}');
-    const feed = resolveFeedOptions({ flags: { mapping }, env: {}, config: {} });
+    const feed = feedOptions({ mapping });
     const err = await collect([fixture('catalog.csv')], true, feed).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExitError);
     expect((err as ExitError).exitCode).toBe(2);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import Papa from 'papaparse';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CommandContext, main } from '../../src/cli/main.js';
+import { type Io, main } from '../../src/cli/main.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { json, problem, productsOf, type ScriptedServer, scriptedServer } from './servers.js';
 
@@ -52,7 +52,7 @@ async function genser(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran>
   stderr.on('data', (c) => {
     err += String(c);
   });
-  const ctx: CommandContext = { stdout, stderr, env: { NO_COLOR: '1', ...env }, exitCode: 0 };
+  const ctx: Io = { stdout, stderr, env: { NO_COLOR: '1', ...env }, exitCode: 0 };
   const code = await main(['node', 'genser', ...args], ctx);
   return { code, stdout: out, stderr: err };
 }
@@ -311,7 +311,7 @@ describe('genser upload (CLI)', () => {
 });
 
 describe('genser upload (separate process)', () => {
-  const built = existsSync(join(root, 'dist', 'upload', 'command.js'));
+  const built = existsSync(join(root, 'dist', 'commands', 'upload.js'));
 
   it('a sentinel key never appears in stdout, stderr, the report or --debug output', async () => {
     expect(built, 'run `npm run build` first').toBe(true);

@@ -1,32 +1,23 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Sources } from '../../src/cli/config.js';
-import { resolveFeedOptions } from '../../src/cli/options.js';
-import { UsageError } from '../../src/shared/errors.js';
-import { clearSecrets } from '../../src/shared/secrets.js';
-import {
-  exceedsBudget,
-  parseByteSize,
-  parseInvalidBudget,
-  resolveUpload,
-} from '../../src/upload/settings.js';
+import { describe, expect, it } from 'vitest';
+import { byteSize } from '../../src/cli/parsers.js';
+import { resolveSettings } from '../../src/cli/settings.js';
+import { exceedsBudget, parseInvalidBudget } from '../../src/upload/budget.js';
+import { uploadSettingsFrom } from '../../src/upload/settings.js';
 
-const _dir = mkdtempSync(join(tmpdir(), 'genser-upload-settings-'));
-const src = (flags: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}, config = {}): Sources => ({
-  flags,
-  env,
-  config,
-});
-const resolve = (s: Sources) => resolveUpload(s, resolveFeedOptions(s));
-
-afterEach(() => clearSecrets());
+function resolve(flags: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}, config = {}) {
+  const cwd = mkdtempSync(join(tmpdir(), 'genser-upload-settings-'));
+  writeFileSync(join(cwd, 'genser.config.json'), JSON.stringify(config));
+  const s = resolveSettings('upload', flags, env, cwd).settings;
+  return { s, settings: uploadSettingsFrom(s, s) };
+}
 
 describe('upload settings', () => {
   it('uses the documented defaults and the standard path', () => {
-    const r = resolve(src({ dryRun: true }));
-    expect(r.settings).toMatchObject({
+    const { s, settings } = resolve({ dryRun: true });
+    expect(settings).toMatchObject({
       batchSize: 500,
       maxBatchBytes: 5 * 1024 * 1024,
       concurrency: 4,
@@ -36,33 +27,25 @@ describe('upload settings', () => {
       path: '/collectors/products',
       backoff: { baseMs: 500, capMs: 30_000 },
     });
-    expect(r.timeoutMs).toBe(60_000);
+    expect(s.timeout).toBe(60);
   });
   it('flags beat env beat config; legacy paths by kind', () => {
-    const r = resolve(
-      src(
-        { batchSize: '50', format: 'legacy', kind: 'filters', dryRun: true },
-        { GENSER_BATCH_SIZE: '60', GENSER_CONCURRENCY: '8' },
-        { concurrency: 2, retries: 1 },
-      ),
+    const { settings } = resolve(
+      { batchSize: '50', format: 'legacy', kind: 'filters', dryRun: true },
+      { GENSER_BATCH_SIZE: '60', GENSER_CONCURRENCY: '8' },
+      { concurrency: 2, retries: 1 },
     );
-    expect(r.settings).toMatchObject({
-      batchSize: 50,
-      concurrency: 8,
-      retries: 1,
-      path: '/searches/filters',
-    });
+    expect(settings).toMatchObject({ batchSize: 50, concurrency: 8, retries: 1, path: '/searches/filters' });
   });
-  it('refuses a missing url or key with what to set, unless --sandbox or --dry-run', () => {
-    expect(() => resolve(src({}, { GENSER_API_KEY: 'k-123456' }))).toThrow(/--api-url or GENSER_API_URL/);
-    expect(() => resolve(src({ apiUrl: 'http://127.0.0.1:1' }))).toThrow(/GENSER_API_KEY, or --api-key-file/);
-    expect(() => resolve(src({ sandbox: true }))).not.toThrow();
-    expect(() => resolve(src({ apiUrl: 'ftp://x' }, { GENSER_API_KEY: 'k-123456' }))).toThrow(UsageError);
+  it('refuses a URL that is not http(s), naming where it came from', () => {
+    expect(() => resolve({ apiUrl: 'ftp://x' })).toThrow(/--api-url must be an http or https URL/);
+    expect(() => resolve({}, { GENSER_API_URL: 'nope' })).toThrow(/GENSER_API_URL is not a URL/);
   });
   it('parses sizes, budgets and rejects nonsense with the source named', () => {
-    expect(parseByteSize('5MB', '--max-batch-bytes')).toBe(5 * 1024 * 1024);
-    expect(parseByteSize('512k', 'x')).toBe(512 * 1024);
-    expect(() => parseByteSize('lots', '--max-batch-bytes')).toThrow(/--max-batch-bytes must be a size/);
+    const size = byteSize(1024);
+    expect(size('5MB', '--max-batch-bytes')).toBe(5 * 1024 * 1024);
+    expect(size('512k', 'x')).toBe(512 * 1024);
+    expect(() => size('lots', '--max-batch-bytes')).toThrow(/--max-batch-bytes must be a size/);
     expect(parseInvalidBudget('2%', 'x')).toEqual({ kind: 'percent', max: 2 });
     expect(parseInvalidBudget('10', 'x')).toEqual({ kind: 'count', max: 10 });
     expect(() => parseInvalidBudget('ten', '--max-invalid')).toThrow(/--max-invalid/);
@@ -70,8 +53,6 @@ describe('upload settings', () => {
     expect(exceedsBudget({ kind: 'count', max: 2 }, 2, 100)).toBe(false);
     expect(exceedsBudget({ kind: 'percent', max: 2 }, 3, 100)).toBe(true);
     expect(exceedsBudget({ kind: 'percent', max: 2 }, 2, 100)).toBe(false);
-    expect(() => resolve(src({ dryRun: true, concurrency: '0' }))).toThrow(
-      /--concurrency must be a whole number/,
-    );
+    expect(() => resolve({ dryRun: true, concurrency: '0' })).toThrow(/--concurrency must be a whole number/);
   });
 });

@@ -44,7 +44,7 @@ describe('issue grouping', () => {
 describe('validate report', () => {
   const stats = { ...emptyStats(), rows: 100, valid: 97, invalid: 3, errors: 3, warnings: 1 };
 
-  it('has the shape of DESIGN.md section 7', () => {
+  it('has the shape of docs/architecture.md section 7', () => {
     const c = new IssueCollector(10);
     c.add(issue(12, 'type', 'offers.price'));
     const report = buildValidateReport({

@@ -1,0 +1,136 @@
+import type { CommandContext } from '../commands/context.js';
+import type { CommandName } from './option-table.js';
+import type { Resolved } from './settings.js';
+
+/**
+ * The commands: their words, arguments, help and examples, and the action each runs. The
+ * actions live in `src/commands/` and load lazily, so `genser --version` stays fast.
+ */
+export interface CommandDef {
+  name: CommandName;
+  description: string;
+  /** commander argument syntax and its help: `['<file...>', 'feed files ...']`. */
+  args: [string, string][];
+  examples: string[];
+  run(args: unknown[], resolved: Resolved, ctx: CommandContext): Promise<number>;
+}
+
+const FEED_FILES = 'feed files (CSV, JSON, NDJSON, .gz; "-" reads stdin)';
+
+export const COMMAND_DEFS: CommandDef[] = [
+  {
+    name: 'config',
+    description: 'print the effective settings of a command and where each came from',
+    args: [['[command...]', 'the command (default: upload), e.g. validate, sandbox, events send']],
+    examples: ['genser config upload', 'genser config events send --json'],
+    async run(args, resolved, ctx) {
+      const { runConfig } = await import('./show-config.js');
+      const words = args[0] as string[];
+      return runConfig(words.length ? words.join(' ') : undefined, resolved.settings, ctx);
+    },
+  },
+  {
+    name: 'validate',
+    description: 'check feeds against the service schemas; print problems by row (exit 0 valid, 1 invalid)',
+    args: [['<file...>', FEED_FILES]],
+    examples: [
+      'genser validate catalog.csv                      grouped problems on stderr',
+      'genser validate catalog.csv --json > report.json one JSON document on stdout',
+      'genser validate export.csv --mapping shop.json --encoding cp949',
+    ],
+    async run(args, resolved, ctx) {
+      const { runValidate } = await import('../commands/validate.js');
+      return runValidate(args[0] as string[], resolved.settings, ctx);
+    },
+  },
+  {
+    name: 'convert',
+    description:
+      'write the built payloads of the valid rows: standard NDJSON of products (or envelopes), legacy JSON array',
+    args: [['<file...>', FEED_FILES]],
+    examples: [
+      'genser convert catalog.csv -o products.ndjson      standard product nodes, one per line',
+      'genser convert catalog.csv --envelope -o env.ndjson request envelopes of --batch-size products',
+      'genser convert legacy.csv --format legacy -o products.json',
+    ],
+    async run(args, resolved, ctx) {
+      const { runConvert } = await import('../commands/convert.js');
+      return runConvert(args[0] as string[], resolved.settings, ctx);
+    },
+  },
+  {
+    name: 'upload',
+    description: 'validate a feed, then send its valid products in bounded, concurrent, retried batches',
+    args: [['<file...>', FEED_FILES]],
+    examples: [
+      'genser upload catalog.csv --sandbox               try it against an embedded local sandbox',
+      'genser upload catalog.csv --dry-run               everything but sending',
+      'GENSER_API_URL=https://api.example.com GENSER_API_KEY_FILE=~/.genser/key genser upload catalog.csv',
+    ],
+    async run(args, resolved, ctx) {
+      const { loadApiKey } = await import('./keys.js');
+      const { runUpload } = await import('../commands/upload.js');
+      const s = resolved.settings;
+      const key = s.sandbox || s.dryRun ? undefined : loadApiKey(resolved, ctx.env);
+      return runUpload(args[0] as string[], s, key, ctx);
+    },
+  },
+  {
+    name: 'sandbox',
+    description: 'run a local emulation of the service (event collection + product ingestion hosts)',
+    args: [],
+    examples: [
+      'genser sandbox --port 8080                        the service on http://127.0.0.1:8080',
+      'genser sandbox --port 0 --db sandbox.db > url.txt a free port; data and keys kept in a file',
+      'genser sandbox --fail-rate 0.2 --latency 50-200   a flaky service, to test retries',
+    ],
+    async run(_args, resolved, ctx) {
+      const { runSandbox } = await import('../commands/sandbox.js');
+      return runSandbox(resolved.settings, generatedKeys(resolved), ctx);
+    },
+  },
+  {
+    name: 'events example',
+    description: 'print a valid example event of a kind (all kinds when none is named)',
+    args: [['[type]', 'event type, e.g. view_product, complete_purchase']],
+    examples: ['genser events example view_product', 'genser events example --list'],
+    async run(args, resolved, ctx) {
+      const { runExample } = await import('../commands/events.js');
+      return runExample(args[0] as string | undefined, resolved.settings, ctx);
+    },
+  },
+  {
+    name: 'events validate',
+    description: 'check event files (a JSON event, a JSON array, or NDJSON) against the event schemas',
+    args: [['<file...>', 'event files; "-" reads stdin']],
+    examples: ['genser events validate events.ndjson', 'genser events validate events.json --json'],
+    async run(args, resolved, ctx) {
+      const { runValidateEvents } = await import('../commands/events.js');
+      return runValidateEvents(args[0] as string[], resolved.settings, ctx);
+    },
+  },
+  {
+    name: 'events send',
+    description:
+      'validate, then send each event to its endpoint with serviceKey, requestId and Idempotency-Key',
+    args: [['<file...>', 'event files; "-" reads stdin']],
+    examples: [
+      'genser events send events.ndjson --sandbox',
+      'GENSER_BASE_URL=https://collect.example.com GENSER_SERVICE_KEY_FILE=~/.genser/skey genser events send events.ndjson',
+    ],
+    async run(args, resolved, ctx) {
+      const { loadServiceKey } = await import('./keys.js');
+      const { runSendEvents } = await import('../commands/events.js');
+      const key = resolved.settings.sandbox ? undefined : loadServiceKey(resolved, ctx.env);
+      return runSendEvents(args[0] as string[], resolved.settings, key, ctx);
+    },
+  },
+];
+
+/** Which sandbox keys were not given (so the sandbox makes them, or reuses those kept in its --db). */
+function generatedKeys(resolved: Resolved): { apiKey: boolean; serviceKey: boolean } {
+  return {
+    apiKey: resolved.settings.apiKey === undefined,
+    serviceKey: resolved.settings.serviceKey === undefined,
+  };
+}

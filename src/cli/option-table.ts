@@ -1,0 +1,573 @@
+import { EVENT_TYPES } from '../events/kinds.js';
+import type { EncodingName, InputType, Language, LegacyKind, PayloadFormat } from '../shared/types.js';
+import { parseInvalidBudget } from '../upload/budget.js';
+import * as p from './parsers.js';
+
+/**
+ * Every option of every command, once: its flag, environment variable, config key (the option's
+ * name), default, parser, help and commands. From this table `src/cli/program.ts` registers the
+ * commander options, `src/cli/settings.ts` resolves flags > environment > config file > defaults,
+ * `genser config` shows where each value came from, and the README's option and environment
+ * tables are generated (`npm run docs:options`; a test fails when they differ).
+ */
+export type CommandName =
+  | 'config'
+  | 'validate'
+  | 'convert'
+  | 'upload'
+  | 'sandbox'
+  | 'events example'
+  | 'events validate'
+  | 'events send';
+
+export const COMMANDS: readonly CommandName[] = [
+  'config',
+  'validate',
+  'convert',
+  'upload',
+  'sandbox',
+  'events example',
+  'events validate',
+  'events send',
+];
+
+export interface OptionSpec<T> {
+  /** commander flag: `--batch-size <n>`, `--strict`, `-o, --output <file>`. */
+  flag: string;
+  help: string;
+  /** Environment variable, when the option has one. */
+  env?: string;
+  /** The built-in default; a function when it depends on the command. Absent: unset. */
+  default?: T | ((command: CommandName) => T | undefined);
+  /** How the default reads in help and docs, when not the value itself. */
+  defaultText?: string;
+  /** Absent for switches (booleans). */
+  parse?: p.Parser<T>;
+  /** Shown in help and docs; the parser does the checking (and accepts aliases). */
+  choices?: readonly string[];
+  commands: readonly CommandName[];
+  /** A path: relative paths in a config file are relative to that file. */
+  isPath?: boolean;
+  /** `--no-<name>` too, to turn off a value set by environment or config file. */
+  negatable?: boolean;
+  /** Shown only as "set (FROM)". */
+  secret?: boolean;
+  /** Not in help or docs (kept to refuse it with a clear message). */
+  hidden?: boolean;
+  /** Not read from the config file (it names the config file itself). */
+  noConfig?: boolean;
+}
+
+/** Keeps each entry's own type: its value type comes from its parser, its default decides "always set". */
+// biome-ignore lint/suspicious/noExplicitAny: the table holds options of every value type
+const opt = <S extends OptionSpec<any>>(spec: S): S => spec;
+
+const FEED: CommandName[] = ['validate', 'convert', 'upload'];
+const ALL: CommandName[] = [...COMMANDS];
+const REPORTING: CommandName[] = ['validate', 'convert', 'upload', 'events validate', 'events send'];
+
+export const FORMATS = ['standard', 'legacy'] as const satisfies readonly PayloadFormat[];
+export const KINDS = ['products', 'contents', 'filters'] as const satisfies readonly LegacyKind[];
+export const ENCODINGS = [
+  'auto',
+  'utf-8',
+  'cp949',
+  'euc-kr',
+  'shift_jis',
+  'utf-16le',
+  'utf-16be',
+] as const satisfies readonly EncodingName[];
+/** The usual other spellings (lower-cased, without `-`, `_` and spaces). */
+const ENCODING_ALIASES: Record<string, EncodingName> = {
+  utf8: 'utf-8',
+  utf8bom: 'utf-8',
+  cp949: 'cp949',
+  ms949: 'cp949',
+  windows949: 'cp949',
+  uhc: 'cp949',
+  kscs56011987: 'cp949',
+  euckr: 'euc-kr',
+  shiftjis: 'shift_jis',
+  sjis: 'shift_jis',
+  cp932: 'shift_jis',
+  ms932: 'shift_jis',
+  windows31j: 'shift_jis',
+  utf16le: 'utf-16le',
+  utf16be: 'utf-16be',
+};
+export const INPUT_TYPES = ['csv', 'json', 'ndjson'] as const satisfies readonly InputType[];
+export const LANGUAGES = ['ko', 'en', 'ja'] as const satisfies readonly Language[];
+export const ENVELOPE_TYPES = ['create_product', 'update_product'] as const;
+export type EnvelopeType = (typeof ENVELOPE_TYPES)[number];
+const THREADS = ['auto', '0', '1'] as const;
+
+export const OPTIONS = {
+  // Every command.
+  config: opt({
+    flag: '--config <file>',
+    help: 'settings file',
+    env: 'GENSER_CONFIG',
+    defaultText: './genser.config.json when present',
+    parse: p.path,
+    commands: ALL,
+    isPath: true,
+    noConfig: true,
+  }),
+  json: opt({
+    flag: '--json',
+    help: 'machine-readable output: exactly one JSON document on stdout',
+    commands: ALL,
+  }),
+  quiet: opt({ flag: '--quiet', help: 'only errors and the summary on stderr', commands: ALL }),
+  warnings: opt({
+    flag: '--no-warnings',
+    help: 'leave warnings out of the listing (they are still counted)',
+    default: true,
+    commands: [...FEED, 'events validate', 'events send'],
+  }),
+  debug: opt({
+    flag: '--debug',
+    help: 'debugging detail (the stack of internal errors)',
+    commands: ALL,
+  }),
+
+  // Reading feeds.
+  format: opt({
+    flag: '--format <format>',
+    help: 'payload format',
+    env: 'GENSER_FORMAT',
+    default: 'standard' as PayloadFormat,
+    parse: p.oneOf(FORMATS),
+    choices: FORMATS,
+    commands: FEED,
+  }),
+  kind: opt({
+    flag: '--kind <kind>',
+    help: 'legacy data kind',
+    env: 'GENSER_KIND',
+    default: 'products' as LegacyKind,
+    parse: p.oneOf(KINDS),
+    choices: KINDS,
+    commands: FEED,
+  }),
+  mapping: opt({
+    flag: '--mapping <file>',
+    help: 'mapping file (JSON) from your columns to product fields',
+    env: 'GENSER_MAPPING',
+    parse: p.path,
+    commands: FEED,
+    isPath: true,
+  }),
+  encoding: opt({
+    flag: '--encoding <name>',
+    help: 'input encoding (utf8, sjis, ms949 and other usual spellings accepted)',
+    env: 'GENSER_ENCODING',
+    default: 'auto' as EncodingName,
+    parse: p.oneOf(ENCODINGS, ENCODING_ALIASES),
+    choices: ENCODINGS,
+    commands: [...FEED, 'events validate', 'events send'],
+  }),
+  delimiter: opt({
+    flag: '--delimiter <char>',
+    help: 'CSV delimiter, one character (tab or \\t for a tab)',
+    env: 'GENSER_DELIMITER',
+    defaultText: 'sniffed from , ; tab |',
+    parse: p.delimiter,
+    commands: FEED,
+  }),
+  inputType: opt({
+    flag: '--input-type <type>',
+    help: 'input type; needed for stdin (-)',
+    env: 'GENSER_INPUT_TYPE',
+    defaultText: 'from the extension',
+    parse: p.oneOf(INPUT_TYPES),
+    choices: INPUT_TYPES,
+    commands: [...FEED, 'events validate', 'events send'],
+  }),
+  language: opt({
+    flag: '--language <lang>',
+    help: 'language of plain (unsuffixed) text columns',
+    env: 'GENSER_LANGUAGE',
+    default: 'ko' as Language,
+    parse: p.oneOf(LANGUAGES),
+    choices: LANGUAGES,
+    commands: FEED,
+  }),
+  country: opt({
+    flag: '--country <code>',
+    help: 'time zone for local dates and the daily batch (KR Asia/Seoul, JP, US, ... or an IANA zone)',
+    env: 'GENSER_COUNTRY',
+    default: 'KR',
+    parse: p.country,
+    commands: [...FEED, 'sandbox'],
+  }),
+  strict: opt({
+    flag: '--strict',
+    help: 'missing recommended fields are errors, not warnings',
+    env: 'GENSER_STRICT',
+    parse: p.bool,
+    commands: FEED,
+  }),
+  threads: opt({
+    flag: '--threads <n>',
+    help: '0: all on one thread; 1: reading on one thread, mapping and validation on a second',
+    env: 'GENSER_THREADS',
+    default: 'auto' as (typeof THREADS)[number],
+    defaultText: 'auto: a second thread for inputs of 4 MiB or more, and stdin',
+    parse: p.oneOf(THREADS),
+    choices: THREADS,
+    commands: FEED,
+  }),
+  maxErrors: opt({
+    flag: '--max-errors <n>',
+    help: 'issues listed in detail (the summary counts all)',
+    env: 'GENSER_MAX_ERRORS',
+    defaultText: '20; the JSON report keeps 10,000 unless set',
+    parse: p.int(0),
+    commands: REPORTING,
+  }),
+  report: opt({
+    flag: '--report <file>',
+    help: 'also write the JSON report to this file',
+    env: 'GENSER_REPORT',
+    parse: p.path,
+    commands: REPORTING,
+    isPath: true,
+  }),
+
+  // convert
+  output: opt({
+    flag: '-o, --output <file>',
+    help: 'write here instead of stdout',
+    parse: p.path,
+    commands: ['convert'],
+    isPath: true,
+  }),
+  envelope: opt({
+    flag: '--envelope',
+    help: 'standard: write request envelopes (one per line) instead of product nodes',
+    commands: ['convert'],
+  }),
+
+  // upload (and the envelope settings convert shares)
+  apiUrl: opt({
+    flag: '--api-url <url>',
+    help: 'product API host, e.g. https://api.example.com',
+    env: 'GENSER_API_URL',
+    parse: p.httpUrl,
+    commands: ['upload'],
+  }),
+  apiKeyFile: opt({
+    flag: '--api-key-file <file>',
+    help: 'file holding the API key (or env GENSER_API_KEY); never the key itself',
+    env: 'GENSER_API_KEY_FILE',
+    parse: p.path,
+    commands: ['upload'],
+    isPath: true,
+  }),
+  batchSize: opt({
+    flag: '--batch-size <n>',
+    help: 'products per request (convert: per envelope with --envelope)',
+    env: 'GENSER_BATCH_SIZE',
+    default: 500,
+    parse: p.int(1, 100_000),
+    commands: ['convert', 'upload'],
+  }),
+  maxBatchBytes: opt({
+    flag: '--max-batch-bytes <size>',
+    help: 'largest request body, e.g. 5MiB, 512k',
+    env: 'GENSER_MAX_BATCH_BYTES',
+    default: 5 * 1024 * 1024,
+    defaultText: '5MiB',
+    parse: p.byteSize(1024),
+    commands: ['upload'],
+  }),
+  concurrency: opt({
+    flag: '--concurrency <n>',
+    help: 'requests in flight at most',
+    env: 'GENSER_CONCURRENCY',
+    default: 4,
+    parse: p.int(1, 64),
+    commands: ['upload', 'events send'],
+  }),
+  retries: opt({
+    flag: '--retries <n>',
+    help: 'retries of a failing request',
+    env: 'GENSER_RETRIES',
+    default: 5,
+    parse: p.int(0, 100),
+    commands: ['upload', 'events send'],
+  }),
+  retryBase: opt({
+    flag: '--retry-base <ms>',
+    help: 'first backoff ceiling in ms, doubling per retry',
+    env: 'GENSER_RETRY_BASE',
+    default: 500,
+    parse: p.int(1, 3_600_000),
+    commands: ['upload', 'events send'],
+  }),
+  retryCap: opt({
+    flag: '--retry-cap <ms>',
+    help: 'largest backoff ceiling in ms',
+    env: 'GENSER_RETRY_CAP',
+    default: 30_000,
+    parse: p.int(1, 3_600_000),
+    commands: ['upload', 'events send'],
+  }),
+  timeout: opt({
+    flag: '--timeout <seconds>',
+    help: 'per-request timeout in seconds (2.5 allowed)',
+    env: 'GENSER_TIMEOUT',
+    default: (command: CommandName) => (command === 'events send' ? 30 : 60),
+    defaultText: 'upload 60, events send 30',
+    parse: p.seconds,
+    commands: ['upload', 'events send'],
+  }),
+  type: opt({
+    flag: '--type <type>',
+    help: 'standard envelope type',
+    env: 'GENSER_TYPE',
+    default: 'create_product' as EnvelopeType,
+    parse: p.oneOf(ENVELOPE_TYPES),
+    choices: ENVELOPE_TYPES,
+    commands: ['convert', 'upload'],
+  }),
+  agent: opt({
+    flag: '--agent <name>',
+    help: 'agent name in the standard envelope',
+    env: 'GENSER_AGENT',
+    default: 'genser',
+    parse: p.string,
+    commands: ['convert', 'upload'],
+  }),
+  path: opt({
+    flag: '--path <path>',
+    help: 'request path',
+    env: 'GENSER_PATH',
+    defaultText: '/collectors/products; legacy /searches/<kind>',
+    parse: p.urlPath,
+    commands: ['upload'],
+  }),
+  maxInvalid: opt({
+    flag: '--max-invalid <n|p%>',
+    help: 'send nothing when more rows than this are invalid (10 or 2%)',
+    env: 'GENSER_MAX_INVALID',
+    parse: parseInvalidBudget,
+    commands: ['upload'],
+  }),
+  dryRun: opt({
+    flag: '--dry-run',
+    help: 'do everything but send; say how many batches and bytes it would send',
+    env: 'GENSER_DRY_RUN',
+    parse: p.bool,
+    negatable: true,
+    commands: ['upload'],
+  }),
+  sandbox: opt({
+    flag: '--sandbox',
+    help: 'start an embedded sandbox on a free port and send there',
+    commands: ['upload', 'events send'],
+    noConfig: true,
+  }),
+  sandboxDb: opt({
+    flag: '--sandbox-db <file>',
+    help: 'with --sandbox: keep the sandbox data in this SQLite file',
+    parse: p.path,
+    commands: ['upload'],
+    isPath: true,
+  }),
+
+  // events
+  list: opt({
+    flag: '--list',
+    help: 'list the event types with their paths',
+    commands: ['events example'],
+  }),
+  eventType: opt({
+    flag: '--type <type>',
+    help: 'treat every event as this kind',
+    defaultText: 'each event\'s own "type" or "id"',
+    parse: p.oneOf(EVENT_TYPES),
+    choices: EVENT_TYPES,
+    commands: ['events validate', 'events send'],
+  }),
+  baseUrl: opt({
+    flag: '--base-url <url>',
+    help: 'collection host, e.g. https://collect.example.com',
+    env: 'GENSER_BASE_URL',
+    parse: p.httpUrl,
+    commands: ['events send'],
+  }),
+  serviceKeyFile: opt({
+    flag: '--service-key-file <file>',
+    help: 'file holding the service key (or env GENSER_SERVICE_KEY); never the key itself',
+    env: 'GENSER_SERVICE_KEY_FILE',
+    parse: p.path,
+    commands: ['events send'],
+    isPath: true,
+  }),
+
+  // sandbox
+  port: opt({
+    flag: '--port <n>',
+    help: 'port to listen on; 0 picks a free one (the URL is the only line on stdout)',
+    env: 'GENSER_SANDBOX_PORT',
+    default: 8080,
+    parse: p.int(0, 65535),
+    commands: ['sandbox'],
+  }),
+  host: opt({
+    flag: '--host <address>',
+    help: 'address to bind',
+    env: 'GENSER_SANDBOX_HOST',
+    default: '127.0.0.1',
+    parse: p.string,
+    commands: ['sandbox'],
+  }),
+  db: opt({
+    flag: '--db <file>',
+    help: 'SQLite file (WAL) that keeps data and keys across restarts',
+    env: 'GENSER_SANDBOX_DB',
+    defaultText: 'in memory',
+    parse: p.path,
+    commands: ['sandbox'],
+    isPath: true,
+  }),
+  apiKey: opt({
+    flag: '--api-key <key>',
+    help: "the sandbox's test key for apiKey / x-api-key (a flag is fine for test keys)",
+    env: 'GENSER_API_KEY',
+    defaultText: 'generated, printed once on stderr',
+    parse: p.string,
+    commands: ['sandbox'],
+    secret: true,
+  }),
+  serviceKey: opt({
+    flag: '--service-key <key>',
+    help: "the sandbox's test key for serviceKey",
+    env: 'GENSER_SERVICE_KEY',
+    defaultText: 'generated, printed once on stderr',
+    parse: p.string,
+    commands: ['sandbox'],
+    secret: true,
+  }),
+  adminEmail: opt({
+    flag: '--admin-email <address>',
+    help: 'where batch completion notices go',
+    env: 'GENSER_SANDBOX_ADMIN_EMAIL',
+    default: 'admin@example.com',
+    parse: p.string,
+    commands: ['sandbox'],
+  }),
+  maxBody: opt({
+    flag: '--max-body <size>',
+    help: 'largest request body, e.g. 10MiB, 512k (413 above it)',
+    default: 10 * 1024 * 1024,
+    defaultText: '10MiB',
+    parse: p.byteSize(),
+    commands: ['sandbox'],
+  }),
+  idempotencyTtl: opt({
+    flag: '--idempotency-ttl <duration>',
+    help: 'how long Idempotency-Keys are remembered, e.g. 24h, 30m',
+    default: 24 * 3_600_000,
+    defaultText: '24h',
+    parse: p.duration,
+    commands: ['sandbox'],
+  }),
+  legacyProductsPath: opt({
+    flag: '--legacy-products-path <path>',
+    help: 'legacy products path',
+    default: '/searches/products',
+    parse: p.urlPath,
+    commands: ['sandbox'],
+  }),
+  legacyContentsPath: opt({
+    flag: '--legacy-contents-path <path>',
+    help: 'legacy contents path',
+    default: '/searches/contents',
+    parse: p.urlPath,
+    commands: ['sandbox'],
+  }),
+  legacyFiltersPath: opt({
+    flag: '--legacy-filters-path <path>',
+    help: 'legacy filters path',
+    default: '/searches/filters',
+    parse: p.urlPath,
+    commands: ['sandbox'],
+  }),
+  failRate: opt({
+    flag: '--fail-rate <r>',
+    help: 'fault: answer this share of requests with --fail-status (0-1)',
+    parse: p.rate,
+    commands: ['sandbox'],
+  }),
+  failStatus: opt({
+    flag: '--fail-status <code>',
+    help: 'fault: the status of failed requests',
+    default: 503 as 500 | 503,
+    parse: (raw, from) => (p.oneOf(['500', '503'] as const)(raw, from) === '500' ? 500 : 503),
+    choices: ['500', '503'],
+    commands: ['sandbox'],
+  }),
+  latency: opt({
+    flag: '--latency <ms>',
+    help: 'fault: delay each request, e.g. 200 or 100-400',
+    parse: p.latency,
+    commands: ['sandbox'],
+  }),
+  resetRate: opt({
+    flag: '--reset-rate <r>',
+    help: 'fault: drop the connection for this share of requests (0-1)',
+    parse: p.rate,
+    commands: ['sandbox'],
+  }),
+  rateLimit: opt({
+    flag: '--rate-limit <n>',
+    help: 'fault: at most n requests per second, then 429 with Retry-After',
+    parse: p.int(1),
+    commands: ['sandbox'],
+  }),
+  lostRate: opt({
+    flag: '--lost-rate <r>',
+    help: 'fault: process and store, then answer 500, for this share of requests (0-1)',
+    parse: p.rate,
+    commands: ['sandbox'],
+  }),
+  seed: opt({
+    flag: '--seed <n>',
+    help: 'seed for the fault dice, for repeatable runs',
+    parse: p.int(0, 2 ** 32 - 1),
+    commands: ['sandbox'],
+  }),
+} as const;
+
+export type OptionName = keyof typeof OPTIONS;
+
+/** The parser's result; a switch (no parser) is a boolean. */
+type ValueOf<S> = S extends { parse: p.Parser<infer T> } ? T : boolean;
+type HasDefault<S> = S extends { default: unknown } ? true : false;
+
+/** The resolved value of every option: those with a default are always set. */
+export type Settings = {
+  [K in OptionName]: HasDefault<(typeof OPTIONS)[K]> extends true
+    ? ValueOf<(typeof OPTIONS)[K]>
+    : ValueOf<(typeof OPTIONS)[K]> | undefined;
+};
+
+export function optionsOf(command: CommandName): OptionName[] {
+  return (Object.keys(OPTIONS) as OptionName[]).filter((name) =>
+    (OPTIONS[name].commands as readonly CommandName[]).includes(command),
+  );
+}
+
+/** The commander attribute of a flag: `--batch-size <n>` -> batchSize, `--no-warnings` -> warnings. */
+export function attributeOf(flag: string): string {
+  const long = /--(?:no-)?([a-z0-9-]+)/.exec(flag)?.[1] ?? flag;
+  return long.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** `--batch-size` from `--batch-size <n>`. */
+export function longFlag(flag: string): string {
+  return /--[a-z0-9-]+/.exec(flag)?.[0] ?? flag;
+}

@@ -1,0 +1,61 @@
+import { readMappingDefaults } from '../map/mapping-file.js';
+import type {
+  EncodingName,
+  FeedOptions,
+  InputType,
+  Language,
+  LegacyKind,
+  PayloadFormat,
+} from '../shared/types.js';
+import type { CommandContext } from './context.js';
+
+/** The settings every feed command (validate, convert, upload) reads; the CLI resolves them. */
+export interface FeedSettings {
+  format: PayloadFormat;
+  kind: LegacyKind;
+  mapping?: string;
+  encoding: EncodingName;
+  delimiter?: string;
+  inputType?: InputType;
+  language: Language;
+  country: string;
+  strict?: boolean;
+  threads: 'auto' | '0' | '1';
+  maxErrors?: number;
+  report?: string;
+  json?: boolean;
+  quiet?: boolean;
+  warnings: boolean;
+}
+
+/**
+ * The pipeline's options. A mapping file's own `format`, `kind`, `language` and `country` come
+ * after flags, environment and config file and before the built-in defaults: they apply only to
+ * what the user did not set (docs/feeds.md, "Precedence").
+ */
+export function feedOptionsFrom(s: FeedSettings, ctx: Pick<CommandContext, 'explicit'>): FeedOptions {
+  const options: FeedOptions = {
+    format: s.format,
+    kind: s.kind,
+    mapping: s.mapping,
+    encoding: s.encoding,
+    delimiter: s.delimiter,
+    inputType: s.inputType,
+    language: s.language,
+    strict: s.strict === true,
+    country: s.country,
+    countryGiven: ctx.explicit.has('country'),
+    languageGiven: ctx.explicit.has('language'),
+  };
+  if (s.mapping) {
+    const m = readMappingDefaults(s.mapping);
+    if (m.format && !ctx.explicit.has('format')) options.format = m.format;
+    if (m.kind && !ctx.explicit.has('kind')) options.kind = m.kind;
+  }
+  return options;
+}
+
+/** `--threads`: auto (by size), 0 (one thread), 1 (a second thread even for small feeds). */
+export function threadedFrom(s: Pick<FeedSettings, 'threads'>): boolean | undefined {
+  return s.threads === 'auto' ? undefined : s.threads === '1';
+}
