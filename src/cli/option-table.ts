@@ -433,6 +433,13 @@ export const OPTIONS = {
     commands: ['sandbox'],
     isPath: true,
   }),
+  pidFile: opt({
+    flag: '--pid-file <file>',
+    help: 'write the process id here once listening (removed at exit), so a script can stop it',
+    parse: p.path,
+    commands: ['sandbox'],
+    isPath: true,
+  }),
   apiKey: opt({
     flag: '--api-key <key>',
     help: "the sandbox's test key for apiKey / x-api-key (a flag is fine for test keys)",

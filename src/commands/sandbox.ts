@@ -1,3 +1,4 @@
+import { rmSync, writeFileSync } from 'node:fs';
 import { describeFaults } from '../sandbox/faults.js';
 import { type RunningSandbox, startSandbox } from '../sandbox/index.js';
 import { type SandboxSettings, sandboxOptionsFrom } from '../sandbox/settings.js';
@@ -12,7 +13,7 @@ import type { CommandContext } from './context.js';
  * the URL and the generated keys); everything else is on stderr.
  */
 export async function runSandbox(
-  s: SandboxSettings & { json?: boolean },
+  s: SandboxSettings & { json?: boolean; pidFile?: string },
   generated: { apiKey: boolean; serviceKey: boolean },
   ctx: CommandContext,
 ): Promise<number> {
@@ -33,6 +34,8 @@ export async function runSandbox(
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  // A script stops us with `kill "$(cat FILE)"`: the pid of this process, not of a wrapper (npx).
+  if (s.pidFile) writePidFile(s.pidFile);
   if (s.json) {
     // One JSON document for scripts: the URL, plus the keys when they were generated here.
     const doc: Record<string, string> = { url: sandbox.url };
@@ -53,7 +56,20 @@ export async function runSandbox(
   await stopped;
   log.info('stopping: closing the server and the database');
   await sandbox.close();
+  if (s.pidFile) rmSync(s.pidFile, { force: true });
   return ExitCode.ok;
+}
+
+function writePidFile(path: string): void {
+  try {
+    writeFileSync(path, `${process.pid}\n`);
+  } catch (err) {
+    throw new ExitError(
+      ExitCode.usage,
+      `cannot write the pid file ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+      'check the --pid-file path',
+    );
+  }
 }
 
 function startError(err: unknown, s: SandboxSettings): unknown {

@@ -172,9 +172,11 @@ async function send(
 
   // Ctrl-C: stop taking batches, let in-flight ones finish, print the summary, exit 130.
   const interrupt = new AbortController();
+  // Set once the progress is up: the warning must not share a line with the spinner.
+  let say = log;
   const onSigint = () => {
     if (interrupt.signal.aborted) return;
-    log.warn('interrupted: finishing the requests in flight (Ctrl-C again to quit at once)');
+    say.warn('interrupted: finishing the requests in flight (Ctrl-C again to quit at once)');
     interrupt.abort();
     process.once('SIGINT', () => process.exit(ExitCode.interrupted));
   };
@@ -193,6 +195,7 @@ async function send(
     stream: ctx.stderr,
     totalLines: () => estimated,
   });
+  say = progress.log;
   try {
     return await uploadFeed(
       feedRows(files, feed, progress.log, stdinFor(files), {

@@ -46,19 +46,36 @@ export function prepareRun(files: string[], settings: FeedSettings, ctx: Command
 }
 
 export interface Progress {
+  /** Log lines during the run go through this logger so they never share a line with the spinner. */
+  log: Logger;
   tick(rows: number): void;
   stop(): void;
 }
 
 /** A spinner on an interactive terminal only; nothing otherwise. */
 export async function startProgress(log: Logger, ctx: CommandContext, verb: string): Promise<Progress> {
-  if (!log.fancy) return { tick() {}, stop() {} };
+  if (!log.fancy) return { log, tick() {}, stop() {} };
   const { default: ora } = await import('ora');
   const spinner = ora({
     text: `${verb}...`,
     stream: ctx.stderr as NodeJS.WritableStream & { isTTY: boolean },
+    discardStdin: false,
   }).start();
+  const around =
+    (write: (m: string) => void) =>
+    (m: string): void => {
+      spinner.clear();
+      write(m);
+      spinner.render();
+    };
   return {
+    log: {
+      fancy: true,
+      info: around(log.info),
+      warn: around(log.warn),
+      error: around(log.error),
+      debug: around(log.debug),
+    },
     tick(rows) {
       if (rows % 5000 === 0) spinner.text = `${verb}: ${rows.toLocaleString('en-US')} rows`;
     },
@@ -98,7 +115,7 @@ export async function driveFeed(
     for await (const item of feedRows(
       files,
       run.options,
-      run.log,
+      progress.log,
       files.includes('-') ? process.stdin : undefined,
       { serialize: onItem !== undefined, threaded: threadedFrom(run.settings) },
     )) {
