@@ -63,7 +63,10 @@ describe('relative dates', () => {
 describe('--set and mapping defaults', () => {
   it('fill a field on every row that lacks it; a column value wins', async () => {
     const { items } = await run(
-      [{ ...row, currency: '' }, { ...row, sku: 'A-2', currency: 'USD' }],
+      [
+        { ...row, currency: '' },
+        { ...row, sku: 'A-2', currency: 'USD' },
+      ],
       opts({
         set: ['currency=KRW', 'availability_starts=today', 'availability_ends=+1y'],
       }),
