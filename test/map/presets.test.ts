@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyStats, feedItems, processReads, tally } from '../../src/feed/pipeline.js';
@@ -237,5 +238,78 @@ describe('google-merchant', () => {
     // The pot's sale ended in 2025: the regular price.
     expect(bySku('GM-2').offers).toMatchObject({ price: 30, availability: 'PreOrder' });
     expect(bySku('GM-3').offers.availability).toBe('OutOfStock');
+  });
+});
+
+describe('shop edge cases, on small exports of our own', () => {
+  it('woocommerce: sale windows, parents by id or SKU, escaped commas, drafts, backorders, orphans', async () => {
+    const { rows, bySku, items, fileIssues } = await run(own('woocommerce-edge.csv'), {
+      preset: 'woocommerce',
+      set: [...FILL, 'brand_id=shop', 'brand_name=Shop'],
+    });
+    expect(rows.map((r) => r.sku)).toEqual(['TEE-S', 'TEE-M', 'MUG', 'SOCK-S']);
+    const s = bySku('TEE-S');
+    // Inside its sale window (1-30 November): the sale price. Parent `id:10`'s fields filled in.
+    expect(s.offers).toMatchObject({ price: 15, availability: 'InStock', gtin: '4006381333931' });
+    expect(s.category.map((c: any) => c.name['@value'])).toEqual(['Tees', 'Sale, Outlet']);
+    expect(s.description[0].text).toBe('A tee');
+    expect(s.offers.image[0].contentUrl).toBe('https://shop.example.com/tee.jpg');
+    // Its sale starts in December; parent named by SKU; stock 0 without backorders.
+    const m = bySku('TEE-M');
+    expect(m.offers).toMatchObject({ price: 20, availability: 'OutOfStock' });
+    expect(m.offers.image[0].contentUrl).toBe('https://shop.example.com/tee-m.jpg');
+    expect(bySku('MUG').offers.availability).toBe('PreOrder');
+    const orphan = items.flatMap((i) => i.issues).find((i) => i.code === 'parent_not_found');
+    expect(orphan).toMatchObject({ severity: 'warning', row: 7, column: 'Parent', value: 'id:99' });
+    expect(fileIssues.filter((i) => i.code === 'left_out').map((i) => i.message)).toEqual([
+      '1 row was left out: variable products (their variations are the products) (rows 1)',
+      '1 row was left out: disabled variations (Published 0) (rows 4)',
+      '1 row was left out: draft products (Published -1) (rows 5)',
+    ]);
+  });
+
+  it('magento: store views as languages, simples after their parent, special price, disabled products', async () => {
+    // A copy of the preset with the store's URLs, as docs/presets.md tells a merchant to make.
+    const preset = JSON.parse(readFileSync(join(root, 'presets', 'magento.json'), 'utf8'));
+    preset.fields.image_urls.prefix = 'https://shop.example.com/media/catalog/product';
+    preset.fields.url = { column: 'url_key', prefix: 'https://shop.example.com/', suffix: '.html' };
+    const dir = mkdtempSync(join(tmpdir(), 'genser-preset-'));
+    const copy = join(dir, 'my-magento.json');
+    writeFileSync(copy, JSON.stringify(preset));
+    try {
+      const { rows, bySku, items, fileIssues } = await run(own('magento-edge.csv'), {
+        preset: copy,
+        set: ['currency=USD', 'availability_starts=2026-01-01', 'availability_ends=+1y'],
+      });
+      expect(rows.map((r) => r.sku)).toEqual(['BAG-1', 'TEE-S', 'TEE-M']);
+      const bag = bySku('BAG-1');
+      expect(bag.name).toEqual([
+        { '@value': 'Tote Bag', '@language': 'en' },
+        { '@value': 'トートバッグ', '@language': 'ja' },
+      ]);
+      expect(bag.offers).toMatchObject({ price: 25, gtin: '4006381333931' });
+      expect(bag.brand.name['@value']).toBe('Luma');
+      expect(rows[0].valid).toBe(true);
+      const fr = fileIssues.find((i) => i.code === 'store_view_ignored');
+      expect(fr).toMatchObject({ severity: 'warning', line: 4, value: 'fr' });
+      expect(fr?.message).toMatch(/^row 3: store view "fr"/);
+      // Listed after their parent: its description, categories, image, brand and page.
+      const small = bySku('TEE-S');
+      expect(small.description[0].text).toBe('Tee parent');
+      expect(small.category[0].name['@value']).toBe('Tees');
+      expect(small.offers.image[0].contentUrl).toBe(
+        'https://shop.example.com/media/catalog/product/t/e/tee.jpg',
+      );
+      expect(small.url['@value']).toBe('https://shop.example.com/tee.html');
+      expect(small.offers).toMatchObject({ price: 20, gtin: '8801234567893' });
+      expect(rows[1].valid).toBe(true);
+      expect(bySku('TEE-M').offers).toMatchObject({ price: 20, availability: 'OutOfStock' });
+      expect(fileIssues.filter((i) => i.code === 'left_out').map((i) => i.value)).toEqual([
+        'disabled products (product_online 2)',
+        'configurable products (their simples are the products)',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

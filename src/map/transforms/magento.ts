@@ -144,14 +144,14 @@ export async function* magento(
         const issue: Issue = {
           severity: 'warning',
           code: 'store_view_ignored',
+          // Not a row of its own (it is no product): a file-level warning that names the row.
           file: raw.file,
-          row: raw.row,
           line: raw.line,
           column: 'store_view_code',
           value: store,
           message: target
-            ? `store view "${store}": its language is not known (ja, ko or en store codes are), so its texts are not used`
-            : `store view row for sku ${text(raw.fields, 'sku')} does not follow that product's own row; it is not used`,
+            ? `row ${raw.row}: store view "${store}" is of a language genser does not know (ja, ko or en store codes are); its texts are not used`
+            : `row ${raw.row}: store view row for sku ${text(raw.fields, 'sku')} does not follow that product's own row; it is not used`,
         };
         held.push({ item: { type: 'issue', issue } });
       }
