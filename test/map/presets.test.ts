@@ -277,7 +277,7 @@ describe('shop edge cases, on small exports of our own', () => {
     const copy = join(dir, 'my-magento.json');
     writeFileSync(copy, JSON.stringify(preset));
     try {
-      const { rows, bySku, items, fileIssues } = await run(own('magento-edge.csv'), {
+      const { rows, bySku, fileIssues } = await run(own('magento-edge.csv'), {
         preset: copy,
         set: ['currency=USD', 'availability_starts=2026-01-01', 'availability_ends=+1y'],
       });
