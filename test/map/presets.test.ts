@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyStats, feedItems, processReads, tally } from '../../src/feed/pipeline.js';
+import { type FeedRow, feedRows, payloadJson } from '../../src/feed/threads.js';
 import { loadPreset, presetNames, resolveFeedMapping } from '../../src/map/presets.js';
 import { suggestPreset } from '../../src/map/suggest-preset.js';
 import { transformReads } from '../../src/map/transforms/index.js';
@@ -311,5 +312,37 @@ describe('shop edge cases, on small exports of our own', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('presets on the feed worker', () => {
+  it('give the same rows on two threads as in one (the transform runs where the mapping does)', async () => {
+    // The worker runs from the build; its run date and --set entries cross with the options.
+    const workerUrl = new URL('../../dist/feed/worker.js', import.meta.url);
+    const feed = opts({ preset: 'shopify', set: FILL });
+    const outcome = async (threaded: boolean) => {
+      const rows: FeedRow[] = [];
+      for await (const row of feedRows([own('shopify-variants.csv')], feed, memoryLogger(), undefined, {
+        serialize: true,
+        threaded,
+        workerUrl,
+      }))
+        rows.push(row);
+      return rows.map((r) => [
+        r.row,
+        r.sku,
+        r.valid,
+        r.issues,
+        r.valid ? Buffer.from(payloadJson(r) ?? []).toString() : null,
+      ]);
+    };
+    const [threaded, inThread] = await Promise.all([outcome(true), outcome(false)]);
+    expect(threaded).toEqual(inThread);
+    expect(threaded.filter((r) => r[0] !== 0).map((r) => r[1])).toEqual([
+      'LS-S',
+      'LS-M',
+      'LS-L',
+      'plain-mug',
+    ]);
   });
 });
