@@ -56,8 +56,8 @@ export const REQUIRED_TARGETS = [
   'image_urls',
 ] as const;
 
-/** One value fits every row: these can be `--set`. */
-function setFlag(target: string, country: string): string | undefined {
+/** One value fits every row: these can be `--set` (undefined: a per-product field). */
+export function setFlag(target: string, country: string): string | undefined {
   switch (target) {
     case 'currency':
       return `--set currency=${CURRENCY_BY_COUNTRY[country.toUpperCase()] ?? 'USD'}`;
