@@ -109,7 +109,13 @@ describe('--set and mapping defaults', () => {
       sku: `A-${i}`,
       gtin: i < 18 ? '' : row.gtin,
     }));
-    const { report } = await run(rows, opts({ set: ['availability_starts=today'] }));
+    const { report, items } = await run(rows, opts({ set: ['availability_starts=today'] }));
+    // Each row's own hint names the flag too, where one value fits every row.
+    const messages = items[0].issues.map((i) => `${i.field}: ${i.message}`);
+    expect(messages.find((m) => m.startsWith('offers.priceCurrency'))).toMatch(
+      /, or --set currency=CODE \(KRW, USD, \.\.\.\) for every row$/,
+    );
+    expect(messages.find((m) => m.startsWith('offers.gtin'))).not.toContain('--set');
     const lines = missingFieldLines(report, { country: 'KR' });
     expect(lines[0]).toBe('Required fields your feed lacks:');
     expect(lines).toContain(
