@@ -131,8 +131,8 @@ describe('shopify', () => {
     ]);
     const leftOut = fileIssues.filter((i) => i.code === 'left_out');
     expect(leftOut.map((i) => i.message)).toEqual([
-      '1 row was left out: draft products (Status draft) (rows 5)',
-      '1 row was left out: archived products (Status archived) (rows 6)',
+      'left out on purpose, not an error: draft products (Status draft): 1 (row 5)',
+      'left out on purpose, not an error: archived products (Status archived): 1 (row 6)',
     ]);
     expect(leftOut.every((i) => i.severity === 'warning')).toBe(true);
     expect(stats.invalid).toBe(1);
@@ -179,7 +179,11 @@ describe('magento', () => {
       else if (item.issue.code === 'left_out') left.push(item.issue.message);
     }
     expect(records).toBe(1847);
-    expect(left).toEqual([expect.stringMatching(/^147 rows were left out: configurable products/)]);
+    expect(left).toEqual([
+      expect.stringMatching(
+        /^left out on purpose, not an error: configurable products \(their simples are the products\): 147 \(rows 16, 32/,
+      ),
+    ]);
   });
 
   it('gives simples their parent fields and reads additional_attributes as columns', async () => {
@@ -263,9 +267,9 @@ describe('shop edge cases, on small exports of our own', () => {
     const orphan = items.flatMap((i) => i.issues).find((i) => i.code === 'parent_not_found');
     expect(orphan).toMatchObject({ severity: 'warning', row: 7, column: 'Parent', value: 'id:99' });
     expect(fileIssues.filter((i) => i.code === 'left_out').map((i) => i.message)).toEqual([
-      '1 row was left out: variable products (their variations are the products) (rows 1)',
-      '1 row was left out: disabled variations (Published 0) (rows 4)',
-      '1 row was left out: draft products (Published -1) (rows 5)',
+      'left out on purpose, not an error: variable products (their variations are the products): 1 (row 1)',
+      'left out on purpose, not an error: disabled variations (Published 0): 1 (row 4)',
+      'left out on purpose, not an error: draft products (Published -1): 1 (row 5)',
     ]);
   });
 

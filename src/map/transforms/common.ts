@@ -54,7 +54,8 @@ export class LeftOut {
         code: 'left_out',
         file,
         value: reason,
-        message: `${n} ${n === 1 ? 'row was' : 'rows were'} left out: ${reason} (rows ${rows.join(', ')}${n > rows.length ? ', ...' : ''})`,
+        // A product of several rows (Shopify) counts once, at its first row.
+        message: `left out on purpose, not an error: ${reason}: ${n} (row${n === 1 ? '' : 's'} ${rows.join(', ')}${n > rows.length ? ', ...' : ''})`,
       };
       yield { type: 'issue', issue };
     }
