@@ -1,6 +1,9 @@
 import { type MapProblem, mapRow } from '../map/map-row.js';
-import { loadMapping, type Mapping } from '../map/mapping-file.js';
+import type { Mapping } from '../map/mapping-file.js';
 import { buildPlan, type Plan } from '../map/plan.js';
+import { resolveFeedMapping } from '../map/presets.js';
+import { suggestPreset } from '../map/suggest-preset.js';
+import { transformReads } from '../map/transforms/index.js';
 import { shorten } from '../map/values.js';
 import { buildLegacy } from '../payload/legacy.js';
 import { normalizeLegacyObject, normalizeStandardNode } from '../payload/normalize.js';
@@ -91,8 +94,8 @@ export function feedItems(
   log: Logger,
   stdin?: NodeJS.ReadableStream,
 ): AsyncIterable<FeedItem> {
-  const mapping = options.mapping ? loadMapping(options.mapping, options) : undefined;
-  return processFeeds(sources, options, log, stdin, mapping);
+  const run = { ...options, runDate: options.runDate ?? new Date().toISOString() };
+  return processFeeds(sources, run, log, stdin, resolveFeedMapping(run));
 }
 
 async function* processFeeds(
@@ -125,10 +128,13 @@ export async function* processReads(
   mapping?: Mapping,
 ): AsyncGenerator<FeedItem> {
   const feed = new FeedProcessor(options, mapping, sources);
+  const runDate = options.runDate ? new Date(options.runDate) : new Date();
   for (let fileIndex = 0; fileIndex < sources.length; fileIndex++) {
     feed.startFile(fileIndex);
     let pending: Issue[] = [];
-    for await (const item of read(sources[fileIndex])) {
+    // A shop preset's transform reshapes the rows (variants, drafts) before they are mapped.
+    const reads = transformReads(mapping?.transform, read(sources[fileIndex]), { runDate });
+    for await (const item of reads) {
       if (item.type === 'issue') {
         const issue = item.issue;
         if (issue.row === undefined) yield fileItem(issue);
@@ -266,8 +272,20 @@ export class FeedProcessor {
       });
     }
     const ignored = plan.ignored.filter((c) => !this.reportedColumns.has(c));
+    // A known shop's export read without a mapping: name the preset that reads it.
+    const preset = this.mapping && !this.mapping.setOnly ? undefined : suggestPreset(this.planKeys);
+    if (preset && !this.reportedColumns.has('\u0000preset')) {
+      this.reportedColumns.add('\u0000preset');
+      out.push({
+        severity: 'warning',
+        code: 'preset_suggested',
+        file: record.file,
+        value: preset,
+        message: `${record.file} looks like a ${preset} export; read it with --preset ${preset} (docs/presets.md)`,
+      });
+    }
     // With a mapping file, leaving columns out is a choice; without one, it is often a misspelling.
-    if (!this.mapping && ignored.length > 0) {
+    if ((!this.mapping || this.mapping.setOnly) && ignored.length > 0) {
       for (const c of ignored) this.reportedColumns.add(c);
       out.push({
         severity: 'warning',

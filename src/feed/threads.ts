@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { loadMapping } from '../map/mapping-file.js';
+import { resolveFeedMapping } from '../map/presets.js';
 import { type ExitCodeValue, ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedItem, FeedOptions, Issue, ReadItem } from '../shared/types.js';
@@ -135,7 +135,9 @@ async function* threadedRows(
   url: URL,
 ): AsyncGenerator<FeedRow> {
   // A bad mapping file is a usage error: say it before any thread starts, as in-thread runs do.
-  if (feed.mapping) loadMapping(feed.mapping, feed);
+  // Both threads count relative dates and sale windows from the same instant.
+  feed = { ...feed, runDate: feed.runDate ?? new Date().toISOString() };
+  resolveFeedMapping(feed);
   const input: WorkerInput = { files, feed, serialize };
   const worker = new Worker(url, { workerData: input });
   const inbox: FromWorker[] = [];

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadMapping } from '../map/mapping-file.js';
+import { resolveFeedMapping } from '../map/presets.js';
 import { type RecordMaker, recordMaker } from '../read/record-maker.js';
 import { ExitError } from '../shared/errors.js';
 import type { FeedItem, ReadItem } from '../shared/types.js';
@@ -157,7 +157,7 @@ async function* reads(): AsyncGenerator<ReadItem> {
 }
 
 async function run(): Promise<void> {
-  const mapping = feed.mapping ? loadMapping(feed.mapping, feed) : undefined;
+  const mapping = resolveFeedMapping(feed);
   for await (const item of processReads(files, reads, feed, mapping)) add(item);
   flush();
   port.postMessage({ t: 'end' } satisfies FromWorker);

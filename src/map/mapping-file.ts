@@ -4,6 +4,7 @@ import { UsageError } from '../shared/errors.js';
 import type { Language, LegacyKind, PayloadFormat } from '../shared/types.js';
 import { timeZoneForCountry } from '../time/zones.js';
 import { getValidator } from '../validate/schemas.js';
+import { type FieldDefault, fieldDefault, type RunClock } from './defaults.js';
 import { type FieldDef, fieldSet, findField } from './fields.js';
 import {
   type BooleanWords,
@@ -37,7 +38,13 @@ export interface FieldSpecJson extends NumberFormatSpec {
   language?: Language;
 }
 
+/** Shop exports whose rows need reshaping before mapping (src/map/transforms/). */
+export const TRANSFORM_NAMES = ['shopify', 'woocommerce', 'magento', 'google-merchant'] as const;
+export type TransformName = (typeof TRANSFORM_NAMES)[number];
+
 export interface MappingJson {
+  transform?: TransformName;
+  defaults?: Record<string, string | number | boolean>;
   format?: PayloadFormat;
   kind?: LegacyKind;
   language?: Language;
@@ -78,6 +85,12 @@ export interface FieldRule {
 
 export interface Mapping {
   file: string;
+  /** The shop export's record transform, run before mapping. */
+  transform?: TransformName;
+  /** Values for rows that lack a field (the file's `defaults`, then `--set`). */
+  defaults: FieldDefault[];
+  /** Made only from `--set` entries: no file chose the columns, so unused ones are still worth a warning. */
+  setOnly?: boolean;
   format?: PayloadFormat;
   kind?: LegacyKind;
   language?: Language;
@@ -114,11 +127,25 @@ function schemaProblem(errors: ErrorObject[]): { pointer: string; message: strin
 
 const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
-export function parseMapping(
-  text: string,
-  file: string,
-  defaults: { format: PayloadFormat; kind: LegacyKind },
-): Mapping {
+/** What a mapping is read against: the run's format and kind; country and start for relative dates. */
+export interface MappingContext {
+  format: PayloadFormat;
+  kind: LegacyKind;
+  /** The run's country (its zone dates `today`); the file's own `country` wins. Default KR. */
+  country?: string;
+  /** ISO instant the run started; default now. */
+  runDate?: string;
+}
+
+/** The run's clock for relative dates. */
+export function runClock(ctx: { country?: string; runDate?: string }, zone?: string): RunClock {
+  return {
+    runDate: ctx.runDate ? new Date(ctx.runDate) : new Date(),
+    zone: zone ?? timeZoneForCountry(ctx.country ?? 'KR'),
+  };
+}
+
+export function parseMapping(text: string, file: string, defaults: MappingContext): Mapping {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -234,8 +261,19 @@ export function parseMapping(
       explicit: true,
     });
   }
+  const clock = runClock(defaults, zone);
+  const fieldDefaults: FieldDefault[] = [];
+  for (const [target, value] of Object.entries(m.defaults ?? {})) {
+    try {
+      fieldDefaults.push(fieldDefault(set, target, value, `defaults/${target}`, clock));
+    } catch (err) {
+      bad(`/defaults/${escapePointer(target)}`, 'is not a known field', (err as UsageError).hint);
+    }
+  }
   return {
     file,
+    transform: m.transform,
+    defaults: fieldDefaults,
     format: m.format,
     kind: m.kind,
     language: m.language,
@@ -255,7 +293,7 @@ function pick(spec: FieldSpecJson): NumberFormatSpec {
   return out;
 }
 
-export function loadMapping(path: string, defaults: { format: PayloadFormat; kind: LegacyKind }): Mapping {
+export function loadMapping(path: string, defaults: MappingContext): Mapping {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

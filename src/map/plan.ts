@@ -105,9 +105,21 @@ export function buildPlan(columns: readonly string[], ctx: PlanContext): Plan {
       used.add(column);
     }
   }
+  // Defaults fill what the columns leave empty; a field's own "default" or "const" is more specific.
+  const defaultOrigin = new Map<string, string>();
+  for (const d of mapping?.defaults ?? []) {
+    const target = d.field.target;
+    const rule = rules.get(target);
+    if (rule && (rule.constValue !== undefined || rule.defaultValue !== undefined)) continue;
+    rules.set(target, { ...(rule ?? canonicalRule(d.field, number)), defaultValue: d.value });
+    defaultOrigin.set(target, d.origin);
+  }
   const columnsByPath = new Map<string, string>();
   for (const rule of rules.values()) {
-    const label = rule.sources.length > 0 ? rule.sources.map((s) => s.column).join(', ') : '(constant)';
+    const label =
+      rule.sources.length > 0
+        ? rule.sources.map((s) => s.column).join(', ')
+        : (defaultOrigin.get(rule.field.target) ?? '(constant)');
     columnsByPath.set(rule.field.path, label);
   }
   // `sku` also feeds offers.sku unless offer_sku is given.

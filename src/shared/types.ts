@@ -75,6 +75,12 @@ export interface FeedOptions {
   kind: LegacyKind;
   /** Path of a mapping file (JSON), if any. */
   mapping?: string;
+  /** A shipped preset's name (`shopify`, ...) or a mapping file's path (docs/presets.md); not with `mapping`. */
+  preset?: string;
+  /** `FIELD=VALUE` entries filling fields the rows lack (`availability_ends=+1y`). */
+  set?: string[];
+  /** ISO instant the run started: relative dates and sale windows count from it. Default: now. */
+  runDate?: string;
   encoding: EncodingName;
   /** Undefined: sniffed. */
   delimiter?: string;

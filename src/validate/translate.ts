@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { setFlag, TARGETS_BY_PATH } from '../map/fill-hints.js';
 import type { MapProblem } from '../map/map-row.js';
 import { shorten } from '../map/values.js';
 
@@ -77,6 +78,16 @@ const COLUMN_HINTS: Record<string, string> = {
   'offers.image': 'image_urls',
 };
 
+/** `, or --set currency=KRW for every row` where one value can serve every row. */
+function settable(path: string): string {
+  // The run's country is not known here: the currency is named by example.
+  const flags = (TARGETS_BY_PATH[path] ?? []).map((t) =>
+    t === 'currency' ? '--set currency=CODE (KRW, USD, ...)' : setFlag(t, 'KR'),
+  );
+  if (flags.length === 0 || flags.some((f) => f === undefined)) return '';
+  return `, or ${flags.join(' ')} for every row`;
+}
+
 function defName(e: ErrorObject): string | undefined {
   const m = /\$defs\/([A-Za-z]+)\/[^/]+$/.exec(e.schemaPath);
   return m?.[1];
@@ -148,7 +159,7 @@ export function translateErrors(
           hint = lookup.columnIsPath
             ? `add "${field.split('.').pop()}" to the object`
             : canonical
-              ? `add a column named ${canonical}, or map one of your columns (or a constant) to it in the mapping file`
+              ? `add a column named ${canonical}, or map one of your columns (or a constant) to it in the mapping file${settable(bare)}`
               : 'map a column or a constant to it in the mapping file';
         } else {
           hint = column.includes(', ')
