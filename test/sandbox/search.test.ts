@@ -308,7 +308,7 @@ describe('sandbox search backend', () => {
         ).json().errors[0].pointer,
       ).toBe('/goods/0/code');
 
-      const dis = await (await fetch(`${sandbox.url}/_sandbox/events?type=DI`)).json();
+      const dis = (await (await fetch(`${sandbox.url}/_sandbox/events?type=DI`)).json()) as any;
       expect(dis.total).toBe(1);
       expect(dis.items[0]).toMatchObject({
         type: 'DI',
@@ -316,7 +316,7 @@ describe('sandbox search backend', () => {
         requestKnown: true,
         body: { goods, requestId },
       });
-      const cls = await (await fetch(`${sandbox.url}/_sandbox/events?type=CL`)).json();
+      const cls = (await (await fetch(`${sandbox.url}/_sandbox/events?type=CL`)).json()) as any;
       expect(cls.total).toBe(1);
       expect(cls.items[0]).toMatchObject({ type: 'CL', requestId: 'made-up', requestKnown: false });
       // Contract events have no such mark.
@@ -351,7 +351,7 @@ describe('sandbox search backend', () => {
       expect(
         (await post(sandbox.url, '/client/di', { instance: { key: INSTANCE }, goods, requestId })).status,
       ).toBe(204);
-      const dis = await (await fetch(`${sandbox.url}/_sandbox/events?type=DI`)).json();
+      const dis = (await (await fetch(`${sandbox.url}/_sandbox/events?type=DI`)).json()) as any;
       expect(dis.items[0].requestKnown).toBe(false);
     } finally {
       await sandbox.close();
