@@ -37,6 +37,7 @@ export interface SearchProduct {
   currency?: string;
   image?: string;
   url?: string;
+  inStock?: boolean;
   score?: number;
 }
 

@@ -101,8 +101,16 @@ async function serveFile(req: IncomingMessage, path: string, ctx: ClientApiConte
   if (page === undefined) return notBuilt('the demo page dist/client/demo.html');
   const body = page
     .replaceAll(DEMO_ORIGIN, originOf(req, ctx))
-    .replaceAll(DEMO_INSTANCE_KEY, ctx.instanceKey);
+    .replaceAll(DEMO_INSTANCE_KEY, jsStringContent(ctx.instanceKey));
   return { status: 200, contentType: 'text/html', body, headers: { 'cache-control': 'no-cache' } };
+}
+
+/** A key as the inside of a quoted JS string in an HTML script: no quote, backslash or tag can break out. */
+export function jsStringContent(text: string): string {
+  return text.replace(
+    /[\\'"<>&\u0000-\u001f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 type Parsed = { body: Record<string, unknown>; text: string } | { reply: Reply };
@@ -161,6 +169,7 @@ function search(body: Record<string, unknown>, ctx: ClientApiContext): Reply {
   const { total, hits } = ctx.index().search(queryText, {
     language: (language as string | null) ?? undefined,
     limit: Math.min((limit as number | null) ?? DEFAULT_LIMIT, MAX_LIMIT),
+    legacyStock: (codes) => ctx.store.legacyStock(codes),
   });
   const requestId = randomUUID();
   ctx.store.insertSearch(

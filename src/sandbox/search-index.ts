@@ -30,6 +30,8 @@ export interface SearchHit {
   currency?: string;
   image?: string;
   url?: string;
+  /** Legacy isInStock (applied at once) or standard availability; absent when unknown. */
+  inStock?: boolean;
   score: number;
 }
 
@@ -152,7 +154,14 @@ export class SearchIndex {
     return Math.log(1 + (n - docs + 0.5) / (docs + 0.5));
   }
 
-  search(query: string, options: { language?: string; limit: number }): { total: number; hits: SearchHit[] } {
+  /**
+   * `legacyStock`: the current isInStock of legacy products, which applies at once (between
+   * batches), while the index holds what the last batch applied.
+   */
+  search(
+    query: string,
+    options: { language?: string; limit: number; legacyStock?: (codes: string[]) => Map<string, boolean> },
+  ): { total: number; hits: SearchHit[] } {
     const scores = new Map<number, number>();
     const matched = new Map<number, number>();
     const queryTerms = [...new Set(terms(query))];
@@ -194,10 +203,18 @@ export class SearchIndex {
         name: pickName(p, language),
         score: Math.round(score * 1000) / 1000,
       };
-      for (const k of ['brand', 'price', 'currency', 'image', 'url'] as const)
+      for (const k of ['brand', 'price', 'currency', 'image', 'url', 'inStock'] as const)
         if (p[k] !== undefined) (hit as unknown as Record<string, unknown>)[k] = p[k];
       return hit;
     });
+    const legacy = ranked.slice(0, options.limit).filter(([i]) => this.products[i].format === 'legacy');
+    if (legacy.length && options.legacyStock) {
+      const stock = options.legacyStock(legacy.map(([i]) => this.products[i].code));
+      for (const hit of hits) {
+        const now = stock.get(hit.code);
+        if (now !== undefined) hit.inStock = now;
+      }
+    }
     return { total: ranked.length, hits };
   }
 }

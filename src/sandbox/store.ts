@@ -180,6 +180,9 @@ export class SandboxStore {
         'INSERT INTO searches (request_id, query, codes, created_at) VALUES (?, ?, ?, ?)',
       ),
       search: db.prepare('SELECT 1 FROM searches WHERE request_id = ?'),
+      legacyStock: db.prepare(
+        "SELECT sku, in_stock FROM products WHERE format = 'legacy' AND in_stock IS NOT NULL AND sku IN (SELECT value FROM json_each(?))",
+      ),
       appliedProducts: db.prepare(`
         SELECT p.format, p.sku, p.in_stock, json_extract(a.json, CASE WHEN a.items = '' THEN '$' ELSE '$.' || a.items END || '[' || p.applied_idx || ']') AS data
           FROM products p JOIN bodies a ON a.id = p.applied_body WHERE p.format IN ('standard', 'legacy')`),
@@ -253,6 +256,12 @@ export class SandboxStore {
   /** A search answer's requestId, with the query and the codes it answered. */
   insertSearch(requestId: string, query: string, codes: readonly string[], now: number): void {
     this.stmt.insertSearch.run(requestId, query, JSON.stringify(codes), now);
+  }
+
+  /** Legacy isInStock as last received (it applies at once), for these codes. */
+  legacyStock(codes: readonly string[]): Map<string, boolean> {
+    const rows = this.stmt.legacyStock.all(JSON.stringify(codes)) as { sku: string; in_stock: number }[];
+    return new Map(rows.map((r) => [r.sku, r.in_stock === 1]));
   }
 
   hasSearch(requestId: string): boolean {

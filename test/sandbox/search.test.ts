@@ -358,6 +358,49 @@ describe('sandbox search backend', () => {
     }
   });
 
+  it('shows stock: standard availability from the batch, legacy isInStock at once', async () => {
+    const sandbox = await start({ instanceKey: INSTANCE });
+    try {
+      const soldOut = product('S-1', { name: 'Canvas Tote' });
+      (soldOut.offers as Record<string, unknown>).availability = 'OutOfStock';
+      expect((await postStandard(sandbox.url, envelope([soldOut]))).status).toBe(200);
+      expect(
+        (await postLegacy(sandbox.url, [legacyProduct('L-1', { name: 'Linen Tote', isInStock: true })]))
+          .status,
+      ).toBe(200);
+      await sandbox.runBatch();
+      const stock = async () =>
+        Object.fromEntries(
+          (await post(sandbox.url, '/client/search', { instanceKey: INSTANCE, queryText: 'tote' }))
+            .json()
+            .products.map((p: { code: string; inStock: boolean }) => [p.code, p.inStock]),
+        );
+      expect(await stock()).toEqual({ 'S-1': false, 'L-1': true });
+      // Sold out through the legacy API: search shows it before any batch.
+      expect(
+        (await postLegacy(sandbox.url, [legacyProduct('L-1', { name: 'Linen Tote', isInStock: false })]))
+          .status,
+      ).toBe(200);
+      expect(await stock()).toEqual({ 'S-1': false, 'L-1': false });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('fills the demo page with an instance key that cannot break out of its script string', async () => {
+    const key = `k'</script><script>alert(1)</script>\\`;
+    const sandbox = await start({ instanceKey: key });
+    try {
+      const html = await (await fetch(`${sandbox.url}/_sandbox/demo`)).text();
+      expect(html).not.toContain('alert(1)</script>');
+      const literal = /const INSTANCE_KEY = '([^']*)';/.exec(html)![1];
+      // The JS string literal decodes to the key itself.
+      expect(JSON.parse(`"${literal}"`)).toBe(key);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('generates an instance key when none is given', async () => {
     const sandbox = await start();
     try {
