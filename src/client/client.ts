@@ -167,15 +167,19 @@ export function createClient(
         reject(fail(call, 'timeout', `no answer within ${settings.timeoutMs} ms`));
         if (ctl) ctl.abort();
       }, settings.timeoutMs);
-      f(settings.endpoint + path, {
-        method: 'POST',
-        headers: { 'content-type': contentType },
-        body,
-        keepalive,
-        signal: ctl ? ctl.signal : undefined,
-        mode: 'cors',
-        credentials: 'omit',
-      })
+      // Inside a promise, so a fetch that throws at once (a malformed URL) is a network error too.
+      Promise.resolve()
+        .then(() =>
+          f(settings.endpoint + path, {
+            method: 'POST',
+            headers: { 'content-type': contentType },
+            body,
+            keepalive,
+            signal: ctl ? ctl.signal : undefined,
+            mode: 'cors',
+            credentials: 'omit',
+          }),
+        )
         .then((res) =>
           res.text().then((text) => {
             const detail = detailOf(text);

@@ -181,6 +181,18 @@ describe('client under Node, against a running sandbox', () => {
 });
 
 describe('client against backends that fail', () => {
+  it('reports a fetch that throws at once as a network error', async () => {
+    const throwing: FetchLike = () => {
+      throw new TypeError('Failed to parse URL');
+    };
+    const client = createClient({ endpoint: 'http://[bad' }, { fetch: throwing });
+    const r = await outcome(client.call('searchProducts', { instanceKey: KEY, queryText: 'x' }));
+    expect(r).toMatchObject({
+      ok: false,
+      error: { reason: 'network', message: expect.stringContaining('Failed to parse URL') },
+    });
+  });
+
   it('reports a stopped backend as a network error', async () => {
     const server = createServer();
     const url = await listen(server);
