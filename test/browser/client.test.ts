@@ -171,6 +171,33 @@ describe('the client in a browser', () => {
     await page.screenshot({ path: join(SCREENSHOT_DIR, 'client-click-without-search.png') });
   });
 
+  it('runs a search made before genser.js arrived (the queue snippet)', async () => {
+    // Hold the script back until the search has been submitted.
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    await page.route('**/genser.js', async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await page.goto(shopUrl, { waitUntil: 'domcontentloaded' });
+      expect(await page.evaluate(() => window.genser.loaded === true)).toBe(false);
+      await page.fill('#query', '지갑');
+      await page.press('#query', 'Enter');
+      expect(await page.evaluate(() => window.genser.q.length)).toBe(1);
+      release();
+      await page.waitForFunction(() => document.getElementById('status').textContent.includes('지갑'));
+      const codes = await page.$$eval('#results a', (as) => as.map((a) => (a as any).dataset.code));
+      expect(codes[0]).toBe('GS-0004');
+      expect(await page.evaluate(() => window.genser.loaded)).toBe(true);
+    } finally {
+      release();
+      await page.unroute('**/genser.js');
+    }
+  });
+
   it('runs .error when the backend is stopped (the sandbox demo page, same origin)', async () => {
     const own = await start({ instanceKey: INSTANCE_KEY });
     try {
