@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { type Logger, streamLogger } from '../shared/logger.js';
+import { packageRoot } from '../shared/paths.js';
 import { formatLocal, nextDailyBatch, timeZoneForCountry } from '../time/zones.js';
 import type { AdminContext } from './admin.js';
 import { type FaultOptions, Faults } from './faults.js';
 import { type IngestOptions, IngestPool } from './ingest-pool.js';
+import { SearchIndex, toIndexed } from './search-index.js';
 import { createSandboxServer } from './server.js';
 import { SandboxStore } from './store.js';
 
@@ -21,6 +24,8 @@ export interface SandboxOptions {
   /** Generated (random) when absent. */
   apiKey?: string;
   serviceKey?: string;
+  /** Key of the search instance (contract 4.4 `instanceKey`, `instance.key`); generated when absent. */
+  instanceKey?: string;
   /** ISO country code (or IANA zone) whose 00:15 runs the daily batch; default KR. */
   country?: string;
   adminEmail?: string;
@@ -42,6 +47,7 @@ export interface RunningSandbox {
   url: string;
   apiKey: string;
   serviceKey: string;
+  instanceKey: string;
   /** The 00:15 daily batch, now. */
   runBatch(): Promise<{ applied: number }>;
   /** Same as GET /_sandbox/stats. */
@@ -89,11 +95,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const quiet = options.quiet ?? false;
   const apiKey = options.apiKey ?? generateKey('sbx_api');
   const serviceKey = options.serviceKey ?? generateKey('sbx_svc');
+  const instanceKey = options.instanceKey ?? generateKey('sbx_ins');
   const store = new SandboxStore(options.db ?? ':memory:');
   const startedAt = now();
   const requests = { total: 0, byStatus: {} as Record<string, number> };
   let url = '';
   let timer: NodeJS.Timeout | undefined;
+  // Search sees what the last batch applied: built at the first search after a batch.
+  let searchIndex: SearchIndex | undefined;
+  const indexOfApplied = () => {
+    searchIndex ??= new SearchIndex(
+      (function* () {
+        for (const p of store.appliedProducts()) {
+          const indexed = toIndexed(p.format, p.sku, p.data);
+          if (indexed) yield indexed;
+        }
+      })(),
+    );
+    return searchIndex;
+  };
 
   // Asked on every product request: computed once per day, not per request (Intl is slow).
   let cached = { from: 0, next: 0 };
@@ -106,6 +126,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 
   function runBatch(): { applied: number } {
     const at = now();
+    searchIndex = undefined;
     const applied = store.runBatch(at.getTime(), adminEmail, (n) => ({
       subject: `[genser sandbox] Data preprocessing finished: ${n} product${n === 1 ? '' : 's'} applied`,
       body:
@@ -172,6 +193,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     runBatch,
     reset: () => {
       store.reset();
+      searchIndex = undefined;
       store.setMeta('createdAt', String(now().getTime()));
       requests.total = 0;
       requests.byStatus = {};
@@ -185,9 +207,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     runBatch();
 
   const pool = new IngestPool(options.ingest);
+  const faults = new Faults(options.faults ?? {}, () => now().getTime());
+  const clientDir = join(packageRoot, 'dist', 'client');
   const server = createSandboxServer({
     store,
-    faults: new Faults(options.faults ?? {}, () => now().getTime()),
+    faults,
     apiKey,
     serviceKey,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
@@ -198,6 +222,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     log,
     quiet,
     admin,
+    client: {
+      store,
+      instanceKey,
+      faults,
+      now,
+      index: indexOfApplied,
+      baseUrl: () => url,
+      files: { script: join(clientDir, 'genser.js'), demo: join(clientDir, 'demo.html') },
+    },
     headersTimeoutMs: options.timeouts?.headersMs ?? DEFAULTS.headersMs,
     requestTimeoutMs: options.timeouts?.requestMs ?? DEFAULTS.requestMs,
     onRequest: (status) => {
@@ -224,6 +257,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     url,
     apiKey,
     serviceKey,
+    instanceKey,
     runBatch: async () => runBatch(),
     stats,
     close: () => {

@@ -6,6 +6,7 @@ import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { type AdminContext, handleAdmin } from './admin.js';
 import { declaredTooLarge, readBody } from './body.js';
+import { type ClientApiContext, handleClient, isClientPath } from './client-api.js';
 import { processEvent } from './events.js';
 import type { Faults } from './faults.js';
 import { fingerprint, InFlight, isValidIdempotencyKey } from './idempotency.js';
@@ -38,6 +39,8 @@ export interface ServerSettings {
   log: Logger;
   quiet: boolean;
   admin: AdminContext;
+  /** The client call interface of contract 4.4: script, search backend, DI/CL, demo page. */
+  client: ClientApiContext;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   onRequest(status: number): void;
@@ -251,11 +254,17 @@ export function createSandboxServer(s: ServerSettings): Server {
   async function route(req: IncomingMessage, url: URL): Promise<Reply> {
     const method = req.method ?? 'GET';
     const path = url.pathname;
+    if (isClientPath(path)) return handleClient(req, url, s.client);
     if (path === '/_sandbox' || path.startsWith('/_sandbox/')) return handleAdmin(method, url, s.admin);
     const endpoint = endpointFor(path);
     if (!endpoint) {
       if (method === 'GET' && path === '/')
-        return json(200, { service: 'genser sandbox', admin: '/_sandbox/stats' });
+        return json(200, {
+          service: 'genser sandbox',
+          admin: '/_sandbox/stats',
+          demo: '/_sandbox/demo',
+          script: '/genser.js',
+        });
       return errorReply('problem', 404, 'not-found', `no endpoint ${path}`);
     }
     if (method !== 'POST') {

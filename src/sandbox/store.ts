@@ -46,10 +46,12 @@ export interface EventView {
   idempotencyKey: string | null;
   receivedAt: string;
   body: unknown;
+  /** DI and CL only: whether their requestId is one a search answer gave. */
+  requestKnown?: boolean;
 }
 
 /** Bumped when the tables change; a file from another version is refused with a clear message. */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -64,8 +66,11 @@ CREATE TABLE IF NOT EXISTS products (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS events (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, request_id TEXT,
-  idempotency_key TEXT, received_at INTEGER NOT NULL, body TEXT NOT NULL
+  idempotency_key TEXT, received_at INTEGER NOT NULL, body TEXT NOT NULL, known_request INTEGER
 );
+CREATE TABLE IF NOT EXISTS searches (
+  request_id TEXT PRIMARY KEY, query TEXT NOT NULL, codes TEXT NOT NULL, created_at INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS events_type ON events (type, seq);
 CREATE TABLE IF NOT EXISTS replies (
   scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL,
@@ -169,8 +174,18 @@ export class SandboxStore {
       product: db.prepare(`${PRODUCT_WITH_DATA} WHERE p.sku = ? ORDER BY p.received_at DESC LIMIT 1`),
       productOfFormat: db.prepare(`${PRODUCT_WITH_DATA} WHERE p.sku = ? AND p.format = ?`),
       insertEvent: db.prepare(
-        'INSERT INTO events (type, request_id, idempotency_key, received_at, body) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO events (type, request_id, idempotency_key, received_at, body, known_request) VALUES (?, ?, ?, ?, ?, ?)',
       ),
+      insertSearch: db.prepare(
+        'INSERT INTO searches (request_id, query, codes, created_at) VALUES (?, ?, ?, ?)',
+      ),
+      search: db.prepare('SELECT 1 FROM searches WHERE request_id = ?'),
+      legacyStock: db.prepare(
+        "SELECT sku, in_stock FROM products WHERE format = 'legacy' AND in_stock IS NOT NULL AND sku IN (SELECT value FROM json_each(?))",
+      ),
+      appliedProducts: db.prepare(`
+        SELECT p.format, p.sku, p.in_stock, json_extract(a.json, CASE WHEN a.items = '' THEN '$' ELSE '$.' || a.items END || '[' || p.applied_idx || ']') AS data
+          FROM products p JOIN bodies a ON a.id = p.applied_body WHERE p.format IN ('standard', 'legacy')`),
       reply: db.prepare('SELECT * FROM replies WHERE scope = ? AND key = ?'),
       putReply: db.prepare(
         'INSERT OR REPLACE INTO replies (scope, key, fingerprint, status, content_type, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -219,8 +234,53 @@ export class SandboxStore {
     this.stmt.upsertAll.run(format, body, now, JSON.stringify(items));
   }
 
-  insertEvent(type: string, requestId: string | null, key: string | null, body: string, now: number): void {
-    this.stmt.insertEvent.run(type, requestId, key, now, body);
+  /** `knownRequest`: for DI and CL, whether a search answer gave their requestId; null for the rest. */
+  insertEvent(
+    type: string,
+    requestId: string | null,
+    key: string | null,
+    body: string,
+    now: number,
+    knownRequest: boolean | null = null,
+  ): void {
+    this.stmt.insertEvent.run(
+      type,
+      requestId,
+      key,
+      now,
+      body,
+      knownRequest === null ? null : knownRequest ? 1 : 0,
+    );
+  }
+
+  /** A search answer's requestId, with the query and the codes it answered. */
+  insertSearch(requestId: string, query: string, codes: readonly string[], now: number): void {
+    this.stmt.insertSearch.run(requestId, query, JSON.stringify(codes), now);
+  }
+
+  /** Legacy isInStock as last received (it applies at once), for these codes. */
+  legacyStock(codes: readonly string[]): Map<string, boolean> {
+    const rows = this.stmt.legacyStock.all(JSON.stringify(codes)) as { sku: string; in_stock: number }[];
+    return new Map(rows.map((r) => [r.sku, r.in_stock === 1]));
+  }
+
+  hasSearch(requestId: string): boolean {
+    return this.stmt.search.get(requestId) !== undefined;
+  }
+
+  /** What search sees: the applied data of standard and legacy products (legacy stock as received). */
+  *appliedProducts(): IterableIterator<{ format: 'standard' | 'legacy'; sku: string; data: unknown }> {
+    for (const row of this.stmt.appliedProducts.iterate() as IterableIterator<{
+      format: 'standard' | 'legacy';
+      sku: string;
+      in_stock: number | null;
+      data: string | null;
+    }>) {
+      if (row.data === null) continue;
+      const data = JSON.parse(row.data) as Record<string, unknown>;
+      if (row.in_stock !== null && data && typeof data === 'object') data.isInStock = row.in_stock === 1;
+      yield { format: row.format, sku: row.sku, data };
+    }
   }
 
   getProduct(sku: string, format?: string): ProductView | undefined {
@@ -272,6 +332,7 @@ export class SandboxStore {
       idempotency_key: string | null;
       received_at: number;
       body: string;
+      known_request: number | null;
     }[];
     return {
       total,
@@ -282,6 +343,7 @@ export class SandboxStore {
         idempotencyKey: r.idempotency_key,
         receivedAt: iso(r.received_at)!,
         body: JSON.parse(r.body),
+        ...(r.known_request === null ? {} : { requestKnown: r.known_request === 1 }),
       })),
     };
   }
@@ -397,7 +459,7 @@ export class SandboxStore {
 
   reset(): void {
     this.db.exec(
-      'DELETE FROM products; DELETE FROM bodies; DELETE FROM events; DELETE FROM replies; DELETE FROM outbox; DELETE FROM meta;',
+      'DELETE FROM products; DELETE FROM bodies; DELETE FROM events; DELETE FROM replies; DELETE FROM outbox; DELETE FROM meta; DELETE FROM searches;',
     );
   }
 
