@@ -76,6 +76,34 @@ export const COMMAND_DEFS: CommandDef[] = [
     },
   },
   {
+    name: 'init',
+    description:
+      'draft a mapping file from a feed: a known shop export, or each column guessed from its name and values',
+    args: [['<file>', 'a feed (CSV, JSON, NDJSON) with its header and some rows']],
+    examples: [
+      'genser init export.csv                            writes genser.mapping.json',
+      'genser validate export.csv --mapping genser.mapping.json',
+    ],
+    async run(args, resolved, ctx) {
+      const { runInit } = await import('../commands/init.js');
+      return runInit(args[0] as string, resolved.settings, ctx);
+    },
+  },
+  {
+    name: 'search',
+    description:
+      'print what a search backend (the sandbox, or a URL) answers to a query, to check an upload landed',
+    args: [['<query...>', 'the search words']],
+    examples: [
+      'genser search "가죽 가방" --url http://127.0.0.1:8080    the sandbox (its instance key from GENSER_INSTANCE_KEY)',
+      'genser search tote --json',
+    ],
+    async run(args, resolved, ctx) {
+      const { runSearch } = await import('../commands/search.js');
+      return runSearch((args[0] as string[]).join(' '), resolved.settings, ctx);
+    },
+  },
+  {
     name: 'sandbox',
     description: 'run a local emulation of the service (event collection + product ingestion hosts)',
     args: [],
@@ -128,9 +156,11 @@ export const COMMAND_DEFS: CommandDef[] = [
 ];
 
 /** Which sandbox keys were not given (so the sandbox makes them, or reuses those kept in its --db). */
-function generatedKeys(resolved: Resolved): { apiKey: boolean; serviceKey: boolean } {
+function generatedKeys(resolved: Resolved): { apiKey: boolean; serviceKey: boolean; instanceKey: boolean } {
+  const s = resolved.settings;
   return {
-    apiKey: resolved.settings.apiKey === undefined,
-    serviceKey: resolved.settings.serviceKey === undefined,
+    apiKey: s.apiKey === undefined,
+    serviceKey: s.serviceKey === undefined,
+    instanceKey: s.instanceKey === undefined,
   };
 }

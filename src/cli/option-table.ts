@@ -12,6 +12,8 @@ import * as p from './parsers.js';
  */
 export type CommandName =
   | 'config'
+  | 'init'
+  | 'search'
   | 'validate'
   | 'convert'
   | 'upload'
@@ -22,6 +24,8 @@ export type CommandName =
 
 export const COMMANDS: readonly CommandName[] = [
   'config',
+  'init',
+  'search',
   'validate',
   'convert',
   'upload',
@@ -56,6 +60,8 @@ export interface OptionSpec<T> {
   hidden?: boolean;
   /** Not read from the config file (it names the config file itself). */
   noConfig?: boolean;
+  /** May be given several times; the value is the list. */
+  repeatable?: boolean;
 }
 
 /** Keeps each entry's own type: its value type comes from its parser, its default decides "always set". */
@@ -158,6 +164,20 @@ export const OPTIONS = {
     commands: FEED,
     isPath: true,
   }),
+  preset: opt({
+    flag: '--preset <name|file>',
+    help: 'shipped mapping for a shop export: shopify, woocommerce, magento, google-merchant, or a mapping file (docs/presets.md)',
+    env: 'GENSER_PRESET',
+    parse: p.string,
+    commands: FEED,
+  }),
+  set: opt({
+    flag: '--set <field=value>',
+    help: 'fill FIELD on every row that lacks it, e.g. --set currency=KRW; dates may be relative: availability_ends=+1y (repeatable)',
+    parse: p.assignments,
+    repeatable: true,
+    commands: FEED,
+  }),
   encoding: opt({
     flag: '--encoding <name>',
     help: 'input encoding (utf8, sjis, ms949 and other usual spellings accepted)',
@@ -165,7 +185,7 @@ export const OPTIONS = {
     default: 'auto' as EncodingName,
     parse: p.oneOf(ENCODINGS, ENCODING_ALIASES),
     choices: ENCODINGS,
-    commands: [...FEED, 'events validate', 'events send'],
+    commands: [...FEED, 'init', 'events validate', 'events send'],
   }),
   delimiter: opt({
     flag: '--delimiter <char>',
@@ -173,7 +193,7 @@ export const OPTIONS = {
     env: 'GENSER_DELIMITER',
     defaultText: 'sniffed from , ; tab |',
     parse: p.delimiter,
-    commands: FEED,
+    commands: [...FEED, 'init'],
   }),
   inputType: opt({
     flag: '--input-type <type>',
@@ -182,7 +202,7 @@ export const OPTIONS = {
     defaultText: 'from the extension',
     parse: p.oneOf(INPUT_TYPES),
     choices: INPUT_TYPES,
-    commands: [...FEED, 'events validate', 'events send'],
+    commands: [...FEED, 'init', 'events validate', 'events send'],
   }),
   language: opt({
     flag: '--language <lang>',
@@ -199,7 +219,7 @@ export const OPTIONS = {
     env: 'GENSER_COUNTRY',
     default: 'KR',
     parse: p.country,
-    commands: [...FEED, 'sandbox'],
+    commands: [...FEED, 'init', 'sandbox'],
   }),
   strict: opt({
     flag: '--strict',
@@ -238,10 +258,16 @@ export const OPTIONS = {
   // convert
   output: opt({
     flag: '-o, --output <file>',
-    help: 'write here instead of stdout',
+    help: 'write here instead of stdout (init: the mapping file, default genser.mapping.json)',
     parse: p.path,
-    commands: ['convert'],
+    commands: ['convert', 'init'],
     isPath: true,
+  }),
+  force: opt({
+    flag: '--force',
+    help: 'replace an existing mapping file',
+    commands: ['init'],
+    noConfig: true,
   }),
   envelope: opt({
     flag: '--envelope',
@@ -318,10 +344,11 @@ export const OPTIONS = {
     flag: '--timeout <seconds>',
     help: 'per-request timeout in seconds (2.5 allowed)',
     env: 'GENSER_TIMEOUT',
-    default: (command: CommandName) => (command === 'events send' ? 30 : 60),
-    defaultText: 'upload 60, events send 30',
+    default: (command: CommandName) =>
+      (({ 'events send': 30, search: 10 }) as Record<string, number>)[command] ?? 60,
+    defaultText: 'upload 60, events send 30, search 10',
     parse: p.seconds,
-    commands: ['upload', 'events send'],
+    commands: ['upload', 'events send', 'search'],
   }),
   type: opt({
     flag: '--type <type>',
@@ -405,6 +432,30 @@ export const OPTIONS = {
     parse: p.path,
     commands: ['events send'],
     isPath: true,
+  }),
+
+  // search (and the sandbox's search backend)
+  searchUrl: opt({
+    flag: '--url <url>',
+    help: "the search backend's endpoint (a bare origin means the sandbox's /client)",
+    env: 'GENSER_SEARCH_URL',
+    parse: p.httpUrl,
+    commands: ['search'],
+  }),
+  instanceKey: opt({
+    flag: '--instance-key <key>',
+    help: 'the search instance key (contract 4.4; public: it sits in every shop page)',
+    env: 'GENSER_INSTANCE_KEY',
+    defaultText: 'sandbox: generated, printed once on stderr',
+    parse: p.string,
+    commands: ['sandbox', 'search'],
+  }),
+  limit: opt({
+    flag: '--limit <n>',
+    help: 'products asked for',
+    default: 20,
+    parse: p.int(1, 100),
+    commands: ['search'],
   }),
 
   // sandbox

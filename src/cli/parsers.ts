@@ -174,3 +174,14 @@ export const country: Parser<string> = (raw, from) => {
   }
   return value;
 };
+
+/** `FIELD=VALUE` entries (a flag given several times, or a config file's list). */
+export const assignments: Parser<string[]> = (raw, from) => {
+  const list = Array.isArray(raw) ? raw : [raw];
+  return list.map((entry) => {
+    const text = String(entry);
+    if (!/^[A-Za-z_][\w.@-]*=/.test(text))
+      throw new UsageError(`${from} takes FIELD=VALUE, e.g. currency=KRW; got "${text}"`);
+    return text;
+  });
+};

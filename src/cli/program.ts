@@ -38,6 +38,8 @@ function addOptions(cmd: Command, def: CommandDef): void {
     const spec = OPTIONS[name] as OptionSpec<unknown>;
     const option = new Option(spec.flag, optionHelp(spec));
     if (spec.hidden) option.hideHelp();
+    if (spec.repeatable)
+      option.argParser((value: string, previous: unknown) => [...((previous as string[]) ?? []), value]);
     cmd.addOption(option);
     if (spec.negatable)
       cmd.addOption(new Option(spec.flag.replace(/^--/, '--no-').replace(/ <.*$/, '')).hideHelp());

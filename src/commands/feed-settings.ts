@@ -14,6 +14,8 @@ export interface FeedSettings {
   format: PayloadFormat;
   kind: LegacyKind;
   mapping?: string;
+  preset?: string;
+  set?: string[];
   encoding: EncodingName;
   delimiter?: string;
   inputType?: InputType;
@@ -38,6 +40,8 @@ export function feedOptionsFrom(s: FeedSettings, ctx: Pick<CommandContext, 'expl
     format: s.format,
     kind: s.kind,
     mapping: s.mapping,
+    preset: s.preset,
+    set: s.set,
     encoding: s.encoding,
     delimiter: s.delimiter,
     inputType: s.inputType,

@@ -14,7 +14,7 @@ import type { CommandContext } from './context.js';
  */
 export async function runSandbox(
   s: SandboxSettings & { json?: boolean; pidFile?: string },
-  generated: { apiKey: boolean; serviceKey: boolean },
+  generated: { apiKey: boolean; serviceKey: boolean; instanceKey: boolean },
   ctx: CommandContext,
 ): Promise<number> {
   const log = ctx.log;
@@ -41,6 +41,7 @@ export async function runSandbox(
     const doc: Record<string, string> = { url: sandbox.url };
     if (generated.apiKey) doc.apiKey = sandbox.apiKey;
     if (generated.serviceKey) doc.serviceKey = sandbox.serviceKey;
+    if (generated.instanceKey) doc.instanceKey = sandbox.instanceKey;
     ctx.stdout.write(`${JSON.stringify(doc)}\n`);
   } else ctx.stdout.write(`${sandbox.url}\n`);
   const stats = sandbox.stats() as { timeZone: string; nextBatchAt: string };
@@ -48,6 +49,11 @@ export async function runSandbox(
   ctx.stderr.write(`genser sandbox listening on ${sandbox.url}\n`);
   if (generated.apiKey) ctx.stderr.write(`api key (apiKey, x-api-key): ${sandbox.apiKey}\n`);
   if (generated.serviceKey) ctx.stderr.write(`service key (serviceKey): ${sandbox.serviceKey}\n`);
+  // The instance key is public (it sits in every shop page): printed whether given or generated.
+  ctx.stderr.write(`instance key (instanceKey, search): ${sandbox.instanceKey}\n`);
+  log.info(
+    `demo page ${sandbox.url}/_sandbox/demo (search box wired with the client script ${sandbox.url}/genser.js)`,
+  );
   log.info(
     `daily batch at 00:15 ${stats.timeZone} (next ${stats.nextBatchAt}); admin API ${sandbox.url}/_sandbox/stats; Ctrl-C stops`,
   );

@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { emptyStats, type FeedStats, isClean, tally } from '../feed/pipeline.js';
 import { type FeedRow, feedRows } from '../feed/threads.js';
 import { IssueCollector } from '../report/issues.js';
+import { missingFieldLines } from '../report/missing-fields.js';
 import {
   buildValidateReport,
   type ValidateReport,
@@ -179,9 +180,12 @@ export function writeReportFile(path: string, report: ValidateReport): void {
 
 /** The human summary on stderr: the verdict and problems are the output of validate, shown even with --quiet. */
 export function printSummary(report: ValidateReport, run: FeedRun, ctx: CommandContext): void {
-  for (const line of validateSummaryLines(report, { color: run.log.fancy, maxErrors: run.maxErrors })) {
-    ctx.stderr.write(`${line}\n`);
-  }
+  const lines = [
+    ...validateSummaryLines(report, { color: run.log.fancy, maxErrors: run.maxErrors }),
+    // A required field missing on many rows: the one flag or mapping line that fills it.
+    ...missingFieldLines(report, { country: run.options.country }),
+  ];
+  for (const line of lines) ctx.stderr.write(`${line}\n`);
 }
 
 export async function runValidate(

@@ -10,6 +10,7 @@ export interface SandboxSettings {
   db?: string;
   apiKey?: string;
   serviceKey?: string;
+  instanceKey?: string;
   country: string;
   adminEmail: string;
   maxBody: number;
@@ -34,6 +35,7 @@ export function sandboxOptionsFrom(s: SandboxSettings): SandboxOptions {
     db: s.db ?? ':memory:',
     apiKey: s.apiKey,
     serviceKey: s.serviceKey,
+    instanceKey: s.instanceKey,
     country: s.country,
     adminEmail: s.adminEmail,
     maxBodyBytes: s.maxBody,
