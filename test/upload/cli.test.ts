@@ -240,8 +240,9 @@ describe('genser upload (CLI)', () => {
     expect(doc.stopped.reason).toBe('input');
     expect(doc.summary.accepted).toBeGreaterThan(0);
     expect(doc.summary.accepted).toBe(server.requests.flatMap((q) => productsOf(q.body)).length);
-    // Every row read is accounted for: accepted, or listed as not delivered.
-    expect(doc.summary.accepted + doc.summary.failed).toBe(doc.summary.rows);
+    // Every row read is accounted for: accepted, or never sent (the rows still in a batch).
+    expect(doc.summary.accepted + doc.summary.notSent).toBe(doc.summary.rows);
+    expect(doc.failures.every((f: { kind: string }) => f.kind === 'not_sent')).toBe(true);
   });
 
   it('a feed that fails before its first row is one usage error, no summary of zeros', async () => {
@@ -311,7 +312,7 @@ describe('genser upload (CLI)', () => {
 });
 
 describe('genser upload (separate process)', () => {
-  const built = existsSync(join(root, 'dist', 'upload', 'command.js'));
+  const built = existsSync(join(root, 'dist', 'commands', 'upload.js'));
 
   it('a sentinel key never appears in stdout, stderr, the report or --debug output', async () => {
     expect(built, 'run `npm run build` first').toBe(true);

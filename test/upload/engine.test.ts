@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { UndiciSender } from '../../src/http/sender.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedItem } from '../../src/shared/types.js';
 import { type UploadDeps, uploadFeed } from '../../src/upload/engine.js';
-import { UndiciSender } from '../../src/upload/sender.js';
 import type { UploadSettings } from '../../src/upload/types.js';
 import {
   envelopeId,
@@ -312,9 +312,14 @@ describe('upload engine against real servers on 127.0.0.1', () => {
     expect(result.stop?.reason).toBe('auth');
     expect(result.stop?.message).toContain('HTTP 401');
     expect(result.summary.accepted).toBe(0);
-    // Reading stopped: far fewer than 200 rows were read, and each read row is a failure.
+    // Reading stopped: far fewer than 200 rows were read. The batch the service refused failed;
+    // every other row read was never put in a request.
     expect(result.summary.rows).toBeLessThan(40);
-    expect(result.summary.failed).toBe(result.summary.rows);
+    expect(result.summary.failed).toBe(10);
+    expect(result.summary.notSent).toBe(result.summary.rows - 10);
+    expect(result.failures.filter((f) => f.kind === 'failed').map((f) => f.row)).toEqual(
+      Array.from({ length: 10 }, (_, i) => i + 1),
+    );
     expect(result.failures.map((f) => f.row)).toEqual(
       Array.from({ length: result.summary.rows }, (_, i) => i + 1),
     );
@@ -354,7 +359,7 @@ describe('upload engine against real servers on 127.0.0.1', () => {
     server = await scriptedServer((req, res) => {
       const products = productsOf(req.body);
       if (products[0].sku === 'SKU-1') return json(res, 200, {});
-      problem(res, 502, 'bad gateway');
+      problem(res, 503, 'unavailable');
     });
     const d = deps(server.url);
     const result = await uploadFeed(feed(30), settings({ concurrency: 1, batchSize: 10, retries: 2 }), d);
@@ -362,11 +367,16 @@ describe('upload engine against real servers on 127.0.0.1', () => {
     expect(result.summary.accepted).toBe(10);
     expect(result.summary.retries).toBe(2);
     expect(result.batches[0].status).toBe('accepted');
-    expect(result.batches[1]).toMatchObject({ status: 'failed', attempts: 3, httpStatus: 502 });
+    // 503 every time: the service said it did not take them (failed, not unconfirmed).
+    expect(result.batches[1]).toMatchObject({ status: 'failed', attempts: 3, httpStatus: 503 });
     const failedRows = result.failures.filter((f) => f.kind === 'failed').map((f) => f.row);
-    expect(failedRows.slice(0, 10)).toEqual([11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
-    expect(result.failures[0].message).toContain('gave up after 2 retries: HTTP 502');
-    expect(result.summary.failed).toBe(result.summary.rows - 10);
+    expect(failedRows).toEqual([11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+    expect(result.failures[0].message).toBe('gave up after 2 retries: HTTP 503');
+    expect(result.summary.failed).toBe(10);
+    expect(result.summary.unconfirmed).toBe(0);
+    expect(result.summary.accepted + result.summary.failed + result.summary.notSent).toBe(
+      result.summary.rows,
+    );
   });
 
   it('a request that gets no answer within the timeout is retried, then reported as timeout', async () => {
@@ -387,7 +397,12 @@ describe('upload engine against real servers on 127.0.0.1', () => {
       sleep: async () => {},
     });
     expect(server.requests).toHaveLength(2);
-    expect(result.failures[0]).toMatchObject({ kind: 'failed', status: 'timeout', row: 1 });
+    // The body was written and may have been processed; only the answer is missing.
+    expect(result.failures[0]).toMatchObject({ kind: 'unconfirmed', status: 'timeout', row: 1 });
+    expect(result.failures[0].message).toBe(
+      'gave up after 1 retry: no answer within --timeout; it may have landed',
+    );
+    expect(result.batches[0].status).toBe('unconfirmed');
     expect(result.stop?.reason).toBe('unavailable');
   });
 
@@ -439,6 +454,7 @@ describe('upload engine against real servers on 127.0.0.1', () => {
     expect(result.stop?.reason).toBe('interrupted');
     expect(server.requests).toHaveLength(2);
     expect(result.summary.accepted).toBe(20);
-    expect(result.summary.failed).toBe(result.summary.rows - 20);
+    expect(result.summary.failed).toBe(0);
+    expect(result.summary.notSent).toBe(result.summary.rows - 20);
   });
 });

@@ -1,16 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { backoffDelay, isRetryableStatus, parseRetryAfter, retryDelay } from '../../src/http/retry-policy.js';
 import { buildBody } from '../../src/payload/envelope.js';
 import { framingFor } from '../../src/payload/framing.js';
 import { Batcher, type PendingBatch } from '../../src/upload/batcher.js';
 import { maxDepthFor, planRejection } from '../../src/upload/bisect.js';
 import { isLegacyFail, readRejection } from '../../src/upload/response.js';
-import {
-  backoffDelay,
-  isRetryableStatus,
-  parseRetryAfter,
-  retryDelay,
-} from '../../src/upload/retry-policy.js';
 
 const backoff = { baseMs: 100, capMs: 1000, retryAfterCapMs: 5000 };
 

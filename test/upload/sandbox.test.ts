@@ -1,10 +1,10 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { UndiciSender } from '../../src/http/sender.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedItem } from '../../src/shared/types.js';
 import { uploadFeed } from '../../src/upload/engine.js';
-import { UndiciSender } from '../../src/upload/sender.js';
 import type { UploadSettings } from '../../src/upload/types.js';
 
 /** A product node that passes the bundled standard-product schema; `price` may be made invalid. */
