@@ -76,7 +76,7 @@ export function outcomeWords(c: OutcomeCounts): string {
 
 /** What each outcome that needs a second look means, for the lines that list its rows. */
 export const OUTCOME_MEANING: Record<Exclude<NotAccepted, 'rejected'>, string> = {
-  failed: 'the service answered that it did not take them; run again to send them',
+  failed: 'not taken (the service said so, or was never reached); run again to send them',
   unconfirmed: 'sent, but the answer was lost or unclear: they may have landed; sending them again is safe',
   not_sent: 'the run stopped before sending them',
 };

@@ -152,6 +152,64 @@ describe('genser events send', () => {
     expect(JSON.parse(r.stdout).summary).toMatchObject({ sent: 11, rejected: 11 });
   });
 
+  it("a refused key: exit 3, every event read accounted for once, the report shaped as upload's", async () => {
+    const refusing = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.statusCode = 401;
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
+    const at = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+    try {
+      const r = await genserAsync(['events', 'send', examplesFile, '--base-url', at, '--json'], {
+        GENSER_SERVICE_KEY: SENTINEL,
+      });
+      expect(r.status).toBe(3);
+      expect(r.stderr).toContain('genser: the server refused the service key (HTTP 401)');
+      expect(r.stderr).toContain('hint: check GENSER_SERVICE_KEY');
+      const doc = JSON.parse(r.stdout);
+      expect(Object.keys(doc)).toEqual([
+        'files',
+        'summary',
+        'issues',
+        'truncated',
+        'stopped',
+        'target',
+        'failures',
+      ]);
+      expect(doc.stopped).toEqual({
+        reason: 'auth',
+        message: expect.stringContaining('the server refused the service key (HTTP 401)'),
+        lastRowRead: 5,
+      });
+      const s = doc.summary;
+      expect(s).toMatchObject({ rows: 5, sent: 4, accepted: 0, failed: 4, notSent: 1, unconfirmed: 0 });
+      expect(s.accepted + s.rejected + s.failed + s.unconfirmed + s.notSent + s.invalid).toBe(s.rows);
+      expect(doc.failures.map((f: { row: number; kind: string }) => `${f.row} ${f.kind}`)).toEqual([
+        '1 failed',
+        '2 failed',
+        '3 failed',
+        '4 failed',
+        '5 not_sent',
+      ]);
+      const text = await genserAsync(['events', 'send', examplesFile, '--base-url', at], {
+        GENSER_SERVICE_KEY: SENTINEL,
+      });
+      expect(text.stderr).toContain(
+        'events: 5 events, 0 invalid (not sent), 4 sent: 0 accepted, 0 rejected, 4 failed; 1 valid event not sent; 0 retries;',
+      );
+      expect(text.stderr).toContain('stopped after row 5: events after it were not read or sent');
+      expect(text.stderr).toContain(
+        `failed: ${examplesFile} rows 1-4: not taken (the service said so, or was never reached)`,
+      );
+      expect(text.stderr).toContain(`not sent: ${examplesFile} row 5: the run stopped before sending them`);
+    } finally {
+      await new Promise((r) => refusing.close(r));
+    }
+  });
+
   it('refuses a key given as a flag value, and says what to set when the host or key is missing', () => {
     const flag = genser(['events', 'send', examplesFile, '--base-url', url, '--service-key', SENTINEL]);
     expect(flag.status).toBe(2);

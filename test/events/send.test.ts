@@ -197,4 +197,70 @@ describe('sendEvents', () => {
       await sandbox.close();
     }
   });
+
+  it('a wrong service key: every event read is accounted for once (failed or not sent), none stored', async () => {
+    const sandbox = await startSandbox({ port: 0, quiet: true });
+    const p = poster(sandbox.url, 'svc-wrong-key-000');
+    try {
+      const types = allExamples().map((e) => e.type as string);
+      const result = await sendEvents(
+        eventsOf(types),
+        { ...fast, concurrency: 4 },
+        { poster: p, log: memoryLogger() },
+      );
+      expect(result.stop).toMatchObject({ reason: 'auth' });
+      expect(result.stop?.message).toMatch(/^the server refused the service key \(HTTP 401\)/);
+      expect(result).toMatchObject({ sent: 4, accepted: 0, failed: 4, unconfirmed: 0, notSent: 1, read: 5 });
+      expect(result.failures.map((f) => [f.row, f.kind])).toEqual([
+        [1, 'failed'],
+        [2, 'failed'],
+        [3, 'failed'],
+        [4, 'failed'],
+        [5, 'not_sent'],
+      ]);
+      expect(result.readToEnd).toBe(false);
+      expect((sandbox.stats() as { events: { total: number } }).events.total).toBe(0);
+    } finally {
+      await p.close();
+      await sandbox.close();
+    }
+  });
+
+  it('an event stored whose answer was lost is unconfirmed, not failed', async () => {
+    const sandbox = await startSandbox({ port: 0, quiet: true, faults: { lostRate: 1, seed: 3 } });
+    const p = poster(sandbox.url, sandbox.serviceKey);
+    try {
+      const result = await sendEvents(
+        eventsOf(['view_product', 'add_to_cart']),
+        { ...fast, retries: 0 },
+        { poster: p, log: memoryLogger() },
+      );
+      expect(result).toMatchObject({ sent: 2, accepted: 0, failed: 0, unconfirmed: 2, notSent: 0 });
+      expect(result.failures[0]).toMatchObject({ kind: 'unconfirmed', status: 500, row: 1 });
+      expect((sandbox.stats() as { events: { total: number } }).events.total).toBe(2);
+    } finally {
+      await p.close();
+      await sandbox.close();
+    }
+  });
+
+  it('a 200 with an HTML page is not the collection host: the run stops (endpoint)', async () => {
+    const server = await scripted((_s, _n, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end('<html><body>Our shop</body></html>');
+    });
+    const p = poster(server.url);
+    const result = await sendEvents(
+      eventsOf(['view_product', 'add_to_cart', 'complete_purchase']),
+      { ...fast, concurrency: 1 },
+      { poster: p, log: memoryLogger() },
+    );
+    await p.close();
+    expect(result.stop).toMatchObject({
+      reason: 'endpoint',
+      message: `${server.url}/actions/view/product answered HTTP 200 with an HTML page, not the service's answer: the URL is probably wrong`,
+    });
+    expect(result).toMatchObject({ accepted: 0, failed: 1, notSent: 1 });
+    expect(server.seen).toHaveLength(1);
+  });
 });

@@ -168,7 +168,7 @@ describe('upload report', () => {
     );
     expect(single[0]).toMatch(/^upload: 1 row, 0 invalid \(not sent\), 1 sent in 1 batch: .*; 1 retry; /);
     expect(lines).toContain(
-      'failed: batch 2 rows 6-10: the service answered that it did not take them; run again to send them (--report lists every row)',
+      'failed: batch 2 rows 6-10: not taken (the service said so, or was never reached); run again to send them (--report lists every row)',
     );
     expect(lines.at(-1)).toBe(
       'searchable after the daily batch at 00:15 Asia/Seoul (2026-11-24 00:15, in 9 h 12 min)',

@@ -128,6 +128,18 @@ describe('upload engine against the sandbox', () => {
     expect((await sandbox.runBatch()).applied).toBe(99);
   });
 
+  it('answers lost with no retry left: the report says unconfirmed, and the sandbox does hold them', async () => {
+    sandbox = await startSandbox({ quiet: true, faults: { lostRate: 1, seed: 1 } });
+    const result = await uploadFeed(feed(10), settings({ retries: 0 }), {
+      poster: senderFor(sandbox),
+      log: memoryLogger(),
+    });
+    expect(result.summary).toMatchObject({ rows: 10, accepted: 0, failed: 0, unconfirmed: 10 });
+    expect(result.batches[0]).toMatchObject({ status: 'unconfirmed', httpStatus: 500 });
+    expect(result.failures[0].message).toBe('gave up after 0 retries: HTTP 500; it may have landed');
+    expect((await sandbox.runBatch()).applied).toBe(10);
+  });
+
   it('a wrong key stops the run with the auth reason', async () => {
     sandbox = await startSandbox({ quiet: true });
     const result = await uploadFeed(feed(50), settings({ concurrency: 1 }), {
