@@ -16,6 +16,7 @@ import {
   eventsReportText,
   eventsSummaryLines,
 } from '../report/events-report.js';
+import { count, n } from '../report/words.js';
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { packageVersion } from '../shared/paths.js';
@@ -170,8 +171,10 @@ export async function runValidateEvents(
   } else {
     for (const p of problems) log.error(problemText(p));
     if (truncated)
-      log.info(`... and ${problemCount - problems.length} more problems (raise --max-errors to see them)`);
-    log.info(`${events} events: ${valid} valid, ${invalidRows.size} invalid`);
+      log.info(
+        `... and ${count(problemCount - problems.length, 'more problem')} (raise --max-errors to see them)`,
+      );
+    log.info(`${count(events, 'event')}: ${n(valid)} valid, ${n(invalidRows.size)} invalid`);
   }
   return problemCount > 0 ? ExitCode.data : ExitCode.ok;
 }
