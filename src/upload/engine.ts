@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { emptyStats, isFileLevel, tally } from '../feed/pipeline.js';
 import { type FeedRow, payloadJson } from '../feed/threads.js';
-import type { ExchangeDeps, ExchangeSettings } from '../http/exchange.js';
-import { InFlight } from '../http/in-flight.js';
+import type { ExchangeSettings } from '../http/exchange.js';
 import { noOutcomes } from '../http/outcome.js';
 import { oneLine } from '../http/response.js';
 import { SendRun } from '../http/run.js';
@@ -11,17 +10,18 @@ import { framingFor } from '../payload/framing.js';
 import { IssueCollector } from '../report/issues.js';
 import { ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { type BatchContext, runBatch } from './batch-run.js';
+import type { BatchContext } from './batch-run.js';
 import { Batcher, type PendingBatch } from './batcher.js';
 import { maxDepthFor } from './bisect.js';
+import { Dispatcher } from './dispatch.js';
 import { RowLedger } from './ledger.js';
-import type { BatchOutcome, LiveStats, UploadResult, UploadSettings } from './types.js';
+import type { LiveStats, UploadResult, UploadSettings, UploadSummary } from './types.js';
 
 /**
- * The upload run: reads FeedItems, batches the valid ones, keeps at most `concurrency` batches
- * in flight (reading pauses while all slots are busy, so memory stays flat), and accounts for
- * every row. A batch's sending and bisection are in ./batch-run.ts, the retry loop in
- * src/http/exchange.ts, the accounting in ./ledger.ts.
+ * The upload run: reads FeedItems, batches the valid ones and hands full batches to the
+ * dispatcher (./dispatch.ts: at most `concurrency` in flight, reading pauses while all slots
+ * are busy, so memory stays flat). A batch's sending and bisection are in ./batch-run.ts, the
+ * retry loop in src/http/exchange.ts, the accounting of rows in ./ledger.ts.
  */
 
 export interface UploadDeps {
@@ -67,71 +67,22 @@ export async function uploadFeed(
   deps: UploadDeps,
 ): Promise<UploadResult> {
   const now = deps.now ?? Date.now;
-  const newId = deps.newId ?? randomUUID;
   const stats = deps.stats ?? newStats(now());
   stats.startedAt = now();
   if (!settings.dryRun && !deps.poster) throw new Error('uploadFeed needs a poster unless dry run');
-
   const run = new SendRun(deps.interrupt, settings.graceMs);
-  const ledger = new RowLedger(stats);
-  const batches: BatchOutcome[] = [];
+  const ctx = batchContext(settings, deps, run, new RowLedger(stats), now);
+  const framing = framingFor(ctx.newId(), settings);
+  const framingBytes = Buffer.byteLength(framing.head) + Buffer.byteLength(framing.tail);
+  const dispatcher = new Dispatcher(ctx, framingBytes);
   const collector = new IssueCollector(settings.maxErrors);
   const feedStats = emptyStats();
-  const inFlight = new InFlight(settings.concurrency);
-  const framing = framingFor(newId(), settings);
-  const framingBytes = Buffer.byteLength(framing.head) + Buffer.byteLength(framing.tail);
-  const exchangeDeps: ExchangeDeps = {
-    poster: deps.poster!,
-    log: deps.log,
-    run,
-    random: deps.random,
-    sleep: deps.sleep,
-    now,
-    onRequest: () => stats.requests++,
-    onRetry: () => stats.retries++,
-  };
-  const ctx: BatchContext = {
-    settings,
-    exchange: { retries: settings.retries, backoff: settings.backoff, ...PRODUCT_API },
-    deps: exchangeDeps,
-    run,
-    ledger,
-    log: deps.log,
-    newId,
-    maxDepth: maxDepthFor(settings.batchSize),
-  };
-
-  const dispatch = async (batch: PendingBatch): Promise<void> => {
-    const bytes = framingBytes + batch.bytes;
-    const outcome = batchOutcome(batch, bytes, newId());
-    batches.push(outcome);
-    if (settings.dryRun) {
-      stats.batches++;
-      stats.bytes += bytes;
-      outcome.status = 'dry_run';
-      return;
-    }
-    await inFlight.slot(() => run.stopped);
-    if (run.stopped) {
-      ledger.notSent(batch.rows, batch.index, run.stopMessage);
-      return;
-    }
-    stats.batches++;
-    stats.bytes += bytes;
-    inFlight.add(
-      runBatch(batch, outcome, ctx).catch((err: unknown) => {
-        // A bug must not lose the accounting of the rows (none of them was settled yet).
-        ledger.settle(batch.rows, 'unconfirmed', batch.index, 'internal', oneLine(String(err)));
-        outcome.status = 'unconfirmed';
-      }),
-    );
-  };
-
   const ready: PendingBatch[] = [];
   const batcher = new Batcher(
     { maxCount: settings.batchSize, maxBytes: settings.maxBatchBytes, framingBytes },
     (batch) => ready.push(batch),
   );
+
   const read = { lastRow: 0, toEnd: false };
   try {
     try {
@@ -148,7 +99,7 @@ export async function uploadFeed(
         else {
           // Serialized once; this very buffer is in every body (and retry) that carries the product.
           batcher.add(json, { file: item.file, row: item.row, line: item.line, sku: item.sku });
-          while (ready.length > 0) await dispatch(ready.shift()!);
+          while (ready.length > 0) await dispatcher.dispatch(ready.shift()!);
         }
         if (run.stopped) break;
       }
@@ -161,33 +112,17 @@ export async function uploadFeed(
       run.halt(usage ? 'input' : 'internal', message, usage ? err.hint : undefined, err);
     }
     batcher.finish();
-    while (ready.length > 0) await dispatch(ready.shift()!);
+    while (ready.length > 0) await dispatcher.dispatch(ready.shift()!);
   } finally {
     // Whatever happened: let what is in flight finish before reporting it.
-    await inFlight.drain();
+    await dispatcher.drain();
     run.dispose();
   }
 
   return {
-    summary: {
-      rows: stats.rows,
-      invalid: stats.invalid,
-      fileErrors: feedStats.fileErrors,
-      sent: stats.sent,
-      accepted: stats.accepted,
-      rejected: stats.rejected,
-      failed: stats.failed,
-      unconfirmed: stats.unconfirmed,
-      notSent: stats.notSent,
-      batches: stats.batches,
-      retries: stats.retries,
-      requests: stats.requests,
-      bytes: stats.bytes,
-      durationMs: now() - stats.startedAt,
-      dryRun: settings.dryRun,
-    },
-    failures: ledger.sorted(),
-    batches,
+    summary: summaryOf(stats, feedStats.fileErrors, settings.dryRun, now()),
+    failures: ctx.ledger.sorted(),
+    batches: dispatcher.batches,
     issues: collector.issues,
     issuesTruncated: collector.truncated,
     feed: feedStats,
@@ -198,16 +133,52 @@ export async function uploadFeed(
   };
 }
 
-function batchOutcome(batch: PendingBatch, bytes: number, requestId: string): BatchOutcome {
+/** What every batch of the run shares: settings, the retry loop's deps, the ledger. */
+function batchContext(
+  settings: UploadSettings,
+  deps: UploadDeps,
+  run: SendRun,
+  ledger: RowLedger,
+  now: () => number,
+): BatchContext {
+  const { stats } = ledger;
   return {
-    index: batch.index,
-    firstRow: batch.rows[0].row,
-    lastRow: batch.rows[batch.rows.length - 1].row,
-    rows: batch.rows.length,
-    bytes,
-    status: 'not_sent',
-    attempts: 0,
-    requests: 0,
-    requestId,
+    settings,
+    exchange: { retries: settings.retries, backoff: settings.backoff, ...PRODUCT_API },
+    deps: {
+      poster: deps.poster!,
+      log: deps.log,
+      run,
+      random: deps.random,
+      sleep: deps.sleep,
+      now,
+      onRequest: () => stats.requests++,
+      onRetry: () => stats.retries++,
+    },
+    run,
+    ledger,
+    log: deps.log,
+    newId: deps.newId ?? randomUUID,
+    maxDepth: maxDepthFor(settings.batchSize),
+  };
+}
+
+function summaryOf(stats: LiveStats, fileErrors: number, dryRun: boolean, now: number): UploadSummary {
+  return {
+    rows: stats.rows,
+    invalid: stats.invalid,
+    fileErrors,
+    sent: stats.sent,
+    accepted: stats.accepted,
+    rejected: stats.rejected,
+    failed: stats.failed,
+    unconfirmed: stats.unconfirmed,
+    notSent: stats.notSent,
+    batches: stats.batches,
+    retries: stats.retries,
+    requests: stats.requests,
+    bytes: stats.bytes,
+    durationMs: now - stats.startedAt,
+    dryRun,
   };
 }
