@@ -161,10 +161,11 @@ export async function sendEvents(
       }
       result.sent++;
       inFlight.add(
-        sendOne(event).catch((err: unknown) =>
-          // A bug must not lose the accounting of the event.
-          settle(event, 'unconfirmed', 'internal', oneLine(String(err))),
-        ),
+        sendOne(event).catch((err: unknown) => {
+          // A bug: the event's outcome is unknown, and the run stops (exit 70) rather than go on.
+          settle(event, 'unconfirmed', 'internal', oneLine(String(err)));
+          run.halt('internal', oneLine(String(err)), undefined, err);
+        }),
       );
     }
     result.readToEnd = !run.stopped;

@@ -39,9 +39,11 @@ export class Dispatcher {
     }
     this.inFlight.add(
       runBatch(batch, outcome, ctx).catch((err: unknown) => {
-        // A bug must not lose the accounting of the rows: their outcome is unknown.
-        ctx.ledger.settle(batch.rows, 'unconfirmed', batch.index, 'internal', oneLine(String(err)));
+        // A bug: the rows' outcome is unknown, and the run stops (exit 70) rather than go on.
+        const message = oneLine(String(err));
+        ctx.ledger.settle(batch.rows, 'unconfirmed', batch.index, 'internal', message);
         outcome.status = 'unconfirmed';
+        ctx.run.halt('internal', message, undefined, err);
       }),
     );
   }
