@@ -1,7 +1,6 @@
 import type { EventFailure, EventSendResult } from '../events/send.js';
 import { redact } from '../shared/secrets.js';
-import { OUTCOME_MEANING, outcomeWords } from './upload-report.js';
-import { count, duration, n, rate } from './words.js';
+import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
 
 /**
  * The report of `genser events send` (docs/events.md): the same field names as the upload

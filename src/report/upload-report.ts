@@ -1,9 +1,8 @@
-import type { NotAccepted, OutcomeCounts } from '../http/outcome.js';
 import { redact } from '../shared/secrets.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 import type { Failure, UploadResult } from '../upload/types.js';
 import { buildValidateReport, type ValidateReport, validateSummaryLines } from './validate-report.js';
-import { count, duration, n, rate } from './words.js';
+import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
 
 /**
  * The upload report of docs/upload.md: the validate report's fields (format, files, rows,
@@ -65,21 +64,6 @@ export function uploadReportText(result: UploadResult, meta: UploadReportMeta): 
 function megabytes(bytes: number): string {
   return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} kB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
-
-/** "4 accepted, 1 rejected, 2 unconfirmed": accepted and rejected always, the others when any. */
-export function outcomeWords(c: OutcomeCounts): string {
-  const parts = [`${n(c.accepted)} accepted`, `${n(c.rejected)} rejected`];
-  if (c.failed > 0) parts.push(`${n(c.failed)} failed`);
-  if (c.unconfirmed > 0) parts.push(`${n(c.unconfirmed)} unconfirmed`);
-  return parts.join(', ');
-}
-
-/** What each outcome that needs a second look means, for the lines that list its rows. */
-export const OUTCOME_MEANING: Record<Exclude<NotAccepted, 'rejected'>, string> = {
-  failed: 'not taken (the service said so, or was never reached); run again to send them',
-  unconfirmed: 'sent, but the answer was lost or unclear: they may have landed; sending them again is safe',
-  not_sent: 'the run stopped before sending them',
-};
 
 /** `failed: batch 2 rows 6-10, batch 3 rows 11-12: ...` per outcome, from the failures. */
 function outcomeLines(failures: readonly Failure[]): string[] {

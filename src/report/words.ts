@@ -1,4 +1,6 @@
-/** Numbers and counts in messages for people, written one way everywhere. */
+import type { NotAccepted, OutcomeCounts } from '../http/outcome.js';
+
+/** Numbers, counts and outcomes in messages for people, written one way everywhere. */
 
 /** 1,234,567: thousands separated by commas. */
 export const n = (x: number): string => x.toLocaleString('en-US');
@@ -20,3 +22,18 @@ export function rate(x: number, durationMs: number, one: string, many = `${one}s
   const perSecond = durationMs > 0 ? Math.round((x / durationMs) * 1000) : x;
   return `${n(perSecond)} ${perSecond === 1 ? one : many}/s`;
 }
+
+/** "4 accepted, 1 rejected, 2 unconfirmed": accepted and rejected always, the others when any. */
+export function outcomeWords(c: OutcomeCounts): string {
+  const parts = [`${n(c.accepted)} accepted`, `${n(c.rejected)} rejected`];
+  if (c.failed > 0) parts.push(`${n(c.failed)} failed`);
+  if (c.unconfirmed > 0) parts.push(`${n(c.unconfirmed)} unconfirmed`);
+  return parts.join(', ');
+}
+
+/** What each outcome that needs a second look means, for the lines that list its rows. */
+export const OUTCOME_MEANING: Record<Exclude<NotAccepted, 'rejected'>, string> = {
+  failed: 'not taken (the service said so, or was never reached); run again to send them',
+  unconfirmed: 'sent, but the answer was lost or unclear: they may have landed; sending them again is safe',
+  not_sent: 'the run stopped before sending them',
+};

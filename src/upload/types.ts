@@ -1,11 +1,9 @@
 import type { FeedStats } from '../feed/pipeline.js';
 import type { NotAccepted, OutcomeCounts } from '../http/outcome.js';
 import type { BackoffSettings } from '../http/retry-policy.js';
-import type { RunStop, StopReason } from '../http/run.js';
+import type { RunStop } from '../http/run.js';
 import type { IssueCollector } from '../report/issues.js';
 import type { Issue, PayloadFormat } from '../shared/types.js';
-
-export type { StopReason };
 
 /** Settings of one upload run, resolved from flags, environment and config (see settings.ts). */
 export interface UploadSettings {
