@@ -1,14 +1,22 @@
 import { checkEvent } from '../events/check.js';
 import { allExamples, exampleFor } from '../events/examples.js';
 import { EVENT_KINDS, EVENT_TYPES } from '../events/kinds.js';
-import { type EventToSend, sendEvents } from '../events/send.js';
+import { type EventSendResult, type EventToSend, sendEvents } from '../events/send.js';
+import { stopExitCode } from '../http/run.js';
+import { UndiciSender } from '../http/sender.js';
 import { readFeed } from '../read/index.js';
-import { ExitCode, UsageError } from '../shared/errors.js';
+import {
+  type EventIssue,
+  type EventsRun,
+  eventsReportText,
+  eventsSummaryLines,
+} from '../report/events-report.js';
+import { count, n } from '../report/words.js';
+import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { packageVersion } from '../shared/paths.js';
 import { redact } from '../shared/secrets.js';
 import type { EncodingName, InputType } from '../shared/types.js';
-import { UndiciSender } from '../upload/sender.js';
 import type { CommandContext } from './context.js';
 
 /** The actions of `genser events ...`: reading, checking, sending, and what they print. */
@@ -165,8 +173,10 @@ export async function runValidateEvents(
   } else {
     for (const p of problems) log.error(problemText(p));
     if (truncated)
-      log.info(`... and ${problemCount - problems.length} more problems (raise --max-errors to see them)`);
-    log.info(`${events} events: ${valid} valid, ${invalidRows.size} invalid`);
+      log.info(
+        `... and ${count(problemCount - problems.length, 'more problem')} (raise --max-errors to see them)`,
+      );
+    log.info(`${count(events, 'event')}: ${n(valid)} valid, ${n(invalidRows.size)} invalid`);
   }
   return problemCount > 0 ? ExitCode.data : ExitCode.ok;
 }
@@ -227,70 +237,74 @@ export async function runSendEvents(
   };
   process.once('SIGINT', onSigint);
 
-  const invalid: EventProblemLine[] = [];
-  let invalidCount = 0;
-  async function* valid(): AsyncGenerator<EventToSend> {
-    for await (const c of checkedEvents(files, settings, log)) {
-      if (c.kind === 'event') {
-        yield c.send;
-        continue;
-      }
-      invalidCount++;
-      if (invalid.length < settings.maxErrors) invalid.push(c.problem);
-      log.error(`invalid, not sent: ${problemText(c.problem)}`);
-    }
-  }
-
-  const started = Date.now();
-  let result: Awaited<ReturnType<typeof sendEvents>>;
-  try {
-    result = await sendEvents(
-      valid(),
-      { concurrency, retries, backoff },
-      { poster, log, interrupt: interrupt.signal },
-    );
-  } finally {
+  const counted = await sendCounted(files, settings, log, (events) =>
+    sendEvents(events, { concurrency, retries, backoff }, { poster, log, interrupt: interrupt.signal }),
+  ).finally(async () => {
     process.removeListener('SIGINT', onSigint);
     await poster.close();
-  }
-  const summary = {
-    sent: result.sent,
-    accepted: result.accepted,
-    rejected: result.rejected,
-    failed: result.failed,
-    invalid: invalidCount,
-    retries: result.retries,
-    durationMs: Date.now() - started,
-  };
+  });
   if (sandbox) {
     if (!json) log.info(`sandbox: ${JSON.stringify(sandbox.stats())}`);
     await sandbox.close();
   }
-  if (json) {
-    const failures = result.failures.map((f) => ({
-      file: f.event.file,
-      row: f.event.row,
-      line: f.event.line,
-      type: f.event.kind.type,
-      status: f.httpStatus,
-      message: f.message,
-    }));
-    ctx.stdout.write(
-      redact(`${JSON.stringify({ summary, invalid, failures, stop: result.stop ?? null })}\n`),
-    );
-  } else {
-    log.info(
-      `events: ${summary.sent} sent, ${summary.accepted} accepted, ${summary.rejected} rejected, ${summary.failed} failed, ${summary.invalid} invalid (not sent), ${summary.retries} retries`,
-    );
+  return reportSent({ ...counted, files, target: baseUrl.replace(/\/+$/, '') }, json, ctx);
+}
+
+/**
+ * The send itself, with the accounting of what was read: invalid events (each problem logged,
+ * the first --max-errors kept as issues), the last row read, the duration.
+ */
+async function sendCounted(
+  files: string[],
+  settings: ReadSettings,
+  log: Logger,
+  send: (events: AsyncIterable<EventToSend>) => Promise<EventSendResult>,
+): Promise<Omit<EventsRun, 'files' | 'target'>> {
+  const issues: EventIssue[] = [];
+  let problems = 0;
+  const invalidRows = new Set<string>();
+  let fileErrors = 0;
+  let lastRow = 0;
+  async function* valid(): AsyncGenerator<EventToSend> {
+    for await (const c of checkedEvents(files, settings, log)) {
+      if (c.kind === 'event') {
+        lastRow = c.send.row;
+        yield c.send;
+        continue;
+      }
+      const p = c.problem;
+      problems++;
+      if (p.row > 0) {
+        lastRow = p.row;
+        invalidRows.add(`${p.file}\0${p.row}`);
+      } else fileErrors++;
+      if (issues.length < settings.maxErrors) issues.push({ severity: 'error', ...p });
+      log.error(`invalid, not sent: ${problemText(p)}`);
+    }
   }
-  if (result.stop === 'auth') {
-    log.error('the collection host refused the service key (401)');
-    log.info(
-      'hint: check GENSER_SERVICE_KEY or the key file for a wrong or outdated key (the value is not shown)',
-    );
-    return ExitCode.auth;
+  const started = Date.now();
+  const result = await send(valid());
+  return {
+    result,
+    invalid: invalidRows.size,
+    fileErrors,
+    issues,
+    truncated: problems > issues.length,
+    lastRow,
+    durationMs: Date.now() - started,
+  };
+}
+
+/** Summary (stderr) or the --json document (stdout), then the exit code. */
+function reportSent(run: EventsRun, json: boolean, ctx: CommandContext): number {
+  const { stop } = run.result;
+  // A file that fails before its first event (no such file) is a plain usage error, as in upload.
+  if (stop?.error !== undefined && run.lastRow === 0 && run.fileErrors === 0) throw stop.error;
+  if (json) ctx.stdout.write(eventsReportText(run));
+  else for (const line of eventsSummaryLines(run)) ctx.stderr.write(redact(`${line}\n`));
+  if (stop) {
+    if (stop.error !== undefined) throw stop.error;
+    throw new ExitError(stopExitCode(stop.reason), stop.message, stop.hint);
   }
-  if (result.stop === 'interrupted') return ExitCode.interrupted;
-  if (result.stop === 'unavailable') return ExitCode.unavailable;
-  return result.rejected > 0 || invalidCount > 0 ? ExitCode.data : ExitCode.ok;
+  return run.result.rejected > 0 || run.invalid > 0 || run.fileErrors > 0 ? ExitCode.data : ExitCode.ok;
 }

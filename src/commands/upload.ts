@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { feedRows } from '../feed/threads.js';
+import { stopExitCode } from '../http/run.js';
+import { UndiciSender } from '../http/sender.js';
 import {
   type UploadReportMeta,
   uploadIssueLines,
@@ -18,7 +20,6 @@ import { newStats, uploadFeed } from '../upload/engine.js';
 import { countLines } from '../upload/estimate.js';
 import { acquireLock, type Lock, lockPathFor } from '../upload/lock.js';
 import { startProgress } from '../upload/progress.js';
-import { UndiciSender } from '../upload/sender.js';
 import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
@@ -247,15 +248,7 @@ function finish(
 
   if (result.stop) {
     if (result.stop.error !== undefined) throw result.stop.error;
-    const code = {
-      auth: ExitCode.auth,
-      unavailable: ExitCode.unavailable,
-      interrupted: ExitCode.interrupted,
-      endpoint: ExitCode.usage,
-      input: ExitCode.usage,
-      internal: ExitCode.internal,
-    }[result.stop.reason];
-    throw new ExitError(code, result.stop.message, result.stop.hint);
+    throw new ExitError(stopExitCode(result.stop.reason), result.stop.message, result.stop.hint);
   }
   const s = result.summary;
   return s.invalid > 0 || s.fileErrors > 0 || s.rejected > 0 ? ExitCode.data : ExitCode.ok;

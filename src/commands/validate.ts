@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { emptyStats, type FeedStats, isClean, tally } from '../feed/pipeline.js';
 import { type FeedRow, feedRows } from '../feed/threads.js';
+import { oneLine } from '../http/response.js';
 import { IssueCollector } from '../report/issues.js';
 import { missingFieldLines } from '../report/missing-fields.js';
 import {
@@ -12,7 +13,6 @@ import {
 import { ExitError, UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
-import { oneLine } from '../upload/response.js';
 import type { CommandContext } from './context.js';
 import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
 

@@ -1,15 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
+import { type ExchangeDeps, type ExchangeSettings, exchange } from '../http/exchange.js';
+import { InFlight } from '../http/in-flight.js';
+import { type NotAccepted, noOutcomes, type OutcomeCounts, tallyOutcome } from '../http/outcome.js';
+import { answerMessage, oneLine } from '../http/response.js';
+import type { BackoffSettings } from '../http/retry-policy.js';
+import { type RunStop, SendRun } from '../http/run.js';
+import type { Poster } from '../http/sender.js';
+import { ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { oneLine, readRejection } from '../upload/response.js';
-import { type BackoffSettings, isRetryableStatus, retryDelay } from '../upload/retry-policy.js';
-import type { Poster } from '../upload/sender.js';
 import type { EventKind } from './kinds.js';
 
 /**
- * Sends behaviour events one request each (contract 4.1), at most `concurrency` in flight.
- * Every request has a fresh `requestId`; every event one `Idempotency-Key` that all its
- * retries repeat, with the identical body, so an event whose answer was lost is not counted twice.
+ * Sends behaviour events one request each (contract 4.1), at most `concurrency` in flight,
+ * through the retry loop products use (src/http/exchange.ts). Every request has a fresh
+ * `requestId`; every event one `Idempotency-Key` that all its retries repeat, with the
+ * identical body, so an event whose answer was lost is not counted twice. Every event read
+ * ends in exactly one outcome (src/http/outcome.ts), as upload's rows do.
  */
 
 export interface EventToSend {
@@ -20,20 +26,24 @@ export interface EventToSend {
   body: string;
 }
 
-export type EventOutcome =
-  | { status: 'accepted'; event: EventToSend; attempts: number }
-  | {
-      status: 'rejected' | 'failed';
-      event: EventToSend;
-      attempts: number;
-      httpStatus: number | string;
-      message: string;
-    };
+/** An event that was not accepted, and what became of it. */
+export interface EventFailure {
+  kind: NotAccepted;
+  file: string;
+  row: number;
+  line: number;
+  type: string;
+  /** The last HTTP status, or a word (`network`, `timeout`, `interrupted`, `not_sent`, `internal`). */
+  status: number | string;
+  message: string;
+}
 
 export interface EventSendSettings {
   concurrency: number;
   retries: number;
   backoff: BackoffSettings;
+  /** After Ctrl-C, requests still in flight get this long before they are cut (default 5 s). */
+  graceMs?: number;
 }
 
 export interface EventSendDeps {
@@ -42,22 +52,33 @@ export interface EventSendDeps {
   random?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   newId?: () => string;
+  now?: () => number;
   /** Aborted on Ctrl-C: no new events are started. */
   interrupt?: AbortSignal;
 }
 
-export interface EventSendResult {
+/** read = accepted + rejected + failed + unconfirmed + notSent. */
+export interface EventSendResult extends OutcomeCounts {
+  /** Valid events read (invalid ones never reach the sender). */
+  read: number;
+  /** Events put in at least one request. */
   sent: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
   retries: number;
-  failures: Extract<EventOutcome, { status: 'rejected' | 'failed' }>[];
-  stop?: 'auth' | 'unavailable' | 'interrupted';
+  requests: number;
+  /** Events not accepted, in input order. */
+  failures: EventFailure[];
+  stop?: RunStop;
+  /** Whether the input was read to its end (a stop may still come after, from the last events). */
+  readToEnd: boolean;
 }
 
-const defaultSleep = (ms: number, signal: AbortSignal) =>
-  delay(ms, undefined, { signal }).then(() => undefined);
+/** How the collection host's answers are named in messages. */
+const COLLECTION_HOST: Omit<ExchangeSettings, 'retries' | 'backoff'> = {
+  keyName: 'service key',
+  keyHint:
+    'check GENSER_SERVICE_KEY or the --service-key-file contents: the right key for this host, no stray spaces or line breaks',
+  urlHint: 'check --base-url (GENSER_BASE_URL)',
+};
 
 function where(e: EventToSend): string {
   return `${e.file} row ${e.row} (line ${e.line}, ${e.kind.type})`;
@@ -68,104 +89,101 @@ export async function sendEvents(
   settings: EventSendSettings,
   deps: EventSendDeps,
 ): Promise<EventSendResult> {
-  const random = deps.random ?? Math.random;
-  const sleep = deps.sleep ?? defaultSleep;
   const newId = deps.newId ?? randomUUID;
-  const stopper = new AbortController();
-  const signal = deps.interrupt ? AbortSignal.any([deps.interrupt, stopper.signal]) : stopper.signal;
-  const result: EventSendResult = { sent: 0, accepted: 0, rejected: 0, failed: 0, retries: 0, failures: [] };
-
-  const stop = (reason: NonNullable<EventSendResult['stop']>) => {
-    result.stop ??= reason;
-    stopper.abort();
+  const run = new SendRun(deps.interrupt, settings.graceMs ?? 5000);
+  const inFlight = new InFlight(settings.concurrency);
+  const result: EventSendResult = {
+    read: 0,
+    sent: 0,
+    ...noOutcomes(),
+    retries: 0,
+    requests: 0,
+    failures: [],
+    readToEnd: false,
+  };
+  const exchangeSettings: ExchangeSettings = {
+    retries: settings.retries,
+    backoff: settings.backoff,
+    ...COLLECTION_HOST,
+  };
+  const exchangeDeps: ExchangeDeps = {
+    poster: deps.poster,
+    log: deps.log,
+    run,
+    random: deps.random,
+    sleep: deps.sleep,
+    now: deps.now,
+    onRequest: () => result.requests++,
+    onRetry: () => result.retries++,
   };
 
-  async function sendOne(event: EventToSend): Promise<EventOutcome> {
-    const idempotencyKey = newId();
-    const stopped = (attempt: number): EventOutcome => ({
-      status: 'failed',
-      event,
-      attempts: attempt + 1,
-      httpStatus: 'interrupted',
-      message: 'not sent: the run stopped',
+  const settle = (event: EventToSend, kind: NotAccepted, status: number | string, message: string) => {
+    tallyOutcome(result, kind);
+    result.failures.push({
+      kind,
+      file: event.file,
+      row: event.row,
+      line: event.line,
+      type: event.kind.type,
+      status,
+      message,
     });
-    for (let attempt = 0; ; attempt++) {
-      let status: number | string;
-      let message: string;
-      let retryAfter: string | string[] | undefined;
-      try {
-        const answer = await deps.poster.post(
-          event.kind.path,
-          event.body,
-          { requestid: newId(), 'idempotency-key': idempotencyKey },
-          signal,
-        );
-        status = answer.status;
-        if (status >= 200 && status < 300) return { status: 'accepted', event, attempts: attempt + 1 };
-        message = readRejection(answer.status, answer.body).message;
-        retryAfter = answer.headers['retry-after'];
-        if (status === 401 || status === 403) {
-          stop('auth');
-          return { status: 'failed', event, attempts: attempt + 1, httpStatus: status, message };
-        }
-        // 409: the same key is still being processed (an earlier attempt): wait and ask again.
-        if (!isRetryableStatus(status) && status !== 409) {
-          return { status: 'rejected', event, attempts: attempt + 1, httpStatus: status, message };
-        }
-      } catch (err) {
-        if (signal.aborted) {
-          return stopped(attempt);
-        }
-        const e = err as { name?: string; code?: string; message?: string };
-        status = e.name === 'TimeoutError' ? 'timeout' : 'network';
-        message = oneLine(`${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`);
-      }
-      if (attempt >= settings.retries) {
-        return {
-          status: 'failed',
-          event,
-          attempts: attempt + 1,
-          httpStatus: status,
-          message: `${message} (gave up after ${attempt + 1} attempts)`,
-        };
-      }
-      const wait = retryDelay(attempt, retryAfter, settings.backoff, Date.now(), random);
-      result.retries++;
-      deps.log.info(`retry: ${where(event)} got ${status}; trying again in ${(wait / 1000).toFixed(1)} s`);
-      try {
-        await sleep(wait, signal);
-      } catch {
-        return stopped(attempt);
-      }
-    }
-  }
-
-  const record = (o: EventOutcome) => {
-    if (o.status === 'accepted') {
-      result.accepted++;
-      return;
-    }
-    if (o.status === 'rejected') result.rejected++;
-    else result.failed++;
-    // Retries ran out: the service is down for now, so stop instead of hammering it (401 already set 'auth').
-    if (o.status === 'failed' && o.httpStatus !== 'interrupted') stop('unavailable');
-    result.failures.push(o);
-    deps.log.error(`${o.status}: ${where(o.event)}: ${o.httpStatus} ${o.message}`);
+    if (kind !== 'not_sent')
+      deps.log.warn(`${where(event)}: ${kind} (${describeStatus(status)}): ${message}`);
   };
 
-  const inFlight = new Set<Promise<void>>();
-  for await (const event of events) {
-    if (signal.aborted) break;
-    while (inFlight.size >= settings.concurrency) await Promise.race(inFlight);
-    if (signal.aborted) break;
-    result.sent++;
-    const p: Promise<void> = sendOne(event).then(record, (err: unknown) =>
-      record({ status: 'failed', event, attempts: 1, httpStatus: 'error', message: oneLine(String(err)) }),
+  const sendOne = async (event: EventToSend): Promise<void> => {
+    const idempotencyKey = newId();
+    const answer = await exchange(
+      {
+        path: event.kind.path,
+        body: event.body,
+        headers: () => ({ requestid: newId(), 'idempotency-key': idempotencyKey }),
+        label: where(event),
+      },
+      exchangeSettings,
+      exchangeDeps,
     );
-    inFlight.add(p);
-    void p.finally(() => inFlight.delete(p));
+    if (answer.kind !== 'answer') return settle(event, answer.kind, answer.status, answer.message);
+    if (answer.verdict === 'ok') return tallyOutcome(result, 'accepted');
+    settle(event, 'rejected', answer.answer.status, answerMessage(answer.answer.status, answer.answer.body));
+  };
+
+  const fileOrder = new Map<string, number>();
+  try {
+    for await (const event of events) {
+      result.read++;
+      if (!fileOrder.has(event.file)) fileOrder.set(event.file, fileOrder.size);
+      await inFlight.slot(() => run.stopped);
+      if (run.stopped) {
+        settle(event, 'not_sent', 'not_sent', `not sent: ${run.stopMessage}`);
+        break;
+      }
+      result.sent++;
+      inFlight.add(
+        sendOne(event).catch((err: unknown) => {
+          // A bug: the event's outcome is unknown, and the run stops (exit 70) rather than go on.
+          settle(event, 'unconfirmed', 'internal', oneLine(String(err)));
+          run.halt('internal', oneLine(String(err)), undefined, err);
+        }),
+      );
+    }
+    result.readToEnd = !run.stopped;
+  } catch (err) {
+    // The input broke mid-run: what was sent stays accounted for and reported.
+    const usage = err instanceof ExitError;
+    const message = oneLine(err instanceof Error ? err.message : String(err));
+    run.halt(usage ? 'input' : 'internal', message, usage ? err.hint : undefined, err);
+  } finally {
+    await inFlight.drain();
+    run.dispose();
   }
-  await Promise.all(inFlight);
-  if (deps.interrupt?.aborted) result.stop ??= 'interrupted';
+  // Sends finish out of order: the failures in input order.
+  result.failures.sort((a, b) => fileOrder.get(a.file)! - fileOrder.get(b.file)! || a.row - b.row);
+  result.stop = run.stop;
   return result;
+}
+
+function describeStatus(status: number | string): string {
+  return typeof status === 'number' ? `HTTP ${status}` : status;
 }

@@ -1,10 +1,11 @@
 import { redact } from '../shared/secrets.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
-import type { UploadResult } from '../upload/types.js';
+import type { Failure, UploadResult } from '../upload/types.js';
 import { buildValidateReport, type ValidateReport, validateSummaryLines } from './validate-report.js';
+import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
 
 /**
- * The upload report of docs/architecture.md section 7: the validate report's fields (format, files, rows,
+ * The upload report of docs/upload.md: the validate report's fields (format, files, rows,
  * issues, truncated) plus `summary`, `failures` and `batches`. The same document goes to stdout
  * with --json and to the --report file.
  */
@@ -60,24 +61,39 @@ export function uploadReportText(result: UploadResult, meta: UploadReportMeta): 
   return redact(`${JSON.stringify(uploadReport(result, meta), null, 2)}\n`);
 }
 
-const n = (x: number) => x.toLocaleString('en-US');
-/** A count and its noun: "1 row", "2,500 rows". */
-const count = (x: number, one: string, many = `${one}s`) => `${n(x)} ${x === 1 ? one : many}`;
-
-function duration(ms: number): string {
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const m = Math.floor(ms / 60_000);
-  return `${m} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
-
 function megabytes(bytes: number): string {
   return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} kB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** `failed: batch 2 rows 6-10, batch 3 rows 11-12: ...` per outcome, from the failures. */
+function outcomeLines(failures: readonly Failure[]): string[] {
+  const lines: string[] = [];
+  for (const kind of ['failed', 'unconfirmed', 'not_sent'] as const) {
+    const byBatch = new Map<number, { first: number; last: number }>();
+    for (const f of failures) {
+      if (f.kind !== kind) continue;
+      const range = byBatch.get(f.batch);
+      if (!range) byBatch.set(f.batch, { first: f.row, last: f.row });
+      else {
+        range.first = Math.min(range.first, f.row);
+        range.last = Math.max(range.last, f.row);
+      }
+    }
+    if (byBatch.size === 0) continue;
+    const shown = [...byBatch]
+      .slice(0, 10)
+      .map(([b, r]) => `batch ${b} ${r.first === r.last ? `row ${r.first}` : `rows ${r.first}-${r.last}`}`);
+    const more = byBatch.size > 10 ? `, and ${count(byBatch.size - 10, 'more batch', 'more batches')}` : '';
+    lines.push(
+      `${kind.replace('_', ' ')}: ${shown.join(', ')}${more}: ${OUTCOME_MEANING[kind]} (--report lists every row)`,
+    );
+  }
+  return lines;
 }
 
 /** The end-of-run lines for people (stderr). */
 export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta): string[] {
   const s = result.summary;
-  const rate = s.durationMs > 0 ? Math.round((s.rows / s.durationMs) * 1000) : s.rows;
   const lines: string[] = [];
   if (s.dryRun) {
     lines.push(
@@ -87,8 +103,8 @@ export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta)
   }
   lines.push(
     `upload: ${count(s.rows, 'row')}, ${n(s.invalid)} invalid (not sent), ${n(s.sent)} sent in ${count(s.batches, 'batch', 'batches')}: ` +
-      `${n(s.accepted)} accepted, ${n(s.rejected)} rejected, ${n(s.failed)} not delivered; ` +
-      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${n(rate)} rows/s)`,
+      `${outcomeWords(s)}; ${s.notSent > 0 ? `${count(s.notSent, 'valid row')} not sent; ` : ''}` +
+      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'row')})`,
   );
   if (result.stop)
     lines.push(
@@ -96,18 +112,7 @@ export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta)
         ? `stopped after row ${n(result.lastRow)}, the last of the feed`
         : `stopped after row ${n(result.lastRow)}: rows after it were not read or sent`,
     );
-  if (s.failed > 0) {
-    const failedBatches = result.batches.filter((b) => b.status === 'failed' || b.status === 'not_sent');
-    if (failedBatches.length > 0)
-      lines.push(
-        `not delivered: ${failedBatches
-          .slice(0, 10)
-          .map((b) => `batch ${b.index} rows ${b.firstRow}-${b.lastRow}`)
-          .join(
-            ', ',
-          )}${failedBatches.length > 10 ? `, and ${failedBatches.length - 10} more batches` : ''} (see --report for every row)`,
-      );
-  }
+  lines.push(...outcomeLines(result.failures));
   if (meta.searchable && s.accepted > 0) lines.push(`searchable ${meta.searchable}`);
   return lines;
 }

@@ -1,3 +1,4 @@
+import { n, rate } from '../report/words.js';
 import type { Logger } from '../shared/logger.js';
 import type { LiveStats } from './types.js';
 
@@ -19,12 +20,9 @@ interface SpinnerLike {
   render(): unknown;
 }
 
-const n = (x: number) => x.toLocaleString('en-US');
-
 /** `totalLines`: the input's physical lines, when known; progress is the last row's line over it. */
 export function progressLine(stats: LiveStats, now: number, totalLines?: number): string {
   const elapsed = Math.max(0.001, (now - stats.startedAt) / 1000);
-  const rate = stats.rows / elapsed;
   let eta = '';
   if (totalLines && stats.line > 0 && totalLines > stats.line) {
     const left = Math.round((elapsed * (totalLines - stats.line)) / stats.line);
@@ -33,8 +31,9 @@ export function progressLine(stats: LiveStats, now: number, totalLines?: number)
   return (
     `read ${n(stats.rows)} rows${stats.invalid ? ` (${n(stats.invalid)} invalid)` : ''}, sent ${n(stats.sent)}, ` +
     `accepted ${n(stats.accepted)}, rejected ${n(stats.rejected)}` +
-    `${stats.failed ? `, not delivered ${n(stats.failed)}` : ''}${stats.retries ? `, retries ${n(stats.retries)}` : ''}, ` +
-    `${n(Math.round(rate))} rows/s${eta}`
+    `${stats.failed ? `, failed ${n(stats.failed)}` : ''}${stats.unconfirmed ? `, unconfirmed ${n(stats.unconfirmed)}` : ''}` +
+    `${stats.notSent ? `, not sent ${n(stats.notSent)}` : ''}${stats.retries ? `, retries ${n(stats.retries)}` : ''}, ` +
+    `${rate(stats.rows, elapsed * 1000, 'row')}${eta}`
   );
 }
 

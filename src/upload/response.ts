@@ -1,30 +1,16 @@
+import { answerMessage, oneLine, parseJson } from '../http/response.js';
 import { isObject } from '../shared/is-object.js';
 import type { ServerRowError } from './bisect.js';
 
 /**
- * Reading the server's answers (pure). Error bodies are `application/problem+json` with
- * `errors: [{index, sku, pointer, message}]` (docs/architecture.md section 3); legacy answers carry
- * `{httpStatus, processCode, processValue}`, and a 200 whose processCode is FAIL is a failure.
+ * Reading the product API's refusals (pure): problem+json bodies with `errors: [{index, sku,
+ * pointer, message}]` (docs/upload.md), and legacy answers `{httpStatus, processCode,
+ * processValue}` (contract section 2.8), where a 200 whose processCode is FAIL is a refusal.
  */
 
 export interface ServerVerdict {
   message: string;
   errors: ServerRowError[];
-}
-
-function parseJson(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** One line, at most `max` characters, for messages built from what a server sent. */
-export function oneLine(text: string, max = 300): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 function rowErrors(value: unknown): ServerRowError[] {
@@ -42,33 +28,43 @@ function rowErrors(value: unknown): ServerRowError[] {
   return out;
 }
 
-/** The message and per-product errors of a rejection (400/413 body, or a legacy FAIL body). */
-export function readRejection(status: number, text: string): ServerVerdict {
-  const body = parseJson(text);
-  if (!isObject(body)) {
-    return { message: text.trim() ? oneLine(text) : `HTTP ${status}`, errors: [] };
+/** What a legacy processValue says: a string, or an object's message, detail or reason. */
+function processValueText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() || undefined;
+  if (!isObject(value)) return undefined;
+  for (const key of ['message', 'detail', 'reason', 'error'] as const) {
+    const v = value[key];
+    if (typeof v === 'string' && v.trim()) return v;
   }
-  // Legacy FAIL: details, when any, sit in processValue.
-  if (typeof body.processCode === 'string') {
-    const value = body.processValue;
-    const fromValue = isObject(value)
-      ? (value.message ?? value.detail ?? value.reason)
-      : typeof value === 'string'
-        ? value
-        : undefined;
-    const reason = isObject(body.httpStatus) ? body.httpStatus.reasonPhrase : undefined;
-    const message = typeof fromValue === 'string' ? fromValue : typeof reason === 'string' ? reason : 'FAIL';
-    return {
-      message: oneLine(`processCode ${body.processCode}: ${message}`),
-      errors: rowErrors(isObject(value) ? value.errors : undefined),
-    };
-  }
-  const parts = [body.title, body.detail].filter((p): p is string => typeof p === 'string' && p !== '');
-  const message = parts.length > 0 ? parts.join(': ') : typeof body.message === 'string' ? body.message : '';
-  return { message: oneLine(message || `HTTP ${status}`), errors: rowErrors(body.errors) };
+  const errors = rowErrors(value.errors).filter((e) => e.message);
+  if (errors.length > 0) return errors.map((e) => e.message).join('; ');
+  return undefined;
 }
 
-/** A legacy 200 can still be a failure: `processCode: "FAIL"`. */
+/**
+ * A legacy FAIL's message. The answer's httpStatus.reasonPhrase is the HTTP phrase ("OK" on a
+ * 200), not the reason of the failure, so it is never shown as one.
+ */
+function legacyMessage(body: Record<string, unknown>): string {
+  const code = String(body.processCode);
+  const text = processValueText(body.processValue);
+  return oneLine(text ? `processCode ${code}: ${text}` : `processCode ${code} (the answer gives no reason)`);
+}
+
+/** The message and per-product errors of a refusal (400/413/422 body, or a legacy FAIL body). */
+export function readRejection(status: number, text: string): ServerVerdict {
+  const body = parseJson(text);
+  if (isObject(body) && typeof body.processCode === 'string') {
+    const value = body.processValue;
+    return { message: legacyMessage(body), errors: rowErrors(isObject(value) ? value.errors : undefined) };
+  }
+  return {
+    message: answerMessage(status, text),
+    errors: isObject(body) ? rowErrors(body.errors) : [],
+  };
+}
+
+/** A legacy 200 can still be a refusal: `processCode: "FAIL"`. */
 export function isLegacyFail(text: string): boolean {
   const body = parseJson(text);
   return isObject(body) && typeof body.processCode === 'string' && body.processCode.toUpperCase() === 'FAIL';

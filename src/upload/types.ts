@@ -1,7 +1,9 @@
 import type { FeedStats } from '../feed/pipeline.js';
+import type { NotAccepted, OutcomeCounts } from '../http/outcome.js';
+import type { BackoffSettings } from '../http/retry-policy.js';
+import type { RunStop } from '../http/run.js';
 import type { IssueCollector } from '../report/issues.js';
 import type { Issue, PayloadFormat } from '../shared/types.js';
-import type { BackoffSettings } from './retry-policy.js';
 
 /** Settings of one upload run, resolved from flags, environment and config (see settings.ts). */
 export interface UploadSettings {
@@ -23,7 +25,15 @@ export interface UploadSettings {
   graceMs: number;
 }
 
-export type BatchStatus = 'accepted' | 'partial' | 'rejected' | 'failed' | 'not_sent' | 'dry_run';
+/** One outcome word (src/http/outcome.ts) for all the batch's rows, or `partial` for a mix. */
+export type BatchStatus =
+  | 'accepted'
+  | 'partial'
+  | 'rejected'
+  | 'failed'
+  | 'unconfirmed'
+  | 'not_sent'
+  | 'dry_run';
 
 export interface BatchOutcome {
   index: number;
@@ -43,28 +53,27 @@ export interface BatchOutcome {
   requestId: string;
 }
 
-/** A row that was not delivered: rejected by the server, or never accepted (failed). */
+/** A valid row that was not accepted, and what became of it (src/http/outcome.ts). */
 export interface Failure {
-  kind: 'rejected' | 'failed';
+  kind: NotAccepted;
   file: string;
   row: number;
   line: number;
   sku?: string;
-  /** HTTP status, or a word (`network`, `timeout`, `not_sent`, `interrupted`). */
+  /** The last HTTP status, or a word (`network`, `timeout`, `interrupted`, `not_sent`, `internal`). */
   status: number | string;
   message: string;
   batch: number;
 }
 
-export interface UploadSummary {
+/** rows = invalid + accepted + rejected + failed + unconfirmed + notSent. */
+export interface UploadSummary extends OutcomeCounts {
   rows: number;
   invalid: number;
   /** File-level errors (an empty file, a duplicate header): the feed is not clean. */
   fileErrors: number;
+  /** Rows put in at least one request. */
   sent: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
   batches: number;
   retries: number;
   requests: number;
@@ -72,9 +81,6 @@ export interface UploadSummary {
   durationMs: number;
   dryRun: boolean;
 }
-
-/** input: the feed could not be read on (a usage error mid-file); internal: a bug. */
-export type StopReason = 'auth' | 'unavailable' | 'interrupted' | 'endpoint' | 'input' | 'internal';
 
 export interface UploadResult {
   summary: UploadSummary;
@@ -88,13 +94,7 @@ export interface UploadResult {
   /** All issues counted and grouped; the first maxErrors kept in detail. */
   collector: IssueCollector;
   /** Why the run stopped early, if it did. */
-  stop?: {
-    reason: StopReason;
-    message: string;
-    hint?: string;
-    /** What stopped an `input` or `internal` run, rethrown once the report is out (its exit code). */
-    error?: unknown;
-  };
+  stop?: RunStop;
   /** Last row read from the feed (rows after it were not read when the run stopped). */
   lastRow: number;
   /** Whether the feed was read to its end (a stop may still come after, from the last batches). */
@@ -102,15 +102,12 @@ export interface UploadResult {
 }
 
 /** Counters that grow while the run goes; progress displays read them. */
-export interface LiveStats {
+export interface LiveStats extends OutcomeCounts {
   rows: number;
   /** Physical line where the last row read starts (for the ETA). */
   line: number;
   invalid: number;
   sent: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
   retries: number;
   requests: number;
   batches: number;

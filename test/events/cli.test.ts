@@ -4,7 +4,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Io, main } from '../../src/cli/main.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const bin = join(root, 'bin', 'genser.js');
@@ -34,6 +36,21 @@ function genserAsync(args: string[], env: Record<string, string> = {}) {
     });
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+/** In-process run through the real CLI entry (main): no process start, for the slower cases. */
+async function inProcess(args: string[], env: Record<string, string> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const out = new PassThrough().on('data', (c) => {
+    stdout += String(c);
+  });
+  const err = new PassThrough().on('data', (c) => {
+    stderr += String(c);
+  });
+  const ctx: Io = { stdout: out, stderr: err, env: { NO_COLOR: '1', ...env }, exitCode: 0 };
+  const status = await main(['node', 'genser', ...args], ctx);
+  return { status, stdout, stderr };
 }
 
 let examplesFile = '';
@@ -126,7 +143,9 @@ describe('genser events send', () => {
 
   it('sends every example into the embedded sandbox and exits 0', () => {
     const r = genser(['events', 'send', examplesFile, '--sandbox']);
-    expect(r.stderr).toContain('events: 11 sent, 11 accepted, 0 rejected, 0 failed');
+    expect(r.stderr).toMatch(
+      /events: 11 events, 0 invalid \(not sent\), 11 sent: 11 accepted, 0 rejected; 0 retries; \d+\.\d s \([\d,]+ events?\/s\)\n/,
+    );
     expect(r.status).toBe(0);
   });
 
@@ -148,6 +167,53 @@ describe('genser events send', () => {
     expect(seen.at(-1)?.key).toBe(SENTINEL);
     expect(r.stdout + r.stderr).not.toContain(SENTINEL);
     expect(JSON.parse(r.stdout).summary).toMatchObject({ sent: 11, rejected: 11 });
+  });
+
+  it("a refused key: exit 3, every event read accounted for once, the report shaped as upload's", async () => {
+    const refusing = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.statusCode = 401;
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
+    const at = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+    try {
+      const r = await inProcess(['events', 'send', examplesFile, '--base-url', at, '--json'], {
+        GENSER_SERVICE_KEY: SENTINEL,
+      });
+      expect(r.status).toBe(3);
+      expect(r.stderr).toContain('genser: the server refused the service key (HTTP 401)');
+      expect(r.stderr).toContain('hint: check GENSER_SERVICE_KEY');
+      const doc = JSON.parse(r.stdout);
+      expect(Object.keys(doc)).toEqual([
+        'files',
+        'summary',
+        'issues',
+        'truncated',
+        'stopped',
+        'target',
+        'failures',
+      ]);
+      expect(doc.stopped).toEqual({
+        reason: 'auth',
+        message: expect.stringContaining('the server refused the service key (HTTP 401)'),
+        lastRowRead: 5,
+      });
+      const s = doc.summary;
+      expect(s).toMatchObject({ rows: 5, sent: 4, accepted: 0, failed: 4, notSent: 1, unconfirmed: 0 });
+      expect(s.accepted + s.rejected + s.failed + s.unconfirmed + s.notSent + s.invalid).toBe(s.rows);
+      expect(doc.failures.map((f: { row: number; kind: string }) => `${f.row} ${f.kind}`)).toEqual([
+        '1 failed',
+        '2 failed',
+        '3 failed',
+        '4 failed',
+        '5 not_sent',
+      ]);
+    } finally {
+      await new Promise((r) => refusing.close(r));
+    }
   });
 
   it('refuses a key given as a flag value, and says what to set when the host or key is missing', () => {

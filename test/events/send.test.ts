@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { allExamples, exampleFor } from '../../src/events/examples.js';
 import { kindByType } from '../../src/events/kinds.js';
 import { type EventToSend, sendEvents } from '../../src/events/send.js';
+import { UndiciSender } from '../../src/http/sender.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
-import { UndiciSender } from '../../src/upload/sender.js';
 
 interface Seen {
   path: string;
@@ -91,7 +91,14 @@ describe('sendEvents', () => {
     expect(new Set(server.seen.map((s) => s.body)).size).toBe(1);
     expect(server.seen[0].headers.servicekey).toBe('svc-test-key');
     expect(server.seen[0].headers['content-type']).toBe('application/json');
-    expect(log.lines.filter((l) => l.startsWith('retry:'))).toHaveLength(2);
+    expect(log.lines.filter((l) => l.includes('retry'))).toEqual([
+      expect.stringMatching(
+        /^warning: events\.ndjson row 1 \(line 1, view_product\): HTTP 503, retry 1\/5 in /,
+      ),
+      expect.stringMatching(
+        /^warning: events\.ndjson row 1 \(line 1, view_product\): HTTP 503, retry 2\/5 in /,
+      ),
+    ]);
   });
 
   it('reports a 400 with the server message and goes on with the next events', async () => {
@@ -109,12 +116,17 @@ describe('sendEvents', () => {
     });
     await p.close();
     expect(result).toMatchObject({ sent: 3, accepted: 2, rejected: 1 });
-    expect(result.failures[0]).toMatchObject({
-      status: 'rejected',
-      httpStatus: 400,
-      message: 'Invalid event: object.orderQuantity must be a number',
-      event: { row: 2 },
-    });
+    expect(result.failures).toEqual([
+      {
+        kind: 'rejected',
+        file: 'events.ndjson',
+        row: 2,
+        line: 2,
+        type: 'add_to_cart',
+        status: 400,
+        message: 'Invalid event: object.orderQuantity must be a number',
+      },
+    ]);
   });
 
   it('stops at a 401: no new events after it', async () => {
@@ -129,9 +141,13 @@ describe('sendEvents', () => {
       { poster: p, log: memoryLogger() },
     );
     await p.close();
-    expect(result.stop).toBe('auth');
+    expect(result.stop?.reason).toBe('auth');
     expect(server.seen).toHaveLength(1);
-    expect(result.sent).toBe(1);
+    expect(result).toMatchObject({ read: 2, sent: 1, failed: 1, notSent: 1, accepted: 0 });
+    expect(result.failures.map((f) => [f.row, f.kind])).toEqual([
+      [1, 'failed'],
+      [2, 'not_sent'],
+    ]);
   });
 
   it('gives up after the retries and stops sending (unavailable)', async () => {
@@ -146,8 +162,8 @@ describe('sendEvents', () => {
       { poster: p, log: memoryLogger() },
     );
     await p.close();
-    expect(result.stop).toBe('unavailable');
-    expect(result.failures[0]).toMatchObject({ status: 'failed', httpStatus: 503 });
+    expect(result.stop?.reason).toBe('unavailable');
+    expect(result.failures[0]).toMatchObject({ kind: 'failed', status: 503, row: 1 });
     expect(server.seen).toHaveLength(3);
   });
 
@@ -180,5 +196,71 @@ describe('sendEvents', () => {
       await p.close();
       await sandbox.close();
     }
+  });
+
+  it('a wrong service key: every event read is accounted for once (failed or not sent), none stored', async () => {
+    const sandbox = await startSandbox({ port: 0, quiet: true });
+    const p = poster(sandbox.url, 'svc-wrong-key-000');
+    try {
+      const types = allExamples().map((e) => e.type as string);
+      const result = await sendEvents(
+        eventsOf(types),
+        { ...fast, concurrency: 4 },
+        { poster: p, log: memoryLogger() },
+      );
+      expect(result.stop).toMatchObject({ reason: 'auth' });
+      expect(result.stop?.message).toMatch(/^the server refused the service key \(HTTP 401\)/);
+      expect(result).toMatchObject({ sent: 4, accepted: 0, failed: 4, unconfirmed: 0, notSent: 1, read: 5 });
+      expect(result.failures.map((f) => [f.row, f.kind])).toEqual([
+        [1, 'failed'],
+        [2, 'failed'],
+        [3, 'failed'],
+        [4, 'failed'],
+        [5, 'not_sent'],
+      ]);
+      expect(result.readToEnd).toBe(false);
+      expect((sandbox.stats() as { events: { total: number } }).events.total).toBe(0);
+    } finally {
+      await p.close();
+      await sandbox.close();
+    }
+  });
+
+  it('an event stored whose answer was lost is unconfirmed, not failed', async () => {
+    const sandbox = await startSandbox({ port: 0, quiet: true, faults: { lostRate: 1, seed: 3 } });
+    const p = poster(sandbox.url, sandbox.serviceKey);
+    try {
+      const result = await sendEvents(
+        eventsOf(['view_product', 'add_to_cart']),
+        { ...fast, retries: 0 },
+        { poster: p, log: memoryLogger() },
+      );
+      expect(result).toMatchObject({ sent: 2, accepted: 0, failed: 0, unconfirmed: 2, notSent: 0 });
+      expect(result.failures[0]).toMatchObject({ kind: 'unconfirmed', status: 500, row: 1 });
+      expect((sandbox.stats() as { events: { total: number } }).events.total).toBe(2);
+    } finally {
+      await p.close();
+      await sandbox.close();
+    }
+  });
+
+  it('a 200 with an HTML page is not the collection host: the run stops (endpoint)', async () => {
+    const server = await scripted((_s, _n, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end('<html><body>Our shop</body></html>');
+    });
+    const p = poster(server.url);
+    const result = await sendEvents(
+      eventsOf(['view_product', 'add_to_cart', 'complete_purchase']),
+      { ...fast, concurrency: 1 },
+      { poster: p, log: memoryLogger() },
+    );
+    await p.close();
+    expect(result.stop).toMatchObject({
+      reason: 'endpoint',
+      message: `${server.url}/actions/view/product answered HTTP 200 with an HTML page, not the service's answer: the URL is probably wrong`,
+    });
+    expect(result).toMatchObject({ accepted: 0, failed: 1, notSent: 1 });
+    expect(server.seen).toHaveLength(1);
   });
 });

@@ -221,6 +221,44 @@ describe('genser upload (CLI)', () => {
     expect(doc.stopped.reason).toBe('unavailable');
   });
 
+  it('an API url that answers 200 with a web page: exit 2 naming the url, nothing counted as accepted', async () => {
+    server = await scriptedServer((_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>Shop</title>');
+    });
+    const file = catalog('html.csv', 25);
+    const r = await genser(
+      ['upload', file, '--api-url', server.url, '--concurrency', '1', '--batch-size', '10'],
+      {
+        GENSER_API_KEY: KEY,
+      },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `genser: ${server.url}/collectors/products answered HTTP 200 with an HTML page, not the service's answer: the URL is probably wrong`,
+    );
+    expect(r.stderr).toContain('hint: check --api-url and --path');
+    expect(r.stderr).toMatch(
+      /upload: \d+ rows, 0 invalid \(not sent\), 10 sent in 1 batch: 0 accepted, 0 rejected, 10 failed; \d+ valid rows not sent; /,
+    );
+    expect(r.stderr).not.toContain('searchable');
+  });
+
+  it('a host name that does not resolve: exit 2 at once with the host name, no retries', async () => {
+    const file = catalog('dns.csv', 3);
+    const r = await genser(['upload', file, '--api-url', 'http://no-such-host.invalid', '--json'], {
+      GENSER_API_KEY: KEY,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /genser: the host name no-such-host\.invalid does not resolve \((ENOTFOUND|EAI_AGAIN)\)/,
+    );
+    expect(r.stderr).not.toContain('retry');
+    const doc = JSON.parse(r.stdout);
+    expect(doc.summary).toMatchObject({ requests: 1, retries: 0, failed: 3 });
+    expect(doc.stopped.reason).toBe('endpoint');
+  });
+
   it('bytes that stop decoding mid-feed: exit 2 after the report of what was delivered', async () => {
     server = await scriptedServer((_q, res) => json(res, 200, {}));
     // Valid UTF-8 well past the 64 KiB the encoding is detected from, then a byte that is not.
@@ -240,8 +278,9 @@ describe('genser upload (CLI)', () => {
     expect(doc.stopped.reason).toBe('input');
     expect(doc.summary.accepted).toBeGreaterThan(0);
     expect(doc.summary.accepted).toBe(server.requests.flatMap((q) => productsOf(q.body)).length);
-    // Every row read is accounted for: accepted, or listed as not delivered.
-    expect(doc.summary.accepted + doc.summary.failed).toBe(doc.summary.rows);
+    // Every row read is accounted for: accepted, or never sent (the rows still in a batch).
+    expect(doc.summary.accepted + doc.summary.notSent).toBe(doc.summary.rows);
+    expect(doc.failures.every((f: { kind: string }) => f.kind === 'not_sent')).toBe(true);
   });
 
   it('a feed that fails before its first row is one usage error, no summary of zeros', async () => {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { type Poster, UndiciSender } from '../../src/http/sender.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedItem } from '../../src/shared/types.js';
 import { type UploadDeps, uploadFeed } from '../../src/upload/engine.js';
-import { UndiciSender } from '../../src/upload/sender.js';
 import type { UploadSettings } from '../../src/upload/types.js';
 import {
   envelopeId,
@@ -312,9 +312,14 @@ describe('upload engine against real servers on 127.0.0.1', () => {
     expect(result.stop?.reason).toBe('auth');
     expect(result.stop?.message).toContain('HTTP 401');
     expect(result.summary.accepted).toBe(0);
-    // Reading stopped: far fewer than 200 rows were read, and each read row is a failure.
+    // Reading stopped: far fewer than 200 rows were read. The batch the service refused failed;
+    // every other row read was never put in a request.
     expect(result.summary.rows).toBeLessThan(40);
-    expect(result.summary.failed).toBe(result.summary.rows);
+    expect(result.summary.failed).toBe(10);
+    expect(result.summary.notSent).toBe(result.summary.rows - 10);
+    expect(result.failures.filter((f) => f.kind === 'failed').map((f) => f.row)).toEqual(
+      Array.from({ length: 10 }, (_, i) => i + 1),
+    );
     expect(result.failures.map((f) => f.row)).toEqual(
       Array.from({ length: result.summary.rows }, (_, i) => i + 1),
     );
@@ -354,7 +359,7 @@ describe('upload engine against real servers on 127.0.0.1', () => {
     server = await scriptedServer((req, res) => {
       const products = productsOf(req.body);
       if (products[0].sku === 'SKU-1') return json(res, 200, {});
-      problem(res, 502, 'bad gateway');
+      problem(res, 503, 'unavailable');
     });
     const d = deps(server.url);
     const result = await uploadFeed(feed(30), settings({ concurrency: 1, batchSize: 10, retries: 2 }), d);
@@ -362,11 +367,16 @@ describe('upload engine against real servers on 127.0.0.1', () => {
     expect(result.summary.accepted).toBe(10);
     expect(result.summary.retries).toBe(2);
     expect(result.batches[0].status).toBe('accepted');
-    expect(result.batches[1]).toMatchObject({ status: 'failed', attempts: 3, httpStatus: 502 });
+    // 503 every time: the service said it did not take them (failed, not unconfirmed).
+    expect(result.batches[1]).toMatchObject({ status: 'failed', attempts: 3, httpStatus: 503 });
     const failedRows = result.failures.filter((f) => f.kind === 'failed').map((f) => f.row);
-    expect(failedRows.slice(0, 10)).toEqual([11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
-    expect(result.failures[0].message).toContain('gave up after 2 retries: HTTP 502');
-    expect(result.summary.failed).toBe(result.summary.rows - 10);
+    expect(failedRows).toEqual([11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+    expect(result.failures[0].message).toBe('gave up after 2 retries: HTTP 503');
+    expect(result.summary.failed).toBe(10);
+    expect(result.summary.unconfirmed).toBe(0);
+    expect(result.summary.accepted + result.summary.failed + result.summary.notSent).toBe(
+      result.summary.rows,
+    );
   });
 
   it('a request that gets no answer within the timeout is retried, then reported as timeout', async () => {
@@ -387,7 +397,12 @@ describe('upload engine against real servers on 127.0.0.1', () => {
       sleep: async () => {},
     });
     expect(server.requests).toHaveLength(2);
-    expect(result.failures[0]).toMatchObject({ kind: 'failed', status: 'timeout', row: 1 });
+    // The body was written and may have been processed; only the answer is missing.
+    expect(result.failures[0]).toMatchObject({ kind: 'unconfirmed', status: 'timeout', row: 1 });
+    expect(result.failures[0].message).toBe(
+      'gave up after 1 retry: no answer within --timeout; it may have landed',
+    );
+    expect(result.batches[0].status).toBe('unconfirmed');
     expect(result.stop?.reason).toBe('unavailable');
   });
 
@@ -439,6 +454,155 @@ describe('upload engine against real servers on 127.0.0.1', () => {
     expect(result.stop?.reason).toBe('interrupted');
     expect(server.requests).toHaveLength(2);
     expect(result.summary.accepted).toBe(20);
-    expect(result.summary.failed).toBe(result.summary.rows - 20);
+    expect(result.summary.failed).toBe(0);
+    expect(result.summary.notSent).toBe(result.summary.rows - 20);
+  });
+});
+
+describe('what became of each row: accepted, rejected, failed, unconfirmed, not sent', () => {
+  it('a batch stored then answered 500, then only 503s, is unconfirmed (it landed), not failed', async () => {
+    const stored: string[] = [];
+    server = await scriptedServer((req, res) => {
+      if (req.n === 1) {
+        stored.push(...productsOf(req.body).map((p) => String(p.sku)));
+        return problem(res, 500, 'stored, but the answer was lost');
+      }
+      problem(res, 503, 'busy');
+    });
+    const d = deps(server.url);
+    const result = await uploadFeed(feed(4), settings({ retries: 2 }), d);
+    expect(stored).toEqual(['SKU-1', 'SKU-2', 'SKU-3', 'SKU-4']);
+    expect(result.summary).toMatchObject({
+      rows: 4,
+      sent: 4,
+      accepted: 0,
+      failed: 0,
+      unconfirmed: 4,
+      notSent: 0,
+    });
+    expect(result.batches[0]).toMatchObject({ status: 'unconfirmed', attempts: 3, httpStatus: 503 });
+    expect(result.failures[0]).toMatchObject({
+      kind: 'unconfirmed',
+      row: 1,
+      status: 503,
+      message: 'gave up after 2 retries: HTTP 503; it may have landed (try 1: HTTP 500)',
+    });
+    expect(result.stop?.reason).toBe('unavailable');
+  });
+
+  it('a batch in flight when the run stops, whose tries met network errors, is unconfirmed, not "not sent"', async () => {
+    let batchOneTries = 0;
+    server = await scriptedServer(async (req, res) => {
+      if (productsOf(req.body)[0].sku === 'SKU-1') {
+        batchOneTries++;
+        res.socket?.destroy();
+        return;
+      }
+      await sleepMs(60);
+      problem(res, 401, 'bad key');
+    });
+    const d = deps(server.url, {
+      sleep: (ms, signal) => sleepMs(Math.min(ms, 20)).then(() => signal.throwIfAborted()),
+    });
+    const result = await uploadFeed(feed(20), settings({ concurrency: 2, retries: 50 }), d);
+    expect(result.stop?.reason).toBe('auth');
+    expect(batchOneTries).toBeGreaterThanOrEqual(2);
+    const kinds = new Map(result.failures.map((f) => [f.row, f]));
+    expect(kinds.get(1)).toMatchObject({ kind: 'unconfirmed', status: 'network' });
+    expect(kinds.get(1)?.message).toMatch(/^not retried, the run stopped: .*; it may have landed$/);
+    expect(kinds.get(11)).toMatchObject({ kind: 'failed', status: 401 });
+    expect(result.batches.map((b) => b.status)).toEqual(['unconfirmed', 'failed']);
+    expect(result.summary).toMatchObject({ unconfirmed: 10, failed: 10, notSent: 0, sent: 20 });
+  });
+
+  it('a connection refused every time never reached the service: failed, not unconfirmed', async () => {
+    const closed = await scriptedServer((_req, res) => json(res, 200, {}));
+    const url = closed.url;
+    await closed.close();
+    const d = deps(url);
+    const result = await uploadFeed(feed(3), settings({ retries: 1 }), d);
+    expect(result.failures[0]).toMatchObject({ kind: 'failed', status: 'network' });
+    expect(result.failures[0].message).toContain('ECONNREFUSED');
+    expect(result.summary).toMatchObject({ failed: 3, unconfirmed: 0 });
+    expect(result.stop?.reason).toBe('unavailable');
+  });
+
+  for (const [what, type, body, said] of [
+    [
+      'an HTML page',
+      'text/html; charset=utf-8',
+      '<!DOCTYPE html><html><body>Shop</body></html>',
+      'an HTML page',
+    ],
+    [
+      'plain text',
+      'text/plain',
+      'Welcome to nginx!',
+      'text that is not JSON (text/plain, "Welcome to nginx!")',
+    ],
+  ] as const) {
+    it(`a 200 with ${what} is not the service: the run stops (endpoint), nothing counts as accepted`, async () => {
+      server = await scriptedServer((_req, res) => {
+        res.writeHead(200, { 'content-type': type });
+        res.end(body);
+      });
+      const d = deps(server.url);
+      const result = await uploadFeed(feed(25), settings({ concurrency: 1 }), d);
+      expect(server.requests).toHaveLength(1);
+      expect(result.summary.accepted).toBe(0);
+      expect(result.stop).toMatchObject({
+        reason: 'endpoint',
+        message: `${server.url}/collectors/products answered HTTP 200 with ${said}, not the service's answer: the URL is probably wrong`,
+      });
+      expect(result.failures[0]).toMatchObject({ kind: 'failed', status: 200 });
+      expect(result.summary.failed + result.summary.notSent).toBe(result.summary.rows);
+    });
+  }
+
+  it('a host name that does not resolve is a configuration error at once: no retries', async () => {
+    const d = deps('http://no-such-host.invalid');
+    const result = await uploadFeed(feed(3), settings({ retries: 5 }), d);
+    expect(result.stop?.reason).toBe('endpoint');
+    expect(result.stop?.message).toMatch(
+      /^the host name no-such-host\.invalid does not resolve \((ENOTFOUND|EAI_AGAIN)\): no request reached a server$/,
+    );
+    expect(result.summary).toMatchObject({ requests: 1, retries: 0, failed: 3, unconfirmed: 0 });
+    expect(d.waits).toEqual([]);
+  });
+
+  it('a failed lookup after the host has answered is a network error, retried', async () => {
+    server = await scriptedServer((_req, res) => json(res, 200, {}));
+    const good = new UndiciSender({
+      apiUrl: server.url,
+      connections: 1,
+      timeoutMs: 2000,
+      userAgent: 't',
+      keyHeader: 'apiKey',
+      key: KEY,
+    });
+    const gone = new UndiciSender({
+      apiUrl: 'http://no-such-host.invalid',
+      connections: 1,
+      timeoutMs: 2000,
+      userAgent: 't',
+      keyHeader: 'apiKey',
+      key: KEY,
+    });
+    // The first request reaches the real server; later ones go to a name that no longer resolves.
+    let calls = 0;
+    const poster: Poster = {
+      url: (path) => good.url(path),
+      post: (...args) => (calls++ === 0 ? good : gone).post(...args),
+      close: async () => {
+        await good.close();
+        await gone.close();
+      },
+    };
+    const d = deps(server.url, { poster });
+    const result = await uploadFeed(feed(20), settings({ concurrency: 1, retries: 2 }), d);
+    await poster.close();
+    expect(result.summary).toMatchObject({ accepted: 10, failed: 10, retries: 2 });
+    expect(result.stop?.reason).toBe('unavailable');
+    expect(result.failures[0]).toMatchObject({ row: 11, kind: 'failed', status: 'network' });
   });
 });

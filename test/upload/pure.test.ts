@@ -1,16 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { backoffDelay, isRetryableStatus, parseRetryAfter, retryDelay } from '../../src/http/retry-policy.js';
 import { buildBody } from '../../src/payload/envelope.js';
 import { framingFor } from '../../src/payload/framing.js';
 import { Batcher, type PendingBatch } from '../../src/upload/batcher.js';
 import { maxDepthFor, planRejection } from '../../src/upload/bisect.js';
 import { isLegacyFail, readRejection } from '../../src/upload/response.js';
-import {
-  backoffDelay,
-  isRetryableStatus,
-  parseRetryAfter,
-  retryDelay,
-} from '../../src/upload/retry-policy.js';
 
 const backoff = { baseMs: 100, capMs: 1000, retryAfterCapMs: 5000 };
 
@@ -195,6 +190,20 @@ describe('server answers', () => {
     expect(isLegacyFail(JSON.stringify({ processCode: 'OK' }))).toBe(false);
     expect(isLegacyFail('')).toBe(false);
     expect(readRejection(200, fail).message).toBe('processCode FAIL: code is required');
+    // The HTTP reason phrase ("OK" on a 200) is not the failure's reason.
+    const bare = { httpStatus: { code: '200', reasonPhrase: 'OK' }, processCode: 'FAIL', processValue: {} };
+    expect(readRejection(200, JSON.stringify(bare)).message).toBe(
+      'processCode FAIL (the answer gives no reason)',
+    );
+    expect(readRejection(200, JSON.stringify({ ...bare, processValue: 'price missing' })).message).toBe(
+      'processCode FAIL: price missing',
+    );
+    expect(
+      readRejection(
+        200,
+        JSON.stringify({ ...bare, processValue: { errors: [{ message: 'name is required' }] } }),
+      ).message,
+    ).toBe('processCode FAIL: name is required');
     expect(readRejection(400, 'nope\nreally').message).toBe('nope really');
     expect(readRejection(400, '').message).toBe('HTTP 400');
   });

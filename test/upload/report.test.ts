@@ -27,6 +27,8 @@ const result: UploadResult = {
     accepted: 4,
     rejected: 1,
     failed: 4,
+    unconfirmed: 0,
+    notSent: 0,
     batches: 2,
     retries: 3,
     requests: 6,
@@ -36,6 +38,16 @@ const result: UploadResult = {
   },
   failures: [
     { kind: 'rejected', file: 'a.csv', row: 3, line: 4, sku: 'S3', status: 400, message: 'bad', batch: 1 },
+    ...[6, 8, 9, 10].map((row) => ({
+      kind: 'failed' as const,
+      file: 'a.csv',
+      row,
+      line: row + 1,
+      sku: `S${row}`,
+      status: 503,
+      message: 'gave up after 3 retries: HTTP 503',
+      batch: 2,
+    })),
   ],
   batches: [
     {
@@ -140,7 +152,7 @@ describe('upload report', () => {
       searchable: 'after the daily batch at 00:15 Asia/Seoul (2026-11-24 00:15, in 9 h 12 min)',
     });
     expect(lines[0]).toBe(
-      'upload: 10 rows, 1 invalid (not sent), 9 sent in 2 batches: 4 accepted, 1 rejected, 4 not delivered; 3 retries; 2.0 s (5 rows/s)',
+      'upload: 10 rows, 1 invalid (not sent), 9 sent in 2 batches: 4 accepted, 1 rejected, 4 failed; 3 retries; 2.0 s (5 rows/s)',
     );
     expect(lines).toContain('stopped after row 10: rows after it were not read or sent');
     // A stop that came from the last batches, after the whole feed was read, says so.
@@ -155,7 +167,9 @@ describe('upload report', () => {
       { format: 'standard', files: ['a.csv'] },
     );
     expect(single[0]).toMatch(/^upload: 1 row, 0 invalid \(not sent\), 1 sent in 1 batch: .*; 1 retry; /);
-    expect(lines).toContain('not delivered: batch 2 rows 6-10 (see --report for every row)');
+    expect(lines).toContain(
+      'failed: batch 2 rows 6-10: not taken (the service said so, or was never reached); run again to send them (--report lists every row)',
+    );
     expect(lines.at(-1)).toBe(
       'searchable after the daily batch at 00:15 Asia/Seoul (2026-11-24 00:15, in 9 h 12 min)',
     );

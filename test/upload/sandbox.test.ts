@@ -1,10 +1,11 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { UndiciSender } from '../../src/http/sender.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
+import { seededRandom } from '../../src/sandbox/random.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedItem } from '../../src/shared/types.js';
 import { uploadFeed } from '../../src/upload/engine.js';
-import { UndiciSender } from '../../src/upload/sender.js';
 import type { UploadSettings } from '../../src/upload/types.js';
 
 /** A product node that passes the bundled standard-product schema; `price` may be made invalid. */
@@ -126,6 +127,40 @@ describe('upload engine against the sandbox', () => {
     await missing.body.dump();
     expect((await get(`${sandbox.url}/_sandbox/products/P-57`)).receivedCount).toBe(1);
     expect((await sandbox.runBatch()).applied).toBe(99);
+  });
+
+  it('answers lost with no retry left: the report says unconfirmed, and the sandbox does hold them', async () => {
+    sandbox = await startSandbox({ quiet: true, faults: { lostRate: 1, seed: 1 } });
+    const result = await uploadFeed(feed(10), settings({ retries: 0 }), {
+      poster: senderFor(sandbox),
+      log: memoryLogger(),
+    });
+    expect(result.summary).toMatchObject({ rows: 10, accepted: 0, failed: 0, unconfirmed: 10 });
+    expect(result.batches[0]).toMatchObject({ status: 'unconfirmed', httpStatus: 500 });
+    expect(result.failures[0].message).toBe('gave up after 0 retries: HTTP 500; it may have landed');
+    expect((await sandbox.runBatch()).applied).toBe(10);
+  });
+
+  it('stored, answer lost (500), then only 503s: unconfirmed in the report, held by the sandbox', async () => {
+    // A seed whose draws give: request 1 not failed, then lost (lostRate 1); requests 2 and 3
+    // failed (503). Faults draw failRate first, then lostRate when the request did not fail.
+    const failRate = 0.9;
+    const seed = Array.from({ length: 10_000 }, (_, i) => i + 1).find((candidate) => {
+      const r = seededRandom(candidate);
+      return r() >= failRate && r() < 1 && r() < failRate && r() < failRate;
+    });
+    expect(seed).toBeDefined();
+    sandbox = await startSandbox({ quiet: true, faults: { lostRate: 1, failRate, failStatus: 503, seed } });
+    const result = await uploadFeed(feed(10), settings({ retries: 2, concurrency: 1 }), {
+      poster: senderFor(sandbox),
+      log: memoryLogger(),
+    });
+    expect(result.summary).toMatchObject({ accepted: 0, failed: 0, unconfirmed: 10, requests: 3 });
+    expect(result.failures[0].message).toBe(
+      'gave up after 2 retries: HTTP 503; it may have landed (try 1: HTTP 500)',
+    );
+    expect(result.stop?.reason).toBe('unavailable');
+    expect((await sandbox.runBatch()).applied).toBe(10);
   });
 
   it('a wrong key stops the run with the auth reason', async () => {

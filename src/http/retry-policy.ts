@@ -10,6 +10,34 @@ export function isRetryableStatus(status: number): boolean {
   return RETRYABLE_STATUSES.has(status);
 }
 
+/**
+ * Answers after which the data may have landed all the same: a 500 can come after the service
+ * stored the body (contract section 7: "server error"), a gateway's 502/504 after the service
+ * behind it took it, and a 409 says an earlier try with this Idempotency-Key is still being
+ * processed. 503, 429 and 408 say the service did not take the request.
+ */
+const MAY_HAVE_LANDED: ReadonlySet<number> = new Set([409, 500, 502, 504]);
+
+export function mayHaveLanded(status: number): boolean {
+  return MAY_HAVE_LANDED.has(status);
+}
+
+/**
+ * What an HTTP status means for the sender: `ok` (2xx, the body still to be read), `refused`
+ * (the service refused the data: fix it), `auth` (the key), `retry`, or `endpoint` (anything
+ * else: 404, 405, 501 ... a wrong URL or path, not worth retrying).
+ */
+export type StatusClass = 'ok' | 'refused' | 'auth' | 'retry' | 'endpoint';
+
+export function classifyStatus(status: number): StatusClass {
+  if (status >= 200 && status < 300) return 'ok';
+  if (status === 400 || status === 413 || status === 422) return 'refused';
+  if (status === 401 || status === 403) return 'auth';
+  // 409: the same key is still in flight (an earlier attempt): wait and ask again.
+  if (isRetryableStatus(status) || status === 409) return 'retry';
+  return 'endpoint';
+}
+
 export interface BackoffSettings {
   /** First backoff ceiling in ms; doubles each attempt. */
   baseMs: number;

@@ -1,8 +1,9 @@
 import { Pool } from 'undici';
 
 /**
- * The I/O part of uploading: one undici Pool with keep-alive per run. Everything else in
- * src/upload decides what to send and what an answer means.
+ * The I/O part of sending (products and events): one undici Pool with keep-alive per run.
+ * Everything else decides what to send (src/upload, src/events) and what an answer means
+ * (./exchange.ts).
  */
 
 export interface HttpAnswer {
@@ -11,8 +12,10 @@ export interface HttpAnswer {
   body: string;
 }
 
-/** What the engine needs from a sender; tests may pass another implementation. */
+/** What the senders need from an HTTP client; tests may pass another implementation. */
 export interface Poster {
+  /** The full URL of `path`, for messages (never carries the key: it is a header). */
+  url(path: string): string;
   post(
     path: string,
     body: Buffer | string,
@@ -52,6 +55,10 @@ export class UndiciSender implements Poster {
       'user-agent': settings.userAgent,
       [settings.keyHeader]: settings.key,
     };
+  }
+
+  url(path: string): string {
+    return `${new URL(this.settings.apiUrl).origin}${this.basePath}${path}`;
   }
 
   async post(

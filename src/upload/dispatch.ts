@@ -1,0 +1,69 @@
+import { InFlight } from '../http/in-flight.js';
+import { oneLine } from '../http/response.js';
+import { type BatchContext, runBatch } from './batch-run.js';
+import type { PendingBatch } from './batcher.js';
+import type { BatchOutcome } from './types.js';
+
+/**
+ * Full batches, from the batcher to the sender: at most `concurrency` in flight (the caller
+ * waits for a slot, so reading pauses), none after the run stopped (their rows are `not sent`),
+ * each with its BatchOutcome for the report. With --dry-run, batches are only counted.
+ */
+export class Dispatcher {
+  readonly batches: BatchOutcome[] = [];
+  private readonly inFlight: InFlight;
+
+  constructor(
+    private readonly ctx: BatchContext,
+    /** Bytes of the envelope head and tail, added to every body. */
+    private readonly framingBytes: number,
+  ) {
+    this.inFlight = new InFlight(ctx.settings.concurrency);
+  }
+
+  async dispatch(batch: PendingBatch): Promise<void> {
+    const { ctx } = this;
+    const { stats } = ctx.ledger;
+    const bytes = this.framingBytes + batch.bytes;
+    const outcome = batchOutcome(batch, bytes, ctx.newId());
+    this.batches.push(outcome);
+    if (!ctx.settings.dryRun) {
+      await this.inFlight.slot(() => ctx.run.stopped);
+      if (ctx.run.stopped) return ctx.ledger.notSent(batch.rows, batch.index, ctx.run.stopMessage);
+    }
+    stats.batches++;
+    stats.bytes += bytes;
+    if (ctx.settings.dryRun) {
+      outcome.status = 'dry_run';
+      return;
+    }
+    this.inFlight.add(
+      runBatch(batch, outcome, ctx).catch((err: unknown) => {
+        // A bug: the rows' outcome is unknown, and the run stops (exit 70) rather than go on.
+        const message = oneLine(String(err));
+        ctx.ledger.settle(batch.rows, 'unconfirmed', batch.index, 'internal', message);
+        outcome.status = 'unconfirmed';
+        ctx.run.halt('internal', message, undefined, err);
+      }),
+    );
+  }
+
+  /** Waits for every batch in flight. */
+  drain(): Promise<void> {
+    return this.inFlight.drain();
+  }
+}
+
+function batchOutcome(batch: PendingBatch, bytes: number, requestId: string): BatchOutcome {
+  return {
+    index: batch.index,
+    firstRow: batch.rows[0].row,
+    lastRow: batch.rows[batch.rows.length - 1].row,
+    rows: batch.rows.length,
+    bytes,
+    status: 'not_sent',
+    attempts: 0,
+    requests: 0,
+    requestId,
+  };
+}
