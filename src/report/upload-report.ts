@@ -1,6 +1,6 @@
 import { redact } from '../shared/secrets.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
-import type { UploadResult } from '../upload/types.js';
+import type { BatchOutcome, Failure, StopReason, UploadResult, UploadSummary } from '../upload/types.js';
 import { buildValidateReport, type ValidateReport, validateSummaryLines } from './validate-report.js';
 
 /**
@@ -19,6 +19,17 @@ export interface UploadReportMeta {
   sandbox?: { url: string; applied: number; db?: string };
 }
 
+/** The upload report document: validate's fields plus the upload's own. */
+export interface UploadReport extends Omit<ValidateReport, 'stopped'> {
+  summary: UploadSummary;
+  stopped?: { reason: StopReason; message: string; lastRowRead: number };
+  target?: string;
+  searchable?: string;
+  sandbox?: { url: string; applied: number; db?: string };
+  failures: Failure[];
+  batches: BatchOutcome[];
+}
+
 function validatePart(result: UploadResult, meta: UploadReportMeta): ValidateReport {
   return buildValidateReport({
     format: meta.format,
@@ -29,7 +40,7 @@ function validatePart(result: UploadResult, meta: UploadReportMeta): ValidateRep
   });
 }
 
-export function uploadReport(result: UploadResult, meta: UploadReportMeta): Record<string, unknown> {
+export function uploadReport(result: UploadResult, meta: UploadReportMeta): UploadReport {
   return {
     ...validatePart(result, meta),
     summary: result.summary,

@@ -340,11 +340,16 @@ export async function uploadFeed(
     }
     stats.batches++;
     stats.bytes += bytes;
-    const task = runBatch(batch, outcome).catch((err: unknown) => {
-      // A bug must not lose the accounting of the rows.
-      markFailed(batch.rows, batch.index, 'internal', oneLine(String(err)));
-      outcome.status = 'failed';
-    });
+    outcome.startedMs = now() - stats.startedAt;
+    const task = runBatch(batch, outcome)
+      .catch((err: unknown) => {
+        // A bug must not lose the accounting of the rows.
+        markFailed(batch.rows, batch.index, 'internal', oneLine(String(err)));
+        outcome.status = 'failed';
+      })
+      .finally(() => {
+        outcome.endedMs = now() - stats.startedAt;
+      });
     inFlight.add(task);
     void task.finally(() => inFlight.delete(task));
   };

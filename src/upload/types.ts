@@ -41,6 +41,9 @@ export interface BatchOutcome {
   requests: number;
   /** The envelope id (standard) and Idempotency-Key of the batch's first body. */
   requestId: string;
+  /** When the batch's first request went out and its last answer came, in ms after the run began. */
+  startedMs?: number;
+  endedMs?: number;
 }
 
 /** A row that was not delivered: rejected by the server, or never accepted (failed). */
