@@ -55,9 +55,17 @@ ol.bars .n { text-align: right; font-variant-numeric: tabular-nums; }
 :focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
 .table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: .4rem; }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; }
+/* The issues table: fixed column shares, so long messages wrap instead of squeezing the hints. */
+table#issues { table-layout: fixed; min-width: 60rem; }
 caption { text-align: left; padding: .5rem .6rem; color: var(--muted); }
 th, td { border-bottom: 1px solid var(--line); padding: .35rem .5rem; text-align: left; vertical-align: top; }
 td { overflow-wrap: anywhere; }
+#issues th { white-space: nowrap; }
+#issues th[data-key="severity"] { width: 8%; } #issues th[data-key="kind"] { width: 10.5%; }
+#issues th[data-key="file"] { width: 10%; } #issues th[data-key="row"], #issues th[data-key="line"] { width: 5.5%; }
+#issues th[data-key="sku"] { width: 8%; } #issues th[data-key="column"] { width: 9%; }
+#issues th[data-key="value"] { width: 10%; } #issues th[data-key="message"] { width: 18%; }
+#issues th[data-key="hint"] { width: 15.5%; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 thead th { background: var(--card); position: sticky; top: 0; }
 th button { font: inherit; font-weight: 650; color: inherit; background: none; border: 0; padding: 0; cursor: pointer; }
@@ -108,9 +116,7 @@ export const REPORT_JS = `
     columns.forEach(function (c) {
       var td = document.createElement('td');
       td.textContent = String(values[c]);
-      if (numeric[c]) td.className = 'num';
-      if (c === 'severity') td.className = 'sev-' + p.severity;
-      if (c === 'value') td.className = 'value';
+      td.className = numeric[c] ? 'num' : c === 'severity' ? 'sev-' + p.severity : c;
       tr.appendChild(td);
     });
     var text = columns.map(function (c) { return String(values[c]); }).join('\\u0000').toLowerCase();
