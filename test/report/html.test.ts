@@ -1,7 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, renderHtml, scriptJson } from '../../src/report/html.js';
+import { REPORT_CSS } from '../../src/report/html-assets.js';
 import { toModel } from '../../src/report/model.js';
 import { rowError, uploadReportOf, validateReportOf } from './samples.js';
+
+/** WCAG 2 contrast ratio of two #rrggbb colours. */
+function contrast(a: string, b: string): number {
+  const lum = (hex: string) => {
+    const [r, g, bl] = [1, 3, 5].map((i) => {
+      const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+/** The colour variables of the light (first) and dark (second) :root blocks. */
+function themes(): Record<string, string>[] {
+  return [...REPORT_CSS.matchAll(/:root \{([^}]*)\}/g)].map((m) =>
+    Object.fromEntries([...m[1].matchAll(/--([a-z-]+): (#[0-9a-f]{6})/g)].map((v) => [v[1], v[2]])),
+  );
+}
 
 const EVIL = '</script><script>alert(1)</script><!-- <img src=x onerror=alert(2)> & "q" \'s\' \u2028';
 
@@ -48,6 +69,18 @@ describe('HTML report (pure rendering)', () => {
     expect(html).not.toMatch(/@import|url\(/);
     expect(html).toContain('@media (prefers-color-scheme: dark)');
     expect(html).toContain('<html lang="en">');
+  });
+
+  it('has enough contrast in light and dark: text 4.5:1 (AA), bars 3:1 against their track', () => {
+    const [light, dark] = themes();
+    expect(Object.keys(light)).toHaveLength(15);
+    expect(Object.keys(dark)).toEqual(Object.keys(light));
+    for (const t of [light, dark]) {
+      for (const text of ['fg', 'muted', 'error', 'warning', 'ok', 'accent'])
+        for (const ground of ['bg', 'card']) expect(contrast(t[text], t[ground])).toBeGreaterThanOrEqual(4.5);
+      for (const bar of ['bar', 'bar-error', 'bar-warning', 'bar-ok', 'bar-other'])
+        expect(contrast(t[bar], t.card)).toBeGreaterThanOrEqual(3);
+    }
   });
 
   it('summary counts and charts come from the report; uploads add outcomes and a batch time line', () => {
