@@ -26,7 +26,7 @@ function parseCommand(line: string): {
 } {
   const m = /^::([a-z-]+)(?: ([^:]*))?::(.*)$/s.exec(line);
   if (!m) throw new Error(`not a workflow command: ${line}`);
-  const unescape = (s: string) =>
+  const unescaped = (s: string) =>
     s
       .replace(/%0D/g, '\r')
       .replace(/%0A/g, '\n')
@@ -36,9 +36,9 @@ function parseCommand(line: string): {
   const properties: Record<string, string> = {};
   for (const pair of (m[2] ?? '').split(',').filter(Boolean)) {
     const eq = pair.indexOf('=');
-    properties[pair.slice(0, eq)] = unescape(pair.slice(eq + 1));
+    properties[pair.slice(0, eq)] = unescaped(pair.slice(eq + 1));
   }
-  return { command: m[1], properties, message: unescape(m[3]) };
+  return { command: m[1], properties, message: unescaped(m[3]) };
 }
 
 describe('GitHub Actions workflow commands', () => {
