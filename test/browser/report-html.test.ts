@@ -4,42 +4,17 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emptyStats, feedItems, tally } from '../../src/feed/pipeline.js';
 import { renderHtml } from '../../src/report/html.js';
-import { IssueCollector } from '../../src/report/issues.js';
 import { toModel } from '../../src/report/model.js';
 import type { UploadReport } from '../../src/report/upload-report.js';
-import { buildValidateReport, type ValidateReport } from '../../src/report/validate-report.js';
-import { memoryLogger } from '../../src/shared/logger.js';
-import type { FeedOptions } from '../../src/shared/types.js';
-import { uploadReportOf } from '../report/samples.js';
+import type { ValidateReport } from '../../src/report/validate-report.js';
+import { uploadReportOf, validateReportOfFixture } from '../report/samples.js';
 import { launchChromium, type RunningBrowser, SCREENSHOT_DIR } from './chromium.js';
 
 /**
  * The HTML report opened from file:// in Debian's chromium: the counts it shows are the JSON
  * report's, the table filters and sorts, nothing is logged to the console, light and dark.
  */
-const OPTIONS: FeedOptions = {
-  format: 'standard',
-  kind: 'products',
-  encoding: 'auto',
-  language: 'ko',
-  strict: false,
-  country: 'KR',
-};
-
-/** validate's report of the invalid sample catalog, built by the functions the command uses. */
-async function validateReportOfFixture(): Promise<ValidateReport> {
-  const file = 'fixtures/catalog-invalid.csv';
-  const stats = emptyStats();
-  const collector = new IssueCollector(10_000);
-  for await (const item of feedItems([file], OPTIONS, memoryLogger())) {
-    for (const issue of item.issues) collector.add(issue);
-    tally(stats, item);
-  }
-  return buildValidateReport({ format: 'standard', kind: 'products', files: [file], stats, collector });
-}
-
 let run: RunningBrowser;
 let dir: string;
 let validateReport: ValidateReport;

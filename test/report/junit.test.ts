@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { renderJunit, xmlAttr, xmlText } from '../../src/report/junit.js';
 import { toModel } from '../../src/report/model.js';
 import { clearSecrets, registerSecret } from '../../src/shared/secrets.js';
-import { rowError, uploadReportOf, validateReportOf } from './samples.js';
+import { rowError, uploadReportOf, validateReportOf, validateReportOfFixture } from './samples.js';
 
 const XSD = join(process.cwd(), 'test', 'fixtures', 'jenkins-junit.xsd');
 const dir = mkdtempSync(join(tmpdir(), 'genser-junit-'));
@@ -69,6 +69,20 @@ describe('JUnit XML', () => {
     // A clean file is one passing case.
     expect(xml).toContain('<testsuite name="clean.csv" tests="1" failures="0" errors="0" skipped="0">');
     expect(xml).toContain('<testcase name="no problems in clean.csv" classname="clean.csv">');
+  });
+
+  it('the report of fixtures/catalog-invalid.csv: a failing case per invalid row, counts as the report says', async () => {
+    const report = await validateReportOfFixture();
+    const xml = renderJunit(toModel({ command: 'validate', report }));
+    xsdValid(xml, 'fixture.xml');
+    const invalid = report.rows.invalid;
+    expect(xml).toContain(
+      `<testsuites name="genser validate" tests="${invalid}" failures="${invalid}" errors="0">`,
+    );
+    expect(count(xml, /<failure /g)).toBe(report.counts.errors);
+    expect(xml).toContain(
+      '<testcase name="row 2 (line 3) GS-0002" classname="fixtures/catalog-invalid.csv">',
+    );
   });
 
   it('escapes markup, quotes and line breaks, and shows the control characters XML 1.0 cannot carry', () => {

@@ -1,7 +1,9 @@
+import { emptyStats, feedItems, tally } from '../../src/feed/pipeline.js';
 import { IssueCollector } from '../../src/report/issues.js';
 import { type UploadReport, uploadReport } from '../../src/report/upload-report.js';
 import { buildValidateReport, type ValidateReport } from '../../src/report/validate-report.js';
-import type { Issue } from '../../src/shared/types.js';
+import { memoryLogger } from '../../src/shared/logger.js';
+import type { FeedOptions, Issue } from '../../src/shared/types.js';
 import type { UploadResult } from '../../src/upload/types.js';
 
 /** Report objects built by the same functions the commands use. */
@@ -163,4 +165,26 @@ export function uploadReportOf(): UploadReport {
     files: ['shop.csv'],
     target: 'POST http://127.0.0.1:9/collectors/products',
   });
+}
+
+const OPTIONS: FeedOptions = {
+  format: 'standard',
+  kind: 'products',
+  encoding: 'auto',
+  language: 'ko',
+  strict: false,
+  country: 'KR',
+};
+
+/** validate's report of a real feed, built by the functions the command uses. */
+export async function validateReportOfFixture(
+  file = 'fixtures/catalog-invalid.csv',
+): Promise<ValidateReport> {
+  const stats = emptyStats();
+  const collector = new IssueCollector(10_000);
+  for await (const item of feedItems([file], OPTIONS, memoryLogger())) {
+    for (const issue of item.issues) collector.add(issue);
+    tally(stats, item);
+  }
+  return buildValidateReport({ format: 'standard', kind: 'products', files: [file], stats, collector });
 }
