@@ -197,7 +197,7 @@ export function summaryMarkdown(model: ReportModel, rows = SUMMARY_ROWS): string
 }
 
 export interface GithubOutput {
-  /** Workflow commands, one per line, for stdout. */
+  /** Workflow commands, one per line (the runner reads them on stdout and stderr). */
   lines: string[];
   /** Markdown for the file GITHUB_STEP_SUMMARY names. */
   summaryMarkdown: string;

@@ -18,22 +18,31 @@ export type ReporterName = (typeof REPORTER_NAMES)[number];
 
 export interface Reporter {
   name: ReporterName;
-  /** Absent: the reporter's stream (stderr for human, stdout for the others). */
+  /** Absent: the reporter's stream (stderr for human and github, stdout for the others). */
   file?: string;
 }
 
 const HINT = `use ${REPORTER_NAMES.join(', ')}, optionally with =FILE, e.g. --reporter junit=reports/genser.xml`;
 
-/** Where a reporter without a file writes. */
+/**
+ * Where a reporter without a file writes. Annotations are messages about the data, so they go
+ * to stderr with the human summary (the Actions runner reads workflow commands on both
+ * streams); stdout stays for one document: json, junit or html.
+ */
 export function streamOf(name: ReporterName): 'stdout' | 'stderr' {
-  return name === 'human' ? 'stderr' : 'stdout';
+  return name === 'human' || name === 'github' ? 'stderr' : 'stdout';
 }
 
 /**
  * The reporters named by `--reporter` values. None named: `human`, and `github` too when
  * running in GitHub Actions (`GITHUB_ACTIONS=true`). `FILE` `-` means the stream.
  */
-export function parseReporters(values: string[], env: Record<string, string | undefined>): Reporter[] {
+export function parseReporters(
+  values: string[],
+  env: Record<string, string | undefined>,
+  /** What already writes to stdout, if anything (`convert` without -o: "the payloads"). */
+  options: { stdoutTakenBy?: string } = {},
+): Reporter[] {
   if (values.length === 0) {
     const defaults: Reporter[] = [{ name: 'human' }];
     if (env.GITHUB_ACTIONS === 'true') defaults.push({ name: 'github' });
@@ -56,6 +65,11 @@ export function parseReporters(values: string[], env: Record<string, string | un
     if (!out.some((r) => r.name === reporter.name && r.file === reporter.file)) out.push(reporter);
   }
   const stdout = out.filter((r) => r.file === undefined && streamOf(r.name) === 'stdout').map((r) => r.name);
+  if (stdout.length > 0 && options.stdoutTakenBy)
+    throw new UsageError(
+      `reporter ${stdout[0]} would write to stdout, where ${options.stdoutTakenBy} go`,
+      `give it a file, e.g. --reporter ${stdout[0]}=report.out`,
+    );
   if (stdout.length > 1)
     throw new UsageError(
       `reporters ${stdout.join(' and ')} would both write to stdout`,

@@ -42,6 +42,8 @@ describe('parseReporters', () => {
       { name: 'html', file: 'report.html' },
     ]);
     expect(parseReporters(['json=-', 'human'], {})).toEqual([{ name: 'json' }, { name: 'human' }]);
+    // github writes to stderr: it goes with a document on stdout.
+    expect(parseReporters(['junit', 'github'], {})).toEqual([{ name: 'junit' }, { name: 'github' }]);
     // A file name may hold '='.
     expect(parseReporters(['html=a=b.html'], {})).toEqual([{ name: 'html', file: 'a=b.html' }]);
   });
@@ -58,6 +60,11 @@ describe('parseReporters', () => {
     expect(usageError(() => parseReporters(['json=r', 'html=r'], {})).message).toBe(
       'reporters json and html would both write r',
     );
+    // convert without -o writes its payloads to stdout.
+    const taken = usageError(() => parseReporters(['github', 'html'], {}, { stdoutTakenBy: 'the payloads' }));
+    expect(taken.message).toBe('reporter html would write to stdout, where the payloads go');
+    expect(taken.hint).toBe('give it a file, e.g. --reporter html=report.out');
+    expect(parseReporters([], { GITHUB_ACTIONS: 'true' }, { stdoutTakenBy: 'the payloads' })).toHaveLength(2);
   });
 });
 
@@ -96,10 +103,11 @@ describe('writeReports', () => {
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/);
     expect(JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'))).toEqual(JSON.parse(JSON.stringify(report)));
     expect(readFileSync(summary, 'utf8')).toContain('## genser validate: failed');
-    expect(stdout.text()).toMatch(/^::error file=a\.csv,line=3,/);
+    // Annotations are messages: stderr, which the Actions runner reads too. stdout stays free.
+    expect(stderr.text()).toMatch(/^::error file=a\.csv,line=3,/);
+    expect(stdout.text()).toBe('');
     // human on stderr is the command's own output.
     expect(human).toBe(1);
-    expect(stderr.text()).toBe('');
   });
 
   it('without the command output, human goes to stderr as plain text; human=FILE writes it', () => {
@@ -175,22 +183,22 @@ describe('writeReports', () => {
           invalid: 1,
         },
       );
-      const stdout = sink();
+      const stderr = sink();
       const files = ['junit', 'html', 'json', 'human'].map((n) => `${n}=${join(dir, `secret.${n}`)}`);
       const summary = join(dir, 'secret-summary.md');
       writeReports(
         parseReporters([...files, 'github'], {}),
         { command: 'validate', report: secretReport },
         {
-          stdout,
-          stderr: sink(),
+          stdout: sink(),
+          stderr,
           env: { GITHUB_STEP_SUMMARY: summary },
         },
       );
       for (const f of [...files.map((f) => f.slice(f.indexOf('=') + 1)), summary])
         expect(readFileSync(f, 'utf8')).not.toContain('sk-live-abcdef123456');
-      expect(stdout.text()).not.toContain('sk-live-abcdef123456');
-      expect(stdout.text()).toContain('***');
+      expect(stderr.text()).not.toContain('sk-live-abcdef123456');
+      expect(stderr.text()).toContain('***');
     } finally {
       clearSecrets();
     }
