@@ -389,6 +389,7 @@ export class FeedProcessor {
       if (p.field) issue.field = p.field;
       if (p.value !== undefined) issue.value = p.value;
       issue.message = p.hint ? `${p.message}; ${p.hint}` : p.message;
+      if (p.hint) issue.hint = p.hint;
       issues.push(issue);
     }
     const item: FeedItem = { file: record.file, row: record.row, line: record.line, issues, valid };

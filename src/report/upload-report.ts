@@ -1,6 +1,7 @@
+import type { StopReason } from '../http/run.js';
 import { redact } from '../shared/secrets.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
-import type { Failure, UploadResult } from '../upload/types.js';
+import type { BatchOutcome, Failure, UploadResult, UploadSummary } from '../upload/types.js';
 import { buildValidateReport, type ValidateReport, validateSummaryLines } from './validate-report.js';
 import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
 
@@ -20,6 +21,17 @@ export interface UploadReportMeta {
   sandbox?: { url: string; applied: number; db?: string };
 }
 
+/** The upload report document: validate's fields plus the upload's own. */
+export interface UploadReport extends Omit<ValidateReport, 'stopped'> {
+  summary: UploadSummary;
+  stopped?: { reason: StopReason; message: string; lastRowRead: number };
+  target?: string;
+  searchable?: string;
+  sandbox?: { url: string; applied: number; db?: string };
+  failures: Failure[];
+  batches: BatchOutcome[];
+}
+
 function validatePart(result: UploadResult, meta: UploadReportMeta): ValidateReport {
   return buildValidateReport({
     format: meta.format,
@@ -30,7 +42,7 @@ function validatePart(result: UploadResult, meta: UploadReportMeta): ValidateRep
   });
 }
 
-export function uploadReport(result: UploadResult, meta: UploadReportMeta): Record<string, unknown> {
+export function uploadReport(result: UploadResult, meta: UploadReportMeta): UploadReport {
   return {
     ...validatePart(result, meta),
     summary: result.summary,

@@ -25,6 +25,8 @@ export interface Issue {
   value?: string;
   /** A sentence a merchant understands, with a hint where one helps. */
   message: string;
+  /** The hint alone (the message already ends with `; <hint>`), for reports that show it apart. */
+  hint?: string;
 }
 
 export type InputType = 'csv' | 'json' | 'ndjson';

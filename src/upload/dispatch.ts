@@ -37,14 +37,20 @@ export class Dispatcher {
       outcome.status = 'dry_run';
       return;
     }
+    // When the batch went out and when its last answer came, for the HTML report's time line.
+    outcome.startedMs = (ctx.deps.now ?? Date.now)() - stats.startedAt;
     this.inFlight.add(
-      runBatch(batch, outcome, ctx).catch((err: unknown) => {
-        // A bug: the rows' outcome is unknown, and the run stops (exit 70) rather than go on.
-        const message = oneLine(String(err));
-        ctx.ledger.settle(batch.rows, 'unconfirmed', batch.index, 'internal', message);
-        outcome.status = 'unconfirmed';
-        ctx.run.halt('internal', message, undefined, err);
-      }),
+      runBatch(batch, outcome, ctx)
+        .catch((err: unknown) => {
+          // A bug: the rows' outcome is unknown, and the run stops (exit 70) rather than go on.
+          const message = oneLine(String(err));
+          ctx.ledger.settle(batch.rows, 'unconfirmed', batch.index, 'internal', message);
+          outcome.status = 'unconfirmed';
+          ctx.run.halt('internal', message, undefined, err);
+        })
+        .finally(() => {
+          outcome.endedMs = (ctx.deps.now ?? Date.now)() - stats.startedAt;
+        }),
     );
   }
 

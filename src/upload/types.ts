@@ -51,6 +51,9 @@ export interface BatchOutcome {
   requests: number;
   /** The envelope id (standard) and Idempotency-Key of the batch's first body. */
   requestId: string;
+  /** When the batch's first request went out and its last answer came, in ms after the run began. */
+  startedMs?: number;
+  endedMs?: number;
 }
 
 /** A valid row that was not accepted, and what became of it (src/http/outcome.ts). */

@@ -61,7 +61,8 @@ describe('genser validate', () => {
       column: 'price',
       field: 'offers.price',
       value: '12,000원',
-      message: expect.stringContaining('declare a thousands'),
+      message: expect.stringMatching(/^offers\.price must be a number; got `12,000원`; declare a thousands/),
+      hint: expect.stringMatching(/^declare a thousands/),
     });
     expect(JSON.parse(readFileSync(reportPath, 'utf8'))).toEqual(report);
     expect(r.stderr).not.toMatch(/\u001b\[/);

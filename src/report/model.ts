@@ -1,0 +1,259 @@
+import type { Severity } from '../shared/types.js';
+import type { BatchOutcome, UploadSummary } from '../upload/types.js';
+import type { EventProblem, EventsSendReport, EventsValidateReport } from './events-shapes.js';
+import type { UploadReport } from './upload-report.js';
+import type { ValidateReport } from './validate-report.js';
+
+/**
+ * What the reporters render: the report of one command, in one shape. Each command's JSON
+ * report (validate/convert, upload, events validate, events send) comes in as a
+ * `ReportSource` and is flattened here once, so JUnit, GitHub and HTML agree on every count.
+ */
+export type ReportSource =
+  | { command: 'validate' | 'convert'; report: ValidateReport }
+  | { command: 'upload'; report: UploadReport }
+  | { command: 'events validate'; report: EventsValidateReport }
+  | { command: 'events send'; report: EventsSendReport };
+
+export type ReportCommand = ReportSource['command'];
+
+/** One listed problem: a row's issue, an event's problem, or a product the server refused. */
+export interface Problem {
+  severity: Severity;
+  code: string;
+  file: string;
+  /** Absent (or 0) for file-level problems. */
+  row?: number;
+  line?: number;
+  sku?: string;
+  column?: string;
+  field?: string;
+  value?: string;
+  /** The message without its hint (the hint is apart). */
+  message: string;
+  hint?: string;
+}
+
+/** Problems counted by severity, code and field: every one, also the ones not listed. */
+export interface ProblemKind {
+  severity: Severity;
+  code: string;
+  field?: string;
+  count: number;
+}
+
+export interface ReportModel {
+  command: ReportCommand;
+  /** What a record is called: product rows or events. */
+  unit: 'row' | 'event';
+  files: string[];
+  totals: {
+    total: number;
+    valid: number;
+    invalid: number;
+    /** Errors and warnings counted (listed or not). */
+    errors: number;
+    warnings: number;
+    fileErrors: number;
+  };
+  /** The listed problems, in feed order. */
+  problems: Problem[];
+  /** Problems counted but not listed (the report's list is capped by --max-errors). */
+  unlisted: number;
+  kinds: ProblemKind[];
+  /** Present when the run stopped before its end. */
+  stopped?: { reason: string; message: string };
+  upload?: { summary: UploadSummary; batches: BatchOutcome[]; target?: string };
+  events?: EventsSendReport['summary'];
+}
+
+/** Splits `message; hint` when the issue carries its hint apart. */
+function withoutHint(message: string, hint: string | undefined): string {
+  if (hint && message.endsWith(`; ${hint}`)) return message.slice(0, -(hint.length + 2));
+  return message;
+}
+
+function fromValidate(command: ReportCommand, report: ValidateReport | UploadReport): ReportModel {
+  const problems: Problem[] = report.issues.map((i) => {
+    const p: Problem = { ...i, message: withoutHint(i.message, i.hint) };
+    if (p.row === 0) delete p.row;
+    return p;
+  });
+  const kinds: ProblemKind[] = report.groups.map((g) => ({
+    severity: g.severity,
+    code: g.code,
+    ...(g.field ? { field: g.field } : {}),
+    count: g.count,
+  }));
+  const counted = report.counts.errors + report.counts.warnings;
+  return {
+    command,
+    unit: 'row',
+    files: report.files,
+    totals: { ...report.rows, ...report.counts },
+    problems,
+    unlisted: Math.max(0, counted - problems.length),
+    kinds,
+    ...(report.stopped
+      ? { stopped: { reason: report.stopped.reason, message: report.stopped.message } }
+      : {}),
+  };
+}
+
+/** Rows the service refused or that never got through: problems too, listed in full. */
+function fromUpload(report: UploadReport): ReportModel {
+  const model = fromValidate('upload', report);
+  const rejected = report.failures.filter((f) => f.kind === 'rejected').length;
+  const failed = report.failures.length - rejected;
+  for (const f of report.failures) {
+    const status = typeof f.status === 'number' ? `HTTP ${f.status}` : f.status.replace(/_/g, ' ');
+    model.problems.push({
+      severity: 'error',
+      code: f.kind === 'rejected' ? 'rejected' : 'not_delivered',
+      file: f.file,
+      row: f.row,
+      line: f.line,
+      ...(f.sku !== undefined ? { sku: f.sku } : {}),
+      message: `${f.kind === 'rejected' ? 'rejected by the service' : 'not delivered'} (${status}, batch ${f.batch}): ${f.message}`,
+      hint:
+        f.kind === 'rejected'
+          ? 'fix the row and upload it again'
+          : 'send the feed again; rows already accepted are replaced, not duplicated',
+    });
+  }
+  if (rejected > 0) model.kinds.push({ severity: 'error', code: 'rejected', count: rejected });
+  if (failed > 0) model.kinds.push({ severity: 'error', code: 'not_delivered', count: failed });
+  model.totals.errors += report.failures.length;
+  model.upload = {
+    summary: report.summary,
+    batches: report.batches,
+    ...(report.target ? { target: report.target } : {}),
+  };
+  return model;
+}
+
+function eventProblem(p: EventProblem): Problem {
+  return {
+    severity: 'error',
+    code: p.row > 0 ? 'invalid_event' : 'read',
+    file: p.file,
+    ...(p.row > 0 ? { row: p.row, line: p.line } : {}),
+    ...(p.type ? { sku: p.type } : {}),
+    ...(p.pointer ? { field: p.pointer } : {}),
+    message: p.message,
+  };
+}
+
+/** Events have no groups in their report: count the listed problems by pointer. */
+function kindsOf(problems: Problem[]): ProblemKind[] {
+  const map = new Map<string, ProblemKind>();
+  for (const p of problems) {
+    const key = `${p.severity}\0${p.code}\0${p.field ?? ''}`;
+    const k = map.get(key) ?? {
+      severity: p.severity,
+      code: p.code,
+      ...(p.field ? { field: p.field } : {}),
+      count: 0,
+    };
+    k.count++;
+    map.set(key, k);
+  }
+  return [...map.values()].sort((a, b) => b.count - a.count);
+}
+
+function fromEventsValidate(report: EventsValidateReport): ReportModel {
+  const problems = report.problems.map(eventProblem);
+  return {
+    command: 'events validate',
+    unit: 'event',
+    files: report.files,
+    totals: {
+      ...report.events,
+      errors: report.problemCount,
+      warnings: 0,
+      fileErrors: problems.filter((p) => p.row === undefined).length,
+    },
+    problems,
+    unlisted: Math.max(0, report.problemCount - problems.length),
+    kinds: kindsOf(problems),
+  };
+}
+
+function fromEventsSend(report: EventsSendReport): ReportModel {
+  const s = report.summary;
+  const problems = report.invalid.map(eventProblem);
+  for (const f of report.failures) {
+    const rejected = typeof f.status === 'number' && f.status >= 400 && f.status < 500;
+    problems.push({
+      severity: 'error',
+      code: rejected ? 'rejected' : 'not_delivered',
+      file: f.file,
+      row: f.row,
+      line: f.line,
+      sku: f.type,
+      message: `${rejected ? 'rejected by the collection host' : 'not delivered'} (${typeof f.status === 'number' ? `HTTP ${f.status}` : f.status}): ${f.message}`,
+    });
+  }
+  const files = report.files ?? [...new Set(problems.map((p) => p.file))];
+  return {
+    command: 'events send',
+    unit: 'event',
+    files,
+    totals: {
+      total: s.sent + s.invalid,
+      valid: s.sent,
+      invalid: s.invalid,
+      errors: s.invalid + s.rejected + s.failed,
+      warnings: 0,
+      fileErrors: 0,
+    },
+    problems,
+    unlisted: Math.max(0, s.invalid - report.invalid.length),
+    kinds: kindsOf(problems),
+    ...(report.stop ? { stopped: { reason: report.stop, message: `the run stopped: ${report.stop}` } } : {}),
+    events: s,
+  };
+}
+
+export function toModel(source: ReportSource): ReportModel {
+  switch (source.command) {
+    case 'validate':
+    case 'convert':
+      return fromValidate(source.command, source.report);
+    case 'upload':
+      return fromUpload(source.report);
+    case 'events validate':
+      return fromEventsValidate(source.report);
+    case 'events send':
+      return fromEventsSend(source.report);
+  }
+}
+
+/** `row 7 (line 9) SKU-00007`, `file` for file-level problems. */
+export function rowLabel(p: { row?: number; line?: number; sku?: string }): string {
+  if (!p.row) return 'file';
+  return `row ${p.row}${p.line !== undefined ? ` (line ${p.line})` : ''}${p.sku ? ` ${p.sku}` : ''}`;
+}
+
+/** A kind's name as people read it: `type offers.price`, `duplicate_sku`. */
+export function kindLabel(k: { code: string; field?: string }): string {
+  return k.field ? `${k.code} ${k.field}` : k.code;
+}
+
+/** Problems counted by source column, from the listed problems (groups do not keep columns). */
+export function columnsOf(problems: Problem[]): { column: string; count: number }[] {
+  const map = new Map<string, number>();
+  for (const p of problems) {
+    const column = p.column ?? (p.row ? '(no column)' : '(file)');
+    map.set(column, (map.get(column) ?? 0) + 1);
+  }
+  return [...map.entries()].map(([column, count]) => ({ column, count })).sort((a, b) => b.count - a.count);
+}
+
+export const COMMAND_TITLES: Record<ReportCommand, string> = {
+  validate: 'genser validate',
+  convert: 'genser convert',
+  upload: 'genser upload',
+  'events validate': 'genser events validate',
+  'events send': 'genser events send',
+};
