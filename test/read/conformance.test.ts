@@ -41,7 +41,12 @@ const group = (prefix: string) => names.filter((n) => n.startsWith(prefix)).sort
  * bytes), nothing in them, or bytes that are not UTF-8 and not clearly anything else.
  */
 const REFUSED_AS_INPUT: Record<string, 'binary' | 'empty_file' | 'encoding'> = {
+  'n_array_a_invalid_utf8.json': 'encoding',
   'n_array_invalid_utf8.json': 'encoding',
+  'n_number_invalid-utf-8-in-bigger-int.json': 'encoding',
+  'n_number_invalid-utf-8-in-exponent.json': 'encoding',
+  'n_number_invalid-utf-8-in-int.json': 'encoding',
+  'n_number_real_with_invalid_utf8_after_e.json': 'encoding',
   'n_array_spaces_vertical_tab_formfeed.json': 'binary',
   'n_multidigit_number_then_00.json': 'binary',
   'n_object_lone_continuation_byte_in_key_and_trailing_comma.json': 'encoding',
