@@ -11,6 +11,7 @@ import { readJson } from './json.js';
 import { HEAD_BYTES } from './limits.js';
 import { readNdjson } from './ndjson.js';
 import { checkFile, gunzip, isGzip, openBytes, peek } from './open.js';
+import { EXPORT_CSV, spreadsheetByBytes, spreadsheetByName, spreadsheetMessage } from './spreadsheet.js';
 import { firstInvalidUtf8 } from './utf8.js';
 
 export { inputTypeFromName } from './input-type.js';
@@ -47,6 +48,13 @@ export async function* readFeed(
   const type = options.inputType ?? inputTypeFromName(source);
   if (!type) {
     if (source !== '-') await checkFile(source, file); // a missing file is the first thing to say
+    const sheet = spreadsheetByName(source);
+    if (sheet) {
+      throw new UsageError(
+        spreadsheetMessage(file, sheet),
+        `${EXPORT_CSV}. (If the file really holds CSV text, pass --input-type csv.)`,
+      );
+    }
     throw new UsageError(
       `${file}: cannot tell the input type from the file name`,
       'Name the file .csv, .tsv, .json, .ndjson or .jsonl (optionally .gz), or pass --input-type csv|json|ndjson.',
@@ -114,7 +122,7 @@ function chooseEncoding(
   if (utf32) throw utf32Usage(file, utf32);
   if (requested !== 'auto') {
     const binary = binaryKind(head, requested, false);
-    if (binary) return binaryIssue(file, binary);
+    if (binary) return binaryIssue(file, binary, head);
     // CP949 is a superset of EUC-KR: the same bytes read the same, and more of them read.
     return { encoding: requested === 'euc-kr' ? 'cp949' : requested };
   }
@@ -124,7 +132,7 @@ function chooseEncoding(
     'auto',
     detection.encoding === 'utf-16le' || detection.encoding === 'utf-16be',
   );
-  if (binary) return binaryIssue(file, binary);
+  if (binary) return binaryIssue(file, binary, head);
   if (detection.encoding === undefined) {
     const at = detection.invalidAt;
     throw undetectedUsage(file, at, head[at], lineOfByte(head, at), detection.reason);
@@ -144,7 +152,9 @@ function lineOfByte(head: Buffer, offset: number): number {
   return line;
 }
 
-function binaryIssue(file: string, kind: string): ReadItem {
+function binaryIssue(file: string, kind: string, head: Buffer): ReadItem {
+  const sheet = spreadsheetByBytes(head);
+  if (sheet) return issueItem('binary', file, `${spreadsheetMessage(file, sheet)}. ${EXPORT_CSV}`);
   return issueItem(
     'binary',
     file,

@@ -174,8 +174,11 @@ describe('CSV problems become issues and reading goes on', () => {
     expect(xlsx.records).toEqual([]);
     expect(xlsx.issues).toHaveLength(1);
     expect(xlsx.issues[0].code).toBe('binary');
-    expect(xlsx.issues[0].message).toMatch(/xlsx/);
-    expect(xlsx.issues[0].message).toMatch(/Export/);
+    // The same words as for a file named .xlsx: a spreadsheet, and how to export CSV from it.
+    expect(xlsx.issues[0].message).toContain(
+      'spreadsheet.csv is a spreadsheet (a ZIP archive: an Excel .xlsx',
+    );
+    expect(xlsx.issues[0].message).toContain('"CSV UTF-8 (Comma delimited) (*.csv)"');
     const nul = await read(fixture('nul-bytes.csv'), { encoding: 'utf-8' });
     expect(nul.issues.map((i) => i.code)).toEqual(['binary']);
     expect((await read(fixture('nul-bytes.csv'))).issues.map((i) => i.code)).toEqual(['binary']);
