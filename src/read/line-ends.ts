@@ -5,7 +5,6 @@
  */
 import type { Newline } from './sniff.js';
 
-const QUOTE = 34;
 const CR = 13;
 const LF = 10;
 
@@ -32,19 +31,38 @@ export function foreignBreakAt(text: string, newline: Newline, final: boolean): 
     const crlf = count(text, '\r\n', end);
     if (count(text, '\r', end) === crlf && count(text, '\n', end) === crlf) return -1;
   }
-  let quoted = false;
-  for (let i = 0; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) quoted = !quoted; // a doubled quote toggles twice
-    if (quoted || (c !== CR && c !== LF)) continue;
-    if (c === CR && text.charCodeAt(i + 1) === LF) {
-      if (newline !== '\r\n') return i;
-      i++;
-    } else if (c === CR ? newline !== '\r' : newline !== '\n') {
-      return i; // a lone CR or LF
-    }
+  // Between quoted values only; a doubled quote inside one closes and reopens it at once.
+  let i = 0;
+  while (i < end) {
+    const open = text.indexOf('"', i);
+    const stop = open === -1 || open >= end ? end : open;
+    const found = foreignIn(text, i, stop, newline);
+    if (found !== -1 || stop === end) return found;
+    const close = text.indexOf('"', open + 1);
+    if (close === -1 || close >= end) return -1;
+    i = close + 1;
   }
   return -1;
+}
+
+/** The first line break in text[from, to) that is not `newline` (a lone CR or LF), or -1. */
+function foreignIn(text: string, from: number, to: number, newline: Newline): number {
+  if (newline === '\n' || newline === '\r') {
+    const at = text.indexOf(newline === '\n' ? '\r' : '\n', from);
+    return at !== -1 && at < to ? at : -1;
+  }
+  let found = -1;
+  for (let at = text.indexOf('\n', from); at !== -1 && at < to; at = text.indexOf('\n', at + 1)) {
+    if (text.charCodeAt(at - 1) !== CR) {
+      found = at;
+      break;
+    }
+  }
+  const limit = found === -1 ? to : found;
+  for (let at = text.indexOf('\r', from); at !== -1 && at < limit; at = text.indexOf('\r', at + 1)) {
+    if (text.charCodeAt(at + 1) !== LF) return at;
+  }
+  return found;
 }
 
 /**
