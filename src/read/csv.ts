@@ -3,6 +3,7 @@ import type { ReadItem } from '../shared/types.js';
 import { InvalidBytesError, invalidBytesUsage } from './decode.js';
 import { issueItem, readIssue } from './issues.js';
 import { FIELD_LIMIT, PARSE_CHUNK, PENDING_LIMIT } from './limits.js';
+import { foreignBreakAt, lineEndName, normaliseBreaks } from './line-ends.js';
 import { type RecordMaker, recordMaker } from './record-maker.js';
 import { excelSepLine, guessNewline, type Newline, sniffDelimiter } from './sniff.js';
 
@@ -99,6 +100,10 @@ class CsvReader {
   private sawText = false;
   /** After an overlong unfinished row: drop text up to the next line break. */
   private skipping = false;
+  /** The header line ran over the pending limit: said once, no "no data rows" after it. */
+  private headerTooLong = false;
+  /** Line ends are mixed: every CRLF, LF and CR is read as LF from here on. */
+  private normalising = false;
 
   constructor(options: CsvOptions) {
     this.file = options.file;
@@ -108,16 +113,25 @@ class CsvReader {
 
   /** Line of the character just after `unparsed` (the text not yet parsed). */
   lineAt(unparsed: string): number {
-    return this.line + countChar(unparsed, this.lineChar);
+    const text = this.normalising ? normaliseBreaks(unparsed, true) : unparsed;
+    return this.line + countChar(text, this.lineChar);
   }
 
   /** Parses `input`; pushes items to `out`; returns the unfinished tail (empty when final). */
   feed(input: string, final: boolean, out: ReadItem[]): string {
+    if (this.normalising) input = normaliseBreaks(input, final);
     if (this.skipping) input = this.skipLine(input);
     if (input.length === 0) return '';
     if (!this.parser) {
       if (!final && !this.readyToStart(input)) return input;
       input = this.start(input, final);
+    }
+    if (!this.normalising) {
+      const foreign = foreignBreakAt(input, this.newline, final);
+      if (foreign !== -1) {
+        this.mixedLineEnds(input, foreign, out);
+        input = normaliseBreaks(input, final);
+      }
     }
     if (!this.sawText && input.trim().length > 0) this.sawText = true;
     const parser = this.parser!;
@@ -144,11 +158,36 @@ class CsvReader {
 
   /** No data rows at all: say so once. */
   finish(out: ReadItem[]): void {
+    if (this.headerTooLong && this.names === undefined) return; // said already
     if (!this.sawText) {
       out.push(issueItem('empty_file', this.file, `${this.file} is empty`));
     } else if (this.names === undefined || this.row === 0) {
       out.push(issueItem('no_rows', this.file, `${this.file} has a header but no data rows`, { line: 1 }));
     }
+  }
+
+  /**
+   * A line break of another kind than the file's first one, outside quoted values: the file mixes
+   * CRLF, LF and CR (files pasted together, or edited on another system). Warn once, then read
+   * every one of them as a line break.
+   */
+  private mixedLineEnds(input: string, at: number, out: ReadItem[]): void {
+    const line = this.line + countChar(normaliseBreaks(input.slice(0, at), true), '\n');
+    const first = lineEndName(this.newline, 0);
+    this.normalising = true;
+    this.newline = '\n';
+    this.lineChar = '\n';
+    this.parser = new Papa.Parser({ delimiter: this.delimiter, newline: '\n' });
+    // Blank lines of mixed ends say nothing worth a warning (an empty file is said as such).
+    if (input.trim().length === 0) return;
+    const issue = readIssue(
+      'mixed_line_ends',
+      this.file,
+      `${this.file}: line ${line} ends with ${lineEndName(input, at)}, the lines before it with ${first}: the line ends are mixed, so CRLF, LF and CR are each read as a line break. Save the file with one kind of line end`,
+      { line },
+    );
+    issue.severity = 'warning';
+    out.push({ type: 'issue', issue });
   }
 
   /**
@@ -378,16 +417,29 @@ class CsvReader {
         return pending.slice(lineEnd + this.newline.length);
       }
     }
-    this.row++;
-    out.push({
-      type: 'issue',
-      issue: readIssue(
-        'field_too_large',
-        this.file,
-        `row ${this.row} (line ${this.line}) runs over ${this.pendingLimit} characters without ending; the row is skipped. Check for a quote that is not closed`,
-        { row: this.row, line: this.line },
-      ),
-    });
+    if (this.names === undefined) {
+      // The first line is the header: a "row 1" it is not, and "no data rows" would be a second error.
+      this.headerTooLong = true;
+      out.push(
+        issueItem(
+          'field_too_large',
+          this.file,
+          `${this.file}: the header (line ${this.line}) runs over ${this.pendingLimit} characters without a line break; nothing is read from it. Check that the file is a CSV export with one row per line`,
+          { line: this.line },
+        ),
+      );
+    } else {
+      this.row++;
+      out.push({
+        type: 'issue',
+        issue: readIssue(
+          'field_too_large',
+          this.file,
+          `row ${this.row} (line ${this.line}) runs over ${this.pendingLimit} characters without ending; the row is skipped. Check for a quote that is not closed`,
+          { row: this.row, line: this.line },
+        ),
+      });
+    }
     this.line += countChar(pending, this.lineChar);
     this.skipping = true;
     return '';

@@ -11,6 +11,8 @@ export class InvalidBytesError extends Error {
     readonly byteValue: number | undefined,
     /** The text decoded from the current chunk before the bad byte (to count lines up to it). */
     readonly textBefore: string,
+    /** When a double-byte encoding was guessed: where the bytes first stopped being UTF-8. */
+    readonly notUtf8?: { offset: number; byte: number },
   ) {
     super(`invalid ${encoding} byte at offset ${byteOffset}`);
     this.name = 'InvalidBytesError';
@@ -21,8 +23,24 @@ export class InvalidBytesError extends Error {
 export function decodeChunks(
   chunks: AsyncIterable<Buffer>,
   encoding: ConcreteEncoding,
+  notUtf8?: { offset: number; byte: number },
 ): AsyncIterable<string> {
-  return encoding === 'utf-8' ? decodeUtf8(chunks) : decodeIconv(chunks, encoding);
+  if (encoding === 'utf-8') return decodeUtf8(chunks);
+  const texts = decodeIconv(chunks, encoding);
+  return notUtf8 ? withNotUtf8(texts, notUtf8) : texts;
+}
+
+/** Adds where the bytes stopped being UTF-8 to a decoding error, for the message. */
+async function* withNotUtf8(
+  texts: AsyncIterable<string>,
+  notUtf8: { offset: number; byte: number },
+): AsyncGenerator<string> {
+  try {
+    yield* texts;
+  } catch (err) {
+    if (!(err instanceof InvalidBytesError)) throw err;
+    throw new InvalidBytesError(err.encoding, err.byteOffset, err.byteValue, err.textBefore, notUtf8);
+  }
 }
 
 async function* decodeUtf8(chunks: AsyncIterable<Buffer>): AsyncGenerator<string> {
@@ -130,18 +148,38 @@ export function invalidBytesUsage(
 ): UsageError {
   const byte = err.byteValue === undefined ? 'an invalid byte' : `invalid byte 0x${hex(err.byteValue)}`;
   const where = line === undefined ? '' : ` (line ${line})`;
-  const what = auto
-    ? `the text is not valid ${err.encoding} as detected`
-    : `the text is not valid ${err.encoding}`;
+  const name = err.encoding;
+  let what = `the text is not valid ${name}`;
+  if (err.notUtf8) {
+    // Guessed from a sample: it was not UTF-8 there, and it is not what it looked like either.
+    const first = err.notUtf8;
+    what = `the text is not valid utf-8 (byte 0x${hex(first.byte)} at byte offset ${first.offset}) nor valid ${name}, which it looked like`;
+  } else if (auto) {
+    what = `the text is not valid ${name} as detected`;
+  }
   return new UsageError(`${file}: ${what}: ${byte} at byte offset ${err.byteOffset}${where}`, ENCODING_HINT);
 }
 
-/** --encoding auto could not decide: name the first byte that is not UTF-8. */
-export function undetectedUsage(file: string, offset: number, byte: number | undefined): UsageError {
+/** --encoding auto could not decide: name the first byte that is not UTF-8, its line, and why. */
+export function undetectedUsage(
+  file: string,
+  offset: number,
+  byte: number | undefined,
+  line: number,
+  why: string,
+): UsageError {
   const what = byte === undefined ? 'a byte' : `byte 0x${hex(byte)}`;
   return new UsageError(
-    `${file}: cannot detect the encoding: ${what} at byte offset ${offset} is not UTF-8, and the text does not read clearly as CP949 (Korean) or Shift_JIS (Japanese)`,
+    `${file}: cannot detect the encoding: the text is not valid utf-8 (${what} at byte offset ${offset}, line ${line}), and ${why}`,
     ENCODING_HINT,
+  );
+}
+
+/** A UTF-32 byte order mark: genser does not read UTF-32 (no shop tool writes it for feeds). */
+export function utf32Usage(file: string, bom: string): UsageError {
+  return new UsageError(
+    `${file}: the file is ${bom} (it starts with the ${bom} byte order mark), which genser does not read`,
+    'Convert it to UTF-8, e.g. iconv -f UTF-32 -t UTF-8 FILE > FILE.utf8, or save it again as "CSV UTF-8" in Excel.',
   );
 }
 

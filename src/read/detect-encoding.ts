@@ -5,7 +5,26 @@ export type ConcreteEncoding = Exclude<EncodingName, 'auto'>;
 
 export type Detection =
   | { encoding: ConcreteEncoding; reason: string }
-  | { encoding: undefined; invalidAt: number; reason: string };
+  | {
+      encoding: undefined;
+      invalidAt: number;
+      reason: string;
+      /** A byte order mark of an encoding genser does not read (UTF-32). */
+      unsupported?: string;
+    };
+
+/**
+ * Fewer non-ASCII bytes than this cannot tell CP949 from Shift_JIS: `ｶﾊﾞﾝ` (four half-width
+ * kana) reads as two Hangul syllables just as well. Four Hangul syllables or kana are eight bytes.
+ */
+export const MIN_EVIDENCE_BYTES = 8;
+
+/** The byte order mark of UTF-32, if `sample` starts with one (LE's `FF FE 00 00` starts like UTF-16LE's). */
+export function utf32Bom(sample: Uint8Array): string | undefined {
+  if (sample[0] === 0xff && sample[1] === 0xfe && sample[2] === 0 && sample[3] === 0) return 'UTF-32LE';
+  if (sample[0] === 0 && sample[1] === 0 && sample[2] === 0xfe && sample[3] === 0xff) return 'UTF-32BE';
+  return undefined;
+}
 
 /**
  * Decides the encoding of a file from its first bytes (pure; docs/reading.md explains the rules):
@@ -16,6 +35,10 @@ export type Detection =
 export function detectEncoding(sample: Uint8Array, final: boolean): Detection {
   if (sample[0] === 0xef && sample[1] === 0xbb && sample[2] === 0xbf) {
     return { encoding: 'utf-8', reason: 'UTF-8 byte order mark' };
+  }
+  const utf32 = utf32Bom(sample);
+  if (utf32) {
+    return { encoding: undefined, invalidAt: 0, reason: `${utf32} byte order mark`, unsupported: utf32 };
   }
   if (sample[0] === 0xff && sample[1] === 0xfe)
     return { encoding: 'utf-16le', reason: 'UTF-16LE byte order mark' };
@@ -28,19 +51,39 @@ export function detectEncoding(sample: Uint8Array, final: boolean): Detection {
 
   const ko = koreanScore(sample);
   const ja = japaneseScore(sample);
-  if (ko.ratio >= 0.5 && ko.bad <= ko.pairs * 0.01 && ko.ratio > ja.ratio + 0.2) {
+  // Bytes of the non-ASCII characters (a Shift_JIS trail byte may be ASCII).
+  const evidence = Math.max(ko.pairs * 2 + ko.bad, ja.pairs * 2 + ja.single + ja.bad);
+  if (evidence < MIN_EVIDENCE_BYTES) {
+    return {
+      encoding: undefined,
+      invalidAt,
+      reason: `too little non-ASCII text (${evidence} bytes) to tell CP949 (Korean) from Shift_JIS (Japanese)`,
+    };
+  }
+  // Half-width kana count for Japanese, but Korean text also reads as them (its lead bytes are
+  // in 0xB0-0xC8): Korean must beat Japanese without them, and not lose clearly with them.
+  if (
+    ko.ratio >= 0.5 &&
+    ko.bad <= ko.pairs * 0.01 &&
+    ko.ratio > ja.withoutKana + 0.2 &&
+    ko.ratio > ja.ratio - 0.1
+  ) {
     return {
       encoding: 'cp949',
       reason: `not UTF-8; ${Math.round(ko.ratio * 100)}% of its characters read as Hangul in CP949`,
     };
   }
-  if (ja.ratio >= 0.5 && ja.bad <= ja.pairs * 0.01 && ja.ratio > ko.ratio + 0.2) {
+  if (ja.ratio >= 0.5 && ja.bad <= (ja.pairs + ja.single) * 0.01 && ja.ratio > ko.ratio + 0.2) {
     return {
       encoding: 'shift_jis',
       reason: `not UTF-8; ${Math.round(ja.ratio * 100)}% of its characters read as kana or kanji in Shift_JIS`,
     };
   }
-  return { encoding: undefined, invalidAt, reason: 'neither UTF-8 nor clearly CP949 or Shift_JIS' };
+  return {
+    encoding: undefined,
+    invalidAt,
+    reason: 'it does not read clearly as CP949 (Korean) or Shift_JIS (Japanese)',
+  };
 }
 
 /**
@@ -104,8 +147,15 @@ function koreanScore(bytes: Uint8Array): Score {
   return { pairs, bad, ratio: pairs + bad === 0 ? 0 : typical / (pairs + bad) };
 }
 
+interface JapaneseScore extends Score {
+  /** Half-width katakana (single bytes). */
+  single: number;
+  /** The ratio counting half-width katakana as not typical. */
+  withoutKana: number;
+}
+
 /** Shift_JIS: leads 0x81-0x9F and 0xE0-0xFC; single bytes 0xA1-0xDF are half-width katakana. */
-function japaneseScore(bytes: Uint8Array): Score {
+function japaneseScore(bytes: Uint8Array): JapaneseScore {
   let pairs = 0;
   let bad = 0;
   let single = 0;
@@ -140,5 +190,11 @@ function japaneseScore(bytes: Uint8Array): Score {
     }
   }
   const total = pairs + bad + single;
-  return { pairs, bad, ratio: total === 0 ? 0 : typical / total };
+  return {
+    pairs,
+    bad,
+    single,
+    ratio: total === 0 ? 0 : (typical + single) / total,
+    withoutKana: total === 0 ? 0 : typical / total,
+  };
 }

@@ -3,14 +3,16 @@ import type { Logger } from '../shared/logger.js';
 import type { EncodingName, InputType, ReadItem } from '../shared/types.js';
 import { binaryKind } from './binary.js';
 import { readCsv } from './csv.js';
-import { decodeChunks, undetectedUsage } from './decode.js';
-import { type ConcreteEncoding, detectEncoding } from './detect-encoding.js';
+import { decodeChunks, undetectedUsage, utf32Usage } from './decode.js';
+import { type ConcreteEncoding, detectEncoding, utf32Bom } from './detect-encoding.js';
 import { inputTypeFromName } from './input-type.js';
 import { issueItem } from './issues.js';
 import { readJson } from './json.js';
 import { HEAD_BYTES } from './limits.js';
 import { readNdjson } from './ndjson.js';
 import { checkFile, gunzip, isGzip, openBytes, peek } from './open.js';
+import { EXPORT_CSV, spreadsheetByBytes, spreadsheetByName, spreadsheetMessage } from './spreadsheet.js';
+import { firstInvalidUtf8 } from './utf8.js';
 
 export { inputTypeFromName } from './input-type.js';
 
@@ -46,6 +48,13 @@ export async function* readFeed(
   const type = options.inputType ?? inputTypeFromName(source);
   if (!type) {
     if (source !== '-') await checkFile(source, file); // a missing file is the first thing to say
+    const sheet = spreadsheetByName(source);
+    if (sheet) {
+      throw new UsageError(
+        spreadsheetMessage(file, sheet),
+        `${EXPORT_CSV}. (If the file really holds CSV text, pass --input-type csv.)`,
+      );
+    }
     throw new UsageError(
       `${file}: cannot tell the input type from the file name`,
       'Name the file .csv, .tsv, .json, .ndjson or .jsonl (optionally .gz), or pass --input-type csv|json|ndjson.',
@@ -65,12 +74,13 @@ export async function* readFeed(
       yield issueItem('empty_file', file, `${file} is empty`);
       return;
     }
-    const encoding = chooseEncoding(head, head.length < HEAD_BYTES, options.encoding, file, log);
-    if (typeof encoding !== 'string') {
-      yield encoding;
+    const chosen = chooseEncoding(head, head.length < HEAD_BYTES, options.encoding, file, log);
+    if ('type' in chosen) {
+      yield chosen;
       return;
     }
-    const texts = decodeChunks(peeked.all, encoding);
+    const { encoding } = chosen;
+    const texts = decodeChunks(peeked.all, encoding, chosen.notUtf8);
     const autoEncoding = options.encoding === 'auto';
     if (type === 'csv') yield* readCsv(texts, { file, delimiter, autoEncoding });
     else if (type === 'json') yield* readJson(texts, { file, autoEncoding, log });
@@ -93,6 +103,12 @@ function delimiterOption(given: string | undefined): string | undefined {
   return given;
 }
 
+interface Chosen {
+  encoding: ConcreteEncoding;
+  /** Guessed CP949 or Shift_JIS: where the bytes stopped being UTF-8 (for the message if decoding fails). */
+  notUtf8?: { offset: number; byte: number };
+}
+
 /** The encoding to decode with, or a `binary` issue when the bytes are not text at all. */
 function chooseEncoding(
   head: Buffer,
@@ -100,12 +116,15 @@ function chooseEncoding(
   requested: EncodingName,
   file: string,
   log: Logger,
-): ConcreteEncoding | ReadItem {
+): Chosen | ReadItem {
+  // Whatever was asked for: UTF-32 read as UTF-16 (its BOM starts like UTF-16LE's) is garbage.
+  const utf32 = utf32Bom(head);
+  if (utf32) throw utf32Usage(file, utf32);
   if (requested !== 'auto') {
     const binary = binaryKind(head, requested, false);
-    if (binary) return binaryIssue(file, binary);
+    if (binary) return binaryIssue(file, binary, head);
     // CP949 is a superset of EUC-KR: the same bytes read the same, and more of them read.
-    return requested === 'euc-kr' ? 'cp949' : requested;
+    return { encoding: requested === 'euc-kr' ? 'cp949' : requested };
   }
   const detection = detectEncoding(head, final);
   const binary = binaryKind(
@@ -113,14 +132,29 @@ function chooseEncoding(
     'auto',
     detection.encoding === 'utf-16le' || detection.encoding === 'utf-16be',
   );
-  if (binary) return binaryIssue(file, binary);
-  if (detection.encoding === undefined)
-    throw undetectedUsage(file, detection.invalidAt, head[detection.invalidAt]);
+  if (binary) return binaryIssue(file, binary, head);
+  if (detection.encoding === undefined) {
+    const at = detection.invalidAt;
+    throw undetectedUsage(file, at, head[at], lineOfByte(head, at), detection.reason);
+  }
   log.info(`${file}: encoding ${detection.encoding} (auto-detected: ${detection.reason})`);
-  return detection.encoding;
+  if (detection.encoding === 'cp949' || detection.encoding === 'shift_jis') {
+    const at = firstInvalidUtf8(head, 0, final);
+    return { encoding: detection.encoding, notUtf8: { offset: at, byte: head[at] } };
+  }
+  return { encoding: detection.encoding };
 }
 
-function binaryIssue(file: string, kind: string): ReadItem {
+/** Line (from 1) of byte `offset` in an ASCII-compatible sample. */
+function lineOfByte(head: Buffer, offset: number): number {
+  let line = 1;
+  for (let at = head.indexOf(0x0a); at !== -1 && at < offset; at = head.indexOf(0x0a, at + 1)) line++;
+  return line;
+}
+
+function binaryIssue(file: string, kind: string, head: Buffer): ReadItem {
+  const sheet = spreadsheetByBytes(head);
+  if (sheet) return issueItem('binary', file, `${spreadsheetMessage(file, sheet)}. ${EXPORT_CSV}`);
   return issueItem(
     'binary',
     file,

@@ -11,7 +11,10 @@ export type ReadIssueCode =
   | 'binary'
   | 'field_too_large'
   | 'invalid_json'
-  | 'not_an_object';
+  | 'not_an_object'
+  | 'not_a_feed'
+  | 'too_deep'
+  | 'mixed_line_ends';
 
 export interface IssueAt {
   row?: number;

@@ -1,23 +1,32 @@
 import { isObject } from '../shared/is-object.js';
+import { MAX_RECORD_DEPTH } from '../shared/json-depth.js';
 import type { ReadItem, SourceRecord } from '../shared/types.js';
 import { InvalidBytesError, invalidBytesUsage } from './decode.js';
 import { issueItem } from './issues.js';
 import { PENDING_LIMIT } from './limits.js';
 import type { JsonOptions } from './ndjson.js';
 import { kindOf } from './ndjson.js';
-import { jsonParseDetail, positionIn, shapeOf } from './shape.js';
+import { positionIn, shapeOf, syntaxDetail } from './shape.js';
 
 // Scanner states.
 const START = 0;
-const ARRAY_NEXT = 1;
+/** After `[`: an element or `]`. */
+const ARRAY_FIRST = 1;
 const VALUE = 2;
-const OBJ_KEY = 3;
+/** After `{`: a member name or `}`. */
+const OBJ_FIRST = 3;
 const KEY = 4;
 const COLON = 5;
 const OBJ_VALUE = 6;
 const OBJ_AFTER = 7;
 const DONE = 8;
 const STOPPED = 9;
+/** After `,` in an array: an element (a `,` or `]` here is a missing value). */
+const ARRAY_NEXT = 10;
+/** After `,` in the envelope: a member name. */
+const OBJ_KEY = 11;
+/** A document that is neither an array nor an object: kept whole, parsed at the end. */
+const TOP = 12;
 
 const QUOTE = 34;
 const BACKSLASH = 92;
@@ -85,6 +94,10 @@ class JsonScanner {
   private valueLine = 1;
   private valueColumn = 1;
   private key = '';
+  private keyLine = 1;
+  private keyColumn = 1;
+  /** The value being captured nests deeper than a record may (its position, for the message). */
+  private tooDeep: { line: number; column: number } | undefined;
   private row = 0;
   private rootShape: SourceRecord['shape'] | undefined;
 
@@ -107,13 +120,13 @@ class JsonScanner {
   feed(text: string, out: ReadItem[]): void {
     const n = text.length;
     let i = 0;
-    let from = this.state === VALUE || this.state === KEY ? 0 : -1;
+    let from = this.state === VALUE || this.state === KEY || this.state === TOP ? 0 : -1;
     if (this.skipNext) {
       // The character after a backslash at the end of the previous text.
       this.skipNext = false;
       i = 1;
       if (n === 1) {
-        if (this.state === VALUE || this.state === KEY) this.keep(text, 0, n);
+        if (this.state === VALUE || this.state === KEY || this.state === TOP) this.keep(text, 0, n);
         this.base += n;
         return;
       }
@@ -124,6 +137,8 @@ class JsonScanner {
         let depth = this.depth;
         let inString = this.inString;
         let ended = -1;
+        // Elements are records: they may nest only so deep (envelope members are parsed and dropped).
+        const maxDepth = this.inGraphOrRoot() && this.tooDeep === undefined ? MAX_RECORD_DEPTH : Infinity;
         for (; i < n; i++) {
           const c = text.charCodeAt(i);
           if (inString) {
@@ -133,8 +148,9 @@ class JsonScanner {
             continue;
           }
           if (c === QUOTE) inString = true;
-          else if (c === 123 || c === 91) depth++;
-          else if (c === 125 || c === 93) {
+          else if (c === 123 || c === 91) {
+            if (++depth > maxDepth && this.tooDeep === undefined) this.markTooDeep(i);
+          } else if (c === 125 || c === 93) {
             if (depth === 0) {
               ended = i;
               break;
@@ -153,7 +169,7 @@ class JsonScanner {
           break;
         }
         this.keep(text, from, ended);
-        this.endValue(out);
+        this.endValue(text.charCodeAt(ended), out);
         this.closeOrNext(text.charCodeAt(ended), ended, out);
         i = ended + 1;
         continue;
@@ -165,27 +181,33 @@ class JsonScanner {
         case START:
           if (isSpace(c)) break;
           if (c === 91) {
-            this.state = ARRAY_NEXT;
+            this.state = ARRAY_FIRST;
           } else if (c === 123) {
             this.envelope = true;
-            this.state = OBJ_KEY;
+            this.state = OBJ_FIRST;
           } else {
-            this.structural(
-              i,
-              'a JSON feed must start with [ (an array of products) or { (an envelope with @graph)',
-              out,
-            );
+            // A number, string, true, false or null (or not JSON at all): said at the end.
+            this.startValue(i);
+            this.state = TOP;
+            from = i;
+            continue;
           }
           break;
+        case TOP:
+          this.keep(text, from, n);
+          i = n;
+          continue;
+        case ARRAY_FIRST:
         case ARRAY_NEXT:
           if (isSpace(c)) break;
-          if (c === 93) {
+          if (c === 93 && this.state === ARRAY_FIRST) {
             this.closeArray();
             break;
           }
           this.startValue(i);
           from = i;
-          continue; // the VALUE loop reads this character
+          continue; // the VALUE loop reads this character (a `,` or `]` ends an empty value)
+        case OBJ_FIRST:
         case OBJ_KEY:
           if (isSpace(c)) break;
           if (c === QUOTE) {
@@ -193,11 +215,14 @@ class JsonScanner {
             this.parts = [];
             this.length = 0;
             this.oversize = false;
+            this.keyLine = this.line;
+            this.keyColumn = this.base + i - this.lineStart + 1;
             from = i + 1;
-          } else if (c === 125) {
+          } else if (c === 125 && this.state === OBJ_FIRST) {
             this.state = DONE;
           } else {
-            this.structural(i, 'expected a member name in double quotes', out);
+            const trailing = c === 125 ? ' (a comma before "}" is not allowed)' : '';
+            this.structural(i, `expected a member name in double quotes${trailing}`, out);
           }
           break;
         case KEY:
@@ -206,8 +231,7 @@ class JsonScanner {
             i++;
           } else if (c === QUOTE) {
             this.keep(text, from, i);
-            this.key = this.takeText();
-            this.state = COLON;
+            this.endKey(out);
           }
           break;
         case COLON:
@@ -256,13 +280,17 @@ class JsonScanner {
         return;
       case STOPPED:
         return;
+      case TOP:
+        this.endTop(out);
+        return;
       case DONE:
         if (this.envelope && !this.sawGraph) {
           out.push(
             issueItem(
-              'invalid_json',
+              'not_a_feed',
               file,
-              `${file}: the JSON object has no "@graph" array. Give an array of products, or a standard envelope whose "@graph" holds the products`,
+              `${file}: the JSON object has no "@graph" array: it is not an array or object of products. ${FEED_SHAPES}`,
+              { line: 1 },
             ),
           );
         } else if (this.row === 0) {
@@ -279,11 +307,12 @@ class JsonScanner {
           this.state === VALUE && this.inGraphOrRoot()
             ? ` inside element ${this.row + 1} (starting on line ${this.valueLine})`
             : '';
+        const column = this.base - this.lineStart + 1;
         out.push(
           issueItem(
             'invalid_json',
             file,
-            `${file}: the JSON document ends early at line ${this.line}${during}: the file looks truncated. Export or download it again`,
+            `${file}: the JSON document ends early at line ${this.line}, column ${column}${during}: the file looks truncated. Export or download it again`,
             { line: this.line },
           ),
         );
@@ -307,13 +336,20 @@ class JsonScanner {
     this.parts = [];
     this.length = 0;
     this.oversize = false;
+    this.tooDeep = undefined;
     this.valueLine = this.line;
     this.valueColumn = this.base + i - this.lineStart + 1;
   }
 
+  /** The element nests deeper than a record may: its text is no longer kept, its end still found. */
+  private markTooDeep(i: number): void {
+    this.tooDeep = { line: this.line, column: this.base + i - this.lineStart + 1 };
+    this.parts = [];
+  }
+
   /** Keeps text[from, to) of the value being captured, up to the pending limit. */
   private keep(text: string, from: number, to: number): void {
-    if (from === -1 || this.oversize || to <= from) return;
+    if (from === -1 || this.oversize || this.tooDeep !== undefined || to <= from) return;
     this.length += to - from;
     if (this.length > this.limit) {
       this.oversize = true;
@@ -330,15 +366,71 @@ class JsonScanner {
     return text;
   }
 
-  /** A value ended: a record (or an issue) when it is an element; an envelope member is skipped. */
-  private endValue(out: ReadItem[]): void {
+  /** A member name ended: it must be a valid JSON string (escapes decoded: `"@gr\u0061ph"` is @graph). */
+  private endKey(out: ReadItem[]): void {
+    const raw = `"${this.takeText()}"`;
+    this.state = COLON;
+    if (this.oversize) {
+      this.key = '';
+      return;
+    }
+    try {
+      this.key = JSON.parse(raw) as string;
+    } catch (err) {
+      const { reason, offset } = syntaxDetail(raw, err);
+      const at = positionIn(raw, offset ?? 0, this.keyLine);
+      const column = at.line === this.keyLine ? at.column + this.keyColumn - 1 : at.column;
+      this.structuralAt(at.line, column, `the member name is not a valid JSON string: ${reason}`, out);
+    }
+  }
+
+  /** A value ended: a record (or an issue) when it is an element; an envelope member is checked and dropped. */
+  private endValue(closer: number, out: ReadItem[]): void {
     const text = this.takeText();
     const isElement = this.inGraphOrRoot();
-    if (!isElement) return;
-    if (!this.oversize && text.trim().length === 0) return; // `[]` or a trailing comma
     const { file } = this;
+    if (text.length === 0 && !this.oversize && this.tooDeep === undefined) {
+      // `[,1]`, `[1,,2]`, `[1,]`, `{"a":}`: the scanner starts a value only on a character that is not space.
+      out.push(
+        issueItem(
+          'invalid_json',
+          file,
+          `${file}: the JSON document is malformed at line ${this.valueLine}, column ${this.valueColumn}: a value is missing before "${String.fromCharCode(closer)}" (an extra comma?); reading goes on`,
+          { line: this.valueLine },
+        ),
+      );
+      return;
+    }
+    if (!isElement) {
+      if (this.oversize) return;
+      try {
+        JSON.parse(text);
+      } catch (err) {
+        out.push(
+          issueItem(
+            'invalid_json',
+            file,
+            `${file}: the value of the envelope member "${this.key}" is not valid JSON at ${this.where(text, err)}; reading goes on`,
+            { line: this.valueLine },
+          ),
+        );
+      }
+      return;
+    }
     const row = ++this.row;
     const line = this.valueLine;
+    if (this.tooDeep !== undefined) {
+      const deep = this.tooDeep;
+      out.push(
+        issueItem(
+          'too_deep',
+          file,
+          `element ${row} (line ${line}) nests arrays or objects more than ${MAX_RECORD_DEPTH} levels deep (at line ${deep.line}, column ${deep.column}); it is skipped. A product needs no such nesting: check how the file was made`,
+          { row, line },
+        ),
+      );
+      return;
+    }
     if (this.oversize) {
       out.push(
         issueItem(
@@ -357,18 +449,11 @@ class JsonScanner {
     try {
       value = JSON.parse(text);
     } catch (err) {
-      const { reason, offset } = jsonParseDetail(err);
-      let where = `line ${line}`;
-      if (offset !== undefined) {
-        const at = positionIn(text, offset, line);
-        const column = at.line === line ? at.column + this.valueColumn - 1 : at.column;
-        where = `line ${at.line}, column ${column}`;
-      }
       out.push(
         issueItem(
           'invalid_json',
           file,
-          `element ${row} (starting on line ${line}) is not valid JSON at ${where}: ${reason}; the element is skipped`,
+          `element ${row} (starting on line ${line}) is not valid JSON at ${this.where(text, err)}; the element is skipped`,
           { row, line },
         ),
       );
@@ -391,6 +476,55 @@ class JsonScanner {
     if (!this.inGraph && this.rootShape === undefined) this.rootShape = shapeOf(value);
     const shape = this.inGraph ? 'graph' : this.rootShape!;
     out.push({ type: 'record', record: { file, row, line, fields: value, shape } });
+  }
+
+  /** `line L, column C: reason` for text of the current value that JSON.parse refused. */
+  private where(text: string, err: unknown): string {
+    const { reason, offset } = syntaxDetail(text, err);
+    const at = positionIn(text, offset ?? 0, this.valueLine);
+    const column = at.line === this.valueLine ? at.column + this.valueColumn - 1 : at.column;
+    return `line ${at.line}, column ${column}: ${reason}`;
+  }
+
+  /** The whole document is one value that is not an array or object. */
+  private endTop(out: ReadItem[]): void {
+    const { file } = this;
+    const text = this.takeText();
+    if (this.oversize) {
+      out.push(
+        issueItem(
+          'not_a_feed',
+          file,
+          `${file} does not start with [ or {: it is not an array or object of products. ${FEED_SHAPES}`,
+          {
+            line: this.valueLine,
+          },
+        ),
+      );
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      out.push(
+        issueItem(
+          'invalid_json',
+          file,
+          `${file}: the JSON document is malformed at ${this.where(text, err)}. ${FEED_SHAPES}`,
+          { line: this.valueLine },
+        ),
+      );
+      return;
+    }
+    out.push(
+      issueItem(
+        'not_a_feed',
+        file,
+        `${file} holds a JSON ${kindOf(value)}, not an array or object of products. ${FEED_SHAPES}`,
+        { line: this.valueLine },
+      ),
+    );
   }
 
   /** The character that ended a value: `,` goes on, `]`/`}` closes its container. */
@@ -417,15 +551,21 @@ class JsonScanner {
   }
 
   private structural(i: number, what: string, out: ReadItem[]): void {
-    const column = this.base + i - this.lineStart + 1;
+    this.structuralAt(this.line, this.base + i - this.lineStart + 1, what, out);
+  }
+
+  private structuralAt(line: number, column: number, what: string, out: ReadItem[]): void {
     out.push(
       issueItem(
         'invalid_json',
         this.file,
-        `${this.file}: the JSON document is malformed at line ${this.line}, column ${column}: ${what}; reading stops here`,
-        { line: this.line },
+        `${this.file}: the JSON document is malformed at line ${line}, column ${column}: ${what}; reading stops here`,
+        { line },
       ),
     );
     this.state = STOPPED;
   }
 }
+
+const FEED_SHAPES =
+  'Give an array of products ([{...}, ...]), or a standard envelope whose "@graph" array holds the products';

@@ -1,10 +1,11 @@
 import { isObject } from '../shared/is-object.js';
+import { MAX_RECORD_DEPTH, tooDeepAt } from '../shared/json-depth.js';
 import type { Logger } from '../shared/logger.js';
 import type { ReadItem } from '../shared/types.js';
 import { InvalidBytesError, invalidBytesUsage } from './decode.js';
 import { issueItem, readIssue } from './issues.js';
 import { PENDING_LIMIT } from './limits.js';
-import { jsonParseDetail, positionIn, shapeOf } from './shape.js';
+import { positionIn, shapeOf, syntaxDetail } from './shape.js';
 
 export interface JsonOptions {
   file: string;
@@ -30,17 +31,16 @@ export async function* readNdjson(
   const out: ReadItem[] = [];
 
   const take = (text: string, at: number): void => {
-    const trimmed = text.trim();
-    if (trimmed.length === 0) return;
+    // Only JSON's own white space is blank (String#trim would also drop a form feed or U+00A0).
+    if (BLANK.test(text)) return;
     sawText = true;
     row++;
     let value: unknown;
     try {
-      value = JSON.parse(trimmed);
+      value = JSON.parse(text);
     } catch (err) {
-      const { reason, offset } = jsonParseDetail(err);
-      const lead = text.length - text.trimStart().length;
-      const column = offset === undefined ? '' : `, column ${positionIn(trimmed, offset, at).column + lead}`;
+      const { reason, offset } = syntaxDetail(text, err);
+      const column = `, column ${positionIn(text, offset ?? 0, at).column}`;
       out.push({
         type: 'issue',
         issue: readIssue(
@@ -50,6 +50,18 @@ export async function* readNdjson(
           { row, line: at },
         ),
       });
+      return;
+    }
+    const deep = tooDeepAt(text, MAX_RECORD_DEPTH);
+    if (deep !== -1) {
+      out.push(
+        issueItem(
+          'too_deep',
+          file,
+          `line ${at}: nests arrays or objects more than ${MAX_RECORD_DEPTH} levels deep (column ${deep + 1}); the line is skipped. A product needs no such nesting: check how the file was made`,
+          { row, line: at },
+        ),
+      );
       return;
     }
     if (!isObject(value)) {
@@ -128,6 +140,8 @@ export async function* readNdjson(
   if (!sawText) out.push(issueItem('empty_file', file, `${file} is empty (no JSON lines)`));
   for (const item of out) yield item;
 }
+
+const BLANK = /^[ \t\r\n]*$/;
 
 export function kindOf(value: unknown): string {
   if (value === null) return 'null';

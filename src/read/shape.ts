@@ -1,5 +1,6 @@
 import { isObject } from '../shared/is-object.js';
 import type { SourceRecord } from '../shared/types.js';
+import { jsonSyntaxError } from './json-syntax.js';
 
 /** A legacy v0.3 object: a product (`code` with nested priceInfo/categories/image/brand) or a filter entry. */
 export function isLegacyObject(value: Record<string, unknown>): boolean {
@@ -39,6 +40,11 @@ export function jsonParseDetail(err: unknown): { reason: string; offset?: number
     .replace(/, (\.\.\.)?".*" is not valid JSON$/s, '');
   if (reason.length > 120) reason = `${reason.slice(0, 119)}…`;
   return at ? { reason, offset: Number(at[1]) } : { reason };
+}
+
+/** Why and where (when known) JSON.parse refused `text`: from the strict locator, else from V8's message. */
+export function syntaxDetail(text: string, err: unknown): { reason: string; offset?: number } {
+  return jsonSyntaxError(text) ?? jsonParseDetail(err);
 }
 
 /** Line and column (from 1) of `offset` in `text` whose first character is on `line`. */

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { errorMessage } from '../shared/errors.js';
 import { isObject } from '../shared/is-object.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from './depth.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../shared/json-depth.js';
 import {
   type LegacyKind,
   type ProductsOutcome,

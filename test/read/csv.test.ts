@@ -174,8 +174,11 @@ describe('CSV problems become issues and reading goes on', () => {
     expect(xlsx.records).toEqual([]);
     expect(xlsx.issues).toHaveLength(1);
     expect(xlsx.issues[0].code).toBe('binary');
-    expect(xlsx.issues[0].message).toMatch(/xlsx/);
-    expect(xlsx.issues[0].message).toMatch(/Export/);
+    // The same words as for a file named .xlsx: a spreadsheet, and how to export CSV from it.
+    expect(xlsx.issues[0].message).toContain(
+      'spreadsheet.csv is a spreadsheet (a ZIP archive: an Excel .xlsx',
+    );
+    expect(xlsx.issues[0].message).toContain('"CSV UTF-8 (Comma delimited) (*.csv)"');
     const nul = await read(fixture('nul-bytes.csv'), { encoding: 'utf-8' });
     expect(nul.issues.map((i) => i.code)).toEqual(['binary']);
     expect((await read(fixture('nul-bytes.csv'))).issues.map((i) => i.code)).toEqual(['binary']);
@@ -295,5 +298,64 @@ describe('the real Magento exports', () => {
     ]);
     const lines = readFileSync(file, 'utf8').split('\n');
     for (const record of r.records) expect(lines[record.line - 1].startsWith('"Gear')).toBe(true);
+  });
+});
+
+describe('mixed line ends', () => {
+  const mixed = 'sku,name\r\nA1,one\nA2,two\rA3,"three\r\nlines"\r\nA4,four\n';
+
+  it('splits on CRLF, LF and CR alike and warns once, whatever the size of the pieces', async () => {
+    for (const size of [mixed.length, 1, 3, 7]) {
+      const r = await collect(
+        readCsv(pieces(mixed, size), { file: 'f.csv', autoEncoding: false, parseChunk: size }),
+      );
+      expect(
+        r.records.map((x) => [x.row, x.line, x.fields.sku]),
+        `pieces of ${size}`,
+      ).toEqual([
+        [1, 2, 'A1'],
+        [2, 3, 'A2'],
+        [3, 4, 'A3'],
+        [4, 6, 'A4'],
+      ]);
+      expect(r.issues.map((i) => [i.code, i.severity, i.line, i.row])).toEqual([
+        ['mixed_line_ends', 'warning', 2, undefined],
+      ]);
+      expect(r.issues[0].message).toContain('line 2 ends with LF, the lines before it with CRLF');
+    }
+  });
+
+  it('names a CR among LF lines, and a CR line end at the very end of the file', async () => {
+    const r = await collect(
+      readCsv(pieces('a,b\n1,2\n3,4\r5,6\r', 4), { file: 'f.csv', autoEncoding: false, parseChunk: 4 }),
+    );
+    expect(r.records.map((x) => [x.line, x.fields.a])).toEqual([
+      [2, '1'],
+      [3, '3'],
+      [4, '5'],
+    ]);
+    expect(r.issues[0].message).toContain('line 3 ends with CR, the lines before it with LF');
+  });
+
+  it('does not call line breaks inside quoted values a mix (Excel: LF in cells of a CRLF file)', async () => {
+    const text = 'sku,description\r\nB-1,"one\ntwo"\r\nB-2,"three\rfour"\r\n';
+    const r = await collect(readCsv(pieces(text, 5), { file: 'f.csv', autoEncoding: false, parseChunk: 5 }));
+    expect(r.issues).toEqual([]);
+    expect(r.records.map((x) => x.fields.description)).toEqual(['one\ntwo', 'three\rfour']);
+  });
+});
+
+describe('one line longer than the limit, without a line break', () => {
+  it('is one clear error about the header, not also "no data rows" and "row 1"', async () => {
+    // Past the 64 KiB the reader waits for before it sniffs the delimiter.
+    const text = `sku,${'x'.repeat(200_000)}`;
+    const r = await collect(
+      readCsv(pieces(text, 1000), { file: 'f.csv', autoEncoding: false, parseChunk: 64, pendingLimit: 1000 }),
+    );
+    expect(r.records).toEqual([]);
+    expect(r.issues.map((i) => [i.code, i.line, i.row])).toEqual([['field_too_large', 1, undefined]]);
+    expect(r.issues[0].message).toContain(
+      'the header (line 1) runs over 1000 characters without a line break',
+    );
   });
 });

@@ -317,3 +317,75 @@ describe('UTF-8 validation and detection (pure)', () => {
     );
   });
 });
+
+describe('detection does not guess on little evidence, and weighs half-width kana as Japanese', () => {
+  it('stops on `A1,ｶﾊﾞﾝ` in Shift_JIS (it reads as two Hangul syllables too) instead of guessing CP949', async () => {
+    const bytes = iconv.encode('sku,name\nA1,ｶﾊﾞﾝ\n', 'shift_jis');
+    const err = await rejection(readBytes(bytes));
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toContain('cannot detect the encoding');
+    expect(err.message).toContain('byte 0xB6 at byte offset 12, line 2');
+    expect(err.message).toContain('too little non-ASCII text (4 bytes)');
+    expect(err.hint).toMatch(/--encoding .*shift_jis/);
+    const given = await readBytes(bytes, { encoding: 'shift_jis' });
+    expect(given.records[0].fields).toEqual({ sku: 'A1', name: 'ｶﾊﾞﾝ' });
+  });
+
+  it('detects Shift_JIS half-width kana given enough of them', async () => {
+    const text = 'sku,name\nA1,ｶﾊﾞﾝ ｸﾛ\nA2,ﾃﾌﾞｸﾛ ｻｲﾌ\nA3,ﾎﾞｳｼ ﾚﾃﾞｨｰｽ\n';
+    const r = await readBytes(iconv.encode(text, 'shift_jis'));
+    expect(r.log.join('\n')).toMatch(/encoding shift_jis \(auto-detected/);
+    expect(r.records.map((x) => x.fields.name)).toEqual(['ｶﾊﾞﾝ ｸﾛ', 'ﾃﾌﾞｸﾛ ｻｲﾌ', 'ﾎﾞｳｼ ﾚﾃﾞｨｰｽ']);
+    // Korean text reads as half-width kana too (its lead bytes are 0xB0-0xC8): still Korean.
+    expect(detectEncoding(iconv.encode('sku,name\nA1,가방 모자\n', 'cp949'), true).encoding).toBe('cp949');
+  });
+});
+
+describe('UTF-32 and invalid UTF-8 sequences are said for what they are', () => {
+  it('refuses UTF-32 by its byte order mark (LE checked before UTF-16LE), whatever --encoding says', async () => {
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), iconv.encode('sku,name\n', 'utf-32le')]);
+    const be = Buffer.concat([Buffer.from([0, 0, 0xfe, 0xff]), iconv.encode('sku,name\n', 'utf-32be')]);
+    for (const [bytes, name] of [
+      [le, 'UTF-32LE'],
+      [be, 'UTF-32BE'],
+    ] as const) {
+      for (const encoding of ['auto', 'utf-16le'] as const) {
+        const err = await rejection(readBytes(bytes, { encoding }));
+        expect(err.exitCode).toBe(2);
+        expect(err.message).toContain(`the file is ${name}`);
+        expect(err.message).toContain('which genser does not read');
+        expect(err.hint).toMatch(/Convert it to UTF-8/);
+      }
+    }
+    expect(detectEncoding(le, true)).toMatchObject({ encoding: undefined, unsupported: 'UTF-32LE' });
+  });
+
+  it('reports a 6-byte (invalid) UTF-8 sequence as not valid UTF-8 at its byte offset, not as bad CP949', async () => {
+    const six = Buffer.from([0xfc, 0x83, 0xbf, 0xbf, 0xbf, 0xbf]);
+    // Small file: too little to guess from; it is not UTF-8, and says where.
+    const small = await rejection(
+      readBytes(Buffer.concat([Buffer.from('sku,name\nA1,'), six, Buffer.from('\n')])),
+    );
+    expect(small.message).toContain('the text is not valid utf-8 (byte 0xFC at byte offset 12, line 2)');
+    expect(small.message).not.toContain('cp949');
+    // UTF-8 given, or detected from a long valid start: the same byte offset, as UTF-8.
+    const rows = Array.from({ length: 20000 }, (_, i) => `R-${i},이름 ${i}`).join('\n');
+    const late = Buffer.concat([Buffer.from(`sku,name\n${rows}\nB1,`), six, Buffer.from('\n')]);
+    const detected = await rejection(readBytes(late));
+    expect(detected.message).toContain(
+      `not valid utf-8 as detected: invalid byte 0xFC at byte offset ${late.length - 7}`,
+    );
+    const given = await rejection(readBytes(late, { encoding: 'utf-8' }));
+    expect(given.message).toContain(`not valid utf-8: invalid byte 0xFC at byte offset ${late.length - 7}`);
+    // Korean CP949 that breaks: both facts, not just "not cp949".
+    const korean = Buffer.concat([
+      iconv.encode('sku,name\nA1,가방 모자 신발\nA2,', 'cp949'),
+      six,
+      Buffer.from('\n'),
+    ]);
+    const guessed = await rejection(readBytes(korean));
+    expect(guessed.message).toContain(
+      'the text is not valid utf-8 (byte 0xB0 at byte offset 12) nor valid cp949, which it looked like: invalid byte 0xFC',
+    );
+  });
+});

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readJson } from '../../src/read/json.js';
 import { readNdjson } from '../../src/read/ndjson.js';
+import { MAX_RECORD_DEPTH } from '../../src/shared/json-depth.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { collect, fixture, pieces, read } from './helpers.js';
 
@@ -60,14 +61,18 @@ describe('JSON documents', () => {
     expect(r.records.map((x) => x.fields.sku)).toEqual(['T-1']);
     expect(r.issues).toHaveLength(1);
     expect(r.issues[0].code).toBe('invalid_json');
-    expect(r.issues[0].message).toMatch(/ends early at line 3 inside element 2 .*truncated/);
+    expect(r.issues[0].message).toMatch(/ends early at line 3, column 30 inside element 2 .*truncated/);
   });
 
   it('says what is wrong with other documents', async () => {
+    // Valid JSON that is not a feed is not "malformed": it is said for what it is.
     const notArray = await read(fixture('not-array.json'));
-    expect(notArray.issues[0]).toMatchObject({ code: 'invalid_json', line: 1 });
-    expect(notArray.issues[0].message).toContain('line 1, column 1');
-    expect((await read(fixture('no-graph.json'))).issues[0].message).toContain('no "@graph" array');
+    expect(notArray.issues).toHaveLength(1);
+    expect(notArray.issues[0]).toMatchObject({ code: 'not_a_feed', line: 1 });
+    expect(notArray.issues[0].message).toContain('holds a JSON string, not an array or object of products');
+    const noGraph = (await read(fixture('no-graph.json'))).issues;
+    expect(noGraph.map((i) => i.code)).toEqual(['not_a_feed']);
+    expect(noGraph[0].message).toContain('no "@graph" array');
     expect((await read(fixture('empty-array.json'))).issues.map((i) => i.code)).toEqual(['no_rows']);
     const text = '[{"a":1}] [2]';
     const extra = await collect(readJson(pieces(text, 100), jsonOptions()));
@@ -133,7 +138,7 @@ describe('NDJSON', () => {
       ['issue', 'not_an_object', 4, 5],
       ['record', 5, 6, 'legacy'],
     ]);
-    expect(r.issues[0].message).toMatch(/^line 3(, column \d+)?: not valid JSON \(Unexpected token 'b'\)/);
+    expect(r.issues[0].message).toMatch(/^line 3, column 24: not valid JSON \(expected a value, found 'b'\)/);
   });
 
   it('reads CRLF .jsonl and counts its lines', async () => {
@@ -175,5 +180,125 @@ describe('overlong elements and lines are skipped, memory stays bounded', () => 
       [1, 1, 'A'],
       [3, 3, 'C'],
     ]);
+  });
+});
+
+describe('strict JSON (RFC 8259): every syntax error said with line and column', () => {
+  const run = (text: string) => collect(readJson(pieces(text, 7), jsonOptions()));
+  const skus = (r: Awaited<ReturnType<typeof run>>) => r.records.map((x) => x.fields.sku);
+
+  it('a missing value between, before or after elements is an error; the elements around it are read', async () => {
+    const cases: Array<[string, string]> = [
+      ['[{"sku":"A"},{"sku":"B"},]', 'line 1, column 26: a value is missing before "]"'],
+      ['[{"sku":"A"},,{"sku":"B"}]', 'line 1, column 14: a value is missing before ","'],
+      ['[,{"sku":"A"},{"sku":"B"}]', 'line 1, column 2: a value is missing before ","'],
+      ['{"@graph": [{"sku":"A"},\n{"sku":"B"},\n]}', 'line 3, column 1: a value is missing before "]"'],
+      ['{"@graph": [{"sku":"A"},,{"sku":"B"}]}', 'line 1, column 25: a value is missing before ","'],
+    ];
+    for (const [text, where] of cases) {
+      const r = await run(text);
+      expect(skus(r), text).toEqual(['A', 'B']);
+      expect(
+        r.issues.map((i) => i.code),
+        text,
+      ).toEqual(['invalid_json']);
+      expect(r.issues[0].message, text).toContain(where);
+    }
+  });
+
+  it('checks the envelope members it does not read', async () => {
+    const context = await run('{"@context": nope, "@graph": [{"sku":"A"}]}');
+    expect(skus(context)).toEqual(['A']);
+    expect(context.issues).toHaveLength(1);
+    expect(context.issues[0].message).toMatch(/member "@context" is not valid JSON at line 1, column 15/);
+    const after = await run('{"@graph": [{"sku":"A"}], "x": [1,,2]}');
+    expect(skus(after)).toEqual(['A']);
+    expect(after.issues[0].message).toMatch(
+      /member "x" is not valid JSON at line 1, column 35: a value is missing/,
+    );
+    const trailing = await run('{"@graph": [{"sku":"A"}],}');
+    expect(trailing.issues[0].message).toMatch(/line 1, column 26: expected a member name/);
+    const badName = await run('{"@graph": [{"sku":"A"}], "a\\x": 1}');
+    expect(badName.issues[0].message).toMatch(
+      /line 1, column 30: the member name is not a valid JSON string: invalid escape/,
+    );
+    // Member names are JSON strings: an escaped "@graph" is "@graph".
+    expect(skus(await run('{"@gr\\u0061ph": [{"sku":"A"}]}'))).toEqual(['A']);
+  });
+
+  it('gives an element JSON.parse refuses its line and column, whatever the Node version says', async () => {
+    const r = await run('[\n  {"sku":"A"},\n  {"sku": "B", "n": \f1},\n  {"sku":"C"}\n]');
+    expect(skus(r)).toEqual(['A', 'C']);
+    expect(r.issues[0]).toMatchObject({ code: 'invalid_json', row: 2, line: 3 });
+    expect(r.issues[0].message).toContain('line 3, column 21: expected a value, found U+000C');
+    const lone = await run('[\f]');
+    expect(lone.issues.map((i) => i.code)).toEqual(['invalid_json']);
+  });
+
+  it('says a valid top-level scalar is not an array or object of products, not that it is malformed', async () => {
+    for (const [text, kind] of [
+      ['42', 'number'],
+      ['null', 'null'],
+      ['" "', 'string'],
+      ['\n  true  \n', 'boolean'],
+    ]) {
+      const r = await run(text);
+      expect(
+        r.issues.map((i) => i.code),
+        text,
+      ).toEqual(['not_a_feed']);
+      expect(r.issues[0].message).toContain(`holds a JSON ${kind}, not an array or object of products`);
+    }
+    const bad = await run('nope');
+    expect(bad.issues.map((i) => i.code)).toEqual(['invalid_json']);
+    expect(bad.issues[0].message).toContain('malformed at line 1, column 2');
+  });
+
+  it('reports a truncated document with line and column', async () => {
+    const r = await run('[{"sku":"A"},\n{"sku": "B');
+    expect(r.issues[0].message).toContain('ends early at line 2, column 11 inside element 2');
+  });
+});
+
+describe('deep nesting is a bad row, never a crash', () => {
+  const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+
+  it('JSON: an element nested deeper than the service takes is skipped with its position; the rest is read', async () => {
+    const text = `[{"sku":"A","name":${deep}},\n{"sku":"B"}]`;
+    const r = await collect(readJson(pieces(text, 1000), jsonOptions()));
+    expect(r.records.map((x) => [x.row, x.fields.sku])).toEqual([[2, 'B']]);
+    expect(r.issues).toHaveLength(1);
+    expect(r.issues[0]).toMatchObject({ code: 'too_deep', row: 1, line: 1 });
+    expect(r.issues[0].message).toContain(`more than ${MAX_RECORD_DEPTH} levels deep (at line 1, column 81)`);
+    // Exactly the limit is fine.
+    const limit = `${'['.repeat(MAX_RECORD_DEPTH - 1)}${']'.repeat(MAX_RECORD_DEPTH - 1)}`;
+    const ok = await collect(readJson(pieces(`[{"sku":"A","n":${limit}}]`, 5), jsonOptions()));
+    expect(ok.issues).toEqual([]);
+  });
+
+  it('NDJSON: the same for a line', async () => {
+    const text = `{"sku":"A","name":${deep}}\n{"sku":"B"}\n`;
+    const r = await collect(readNdjson(pieces(text, 999), { ...jsonOptions(), file: 'f.ndjson' }));
+    expect(r.records.map((x) => [x.row, x.fields.sku])).toEqual([[2, 'B']]);
+    expect(r.issues[0]).toMatchObject({ code: 'too_deep', row: 1, line: 1 });
+    expect(r.issues[0].message).toContain('(column 80)');
+  });
+});
+
+describe('strict NDJSON lines', () => {
+  it('only JSON white space is blank; anything else on a line is checked', async () => {
+    const text = '{"sku":"A"}\n \t\r\n\f{"sku":"B"}\n{"sku":"C"}\u00a0\n{"sku":"D"}\n';
+    const r = await collect(readNdjson(pieces(text, 3), { ...jsonOptions(), file: 'f.ndjson' }));
+    expect(r.records.map((x) => x.fields.sku)).toEqual(['A', 'D']);
+    expect(r.issues.map((i) => [i.code, i.line])).toEqual([
+      ['invalid_json', 3],
+      ['invalid_json', 4],
+    ]);
+    expect(r.issues[0].message).toContain(
+      'line 3, column 1: not valid JSON (expected a value, found U+000C)',
+    );
+    expect(r.issues[1].message).toContain(
+      'line 4, column 12: not valid JSON (unexpected U+00A0 after the end',
+    );
   });
 });

@@ -28,16 +28,34 @@ describe('fatal problems with the source are usage errors (exit 2) naming it', (
   });
 
   it('an unknown extension, pointing at --input-type', async () => {
-    const file = join(tmp, 'feed.xlsx');
+    const file = join(tmp, 'feed.dat');
     writeFileSync(file, 'sku\nA\n');
     const err = await rejection(read(file));
     expect(err.exitCode).toBe(2);
-    expect(err.message).toContain('feed.xlsx');
+    expect(err.message).toContain('feed.dat: cannot tell the input type');
     expect(err.hint).toContain('--input-type');
     // A missing file is said first, whatever its name.
     expect((await rejection(read(join(tmp, 'gone.xlsx')))).message).toContain('gone.xlsx: no such file');
     // Given the type, the same file reads.
     expect((await read(file, { inputType: 'csv' })).records).toHaveLength(1);
+  });
+
+  it('a spreadsheet by its name: says it is one and how to export CSV from it', async () => {
+    for (const [name, kind] of [
+      ['feed.xlsx', 'an Excel workbook (.xlsx)'],
+      ['FEED.XLS', 'an old Excel workbook (.xls)'],
+      ['feed.ods', 'an OpenDocument spreadsheet (.ods)'],
+    ]) {
+      const file = join(tmp, name);
+      writeFileSync(file, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0]));
+      const err = await rejection(read(file));
+      expect(err.exitCode, name).toBe(2);
+      expect(err.message).toBe(
+        `${file} is a spreadsheet (${kind}), not a CSV, JSON or NDJSON feed; nothing was read from it`,
+      );
+      expect(err.hint).toContain('in Excel, File > Save As > "CSV UTF-8 (Comma delimited) (*.csv)"');
+      expect(err.message).not.toContain('cannot tell the input type');
+    }
   });
 
   it('stdin without --input-type', async () => {
