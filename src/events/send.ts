@@ -18,6 +18,8 @@ export interface EventToSend {
   line: number;
   kind: EventKind;
   body: string;
+  /** The event's Idempotency-Key (src/events/keys.ts); a fresh UUID v4 when absent. */
+  idempotencyKey?: string;
 }
 
 export type EventOutcome =
@@ -81,7 +83,7 @@ export async function sendEvents(
   };
 
   async function sendOne(event: EventToSend): Promise<EventOutcome> {
-    const idempotencyKey = newId();
+    const idempotencyKey = event.idempotencyKey ?? newId();
     const stopped = (attempt: number): EventOutcome => ({
       status: 'failed',
       event,
