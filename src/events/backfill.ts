@@ -86,7 +86,7 @@ const ORDER_LEVEL: OrderTarget[] = [
   'cancelled_at',
 ];
 
-function valueOf(record: SourceRecord, column: string | undefined): string | undefined {
+function cellOf(record: SourceRecord, column: string | undefined): string | undefined {
   if (column === undefined) return undefined;
   const v = record.fields[column];
   if (v === undefined || v === null) return undefined;
@@ -133,7 +133,7 @@ export async function* backfillEvents(
     }
     const record = item.record;
     summary.rows++;
-    const id = valueOf(record, mapping.columns.order_id);
+    const id = cellOf(record, mapping.columns.order_id);
     if (id === undefined) {
       yield {
         kind: 'problem',
@@ -169,7 +169,7 @@ export async function* backfillEvents(
       };
     }
     for (const target of ORDER_LEVEL) {
-      const v = valueOf(record, mapping.columns[target]);
+      const v = cellOf(record, mapping.columns[target]);
       if (v !== undefined && draft.fields[target] === undefined)
         draft.fields[target] = { value: v, row: record.row, line: record.line };
     }
@@ -283,7 +283,8 @@ export async function* backfillEvents(
         summary.items += lines.length;
       }
       for (const l of lines) {
-        const amounts = (summary.amounts[l.currency] ??= { purchased: 0, cancelled: 0 });
+        summary.amounts[l.currency] ??= { purchased: 0, cancelled: 0 };
+        const amounts = summary.amounts[l.currency];
         const amount = l.price * l.quantity;
         if (isCancel) amounts.cancelled = round(amounts.cancelled + amount);
         else {
@@ -314,7 +315,7 @@ function readLine(
 ): Line | undefined {
   const before = draft.problems.length;
   const need = (target: OrderTarget): string | undefined => {
-    const v = valueOf(record, mapping.columns[target]);
+    const v = cellOf(record, mapping.columns[target]);
     if (v === undefined)
       draft.problems.push(
         problem(record, target, `is empty; every order line needs its ${target.replace('_', ' ')}`),
@@ -350,7 +351,7 @@ function readLine(
   ) {
     return undefined;
   }
-  const currency = valueOf(record, mapping.columns.currency)?.toUpperCase();
+  const currency = cellOf(record, mapping.columns.currency)?.toUpperCase();
   return { sku, name, price, quantity, ...(currency ? { currency } : {}) };
 }
 
