@@ -56,6 +56,9 @@ function describe(e: ErrorObject): string {
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`;
     case 'enum':
+      // The ISO 4217 list (shared with products) is too long to print.
+      if (e.schemaPath.includes('currencyCode'))
+        return 'must be an ISO 4217 currency code such as KRW, USD or JPY';
       return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'type':
       return `must be ${String(p.type).replace(',', ' or ')}`;
@@ -65,7 +68,7 @@ function describe(e: ErrorObject): string {
       return `must be a ${String(p.format)} (ISO 8601, e.g. 2026-11-23T09:00:00Z)`;
     case 'pattern':
       return e.instancePath.endsWith('/time')
-        ? 'must be in UTC (end with Z)'
+        ? 'must be in UTC (end with Z or +00:00)'
         : `does not have the expected form (${String(p.pattern)})`;
     default:
       return e.message ?? e.keyword;

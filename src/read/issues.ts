@@ -11,7 +11,9 @@ export type ReadIssueCode =
   | 'binary'
   | 'field_too_large'
   | 'invalid_json'
-  | 'not_an_object';
+  | 'not_an_object'
+  /** A warning: a standard envelope without a member contract 2.7 recommends. */
+  | 'envelope_recommended';
 
 export interface IssueAt {
   row?: number;
