@@ -185,3 +185,10 @@ function kindFor(event: Record<string, unknown>, forcedType?: string): EventKind
   if (typeof event.id === 'string') return EVENT_KINDS.find((k) => k.id === event.id);
   return undefined;
 }
+
+/** The hint for an unknown type given on the command line (`--type`, `events example TYPE`). */
+export function unknownTypeHint(given: string): string {
+  const closest = closestEventType(given);
+  const list = `the event types are ${EVENT_TYPES.join(', ')}`;
+  return closest ? `did you mean "${closest}"? ${list}` : list;
+}

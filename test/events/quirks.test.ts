@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { checkEvent } from '../../src/events/check.js';
 import { exampleFor } from '../../src/events/examples.js';
 import { fixEventsFile } from '../../src/events/fix-file.js';
-import { closestEventType, fixEvent } from '../../src/events/quirks.js';
+import { closestEventType, fixEvent, unknownTypeHint } from '../../src/events/quirks.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 
 const at = new Date('2026-11-23T09:00:00Z');
@@ -24,6 +24,10 @@ describe('closestEventType', () => {
     expect(closestEventType('Add-To-Cart')).toBe('add_to_cart');
     expect(closestEventType('view_search_result')).toBe('search_result');
     expect(closestEventType('refund_issued')).toBeUndefined();
+    expect(unknownTypeHint('view_prodcut')).toMatch(
+      /^did you mean "view_product"\? the event types are view_product, /,
+    );
+    expect(unknownTypeHint('refund_issued')).toMatch(/^the event types are /);
   });
 });
 

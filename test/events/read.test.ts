@@ -78,6 +78,13 @@ describe('readEvents', () => {
     expect(array.items.filter((i) => i.type === 'record')).toHaveLength(11);
   });
 
+  it('reads a single event in UTF-16 with a byte order mark', async () => {
+    const text = `\uFEFF${JSON.stringify(exampleFor('view_product', at), null, 2)}`;
+    const { items, form } = await read(write('utf16.json', Buffer.from(text, 'utf16le')));
+    expect(form).toBe('object');
+    expect(items).toMatchObject([{ type: 'record', record: { fields: { type: 'view_product' } } }]);
+  });
+
   it('says where a broken single object breaks, and that a product feed is not events', async () => {
     const broken = await read(write('broken.json', '{\n  "type": "view_product",\n  "time": \n}\n'));
     expect(broken.items).toHaveLength(1);
