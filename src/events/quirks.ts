@@ -81,9 +81,19 @@ function idWithoutSuffix(id: string): string | undefined {
 }
 
 const STRAY = /^['‘’`]+|['‘’`]+$/g;
+const STRAY_TEST = /^['‘’`]|['‘’`]$/;
 
 function pointerPart(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function hasStrayKey(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasStrayKey);
+  if (!isObject(value)) return false;
+  for (const [key, v] of Object.entries(value)) {
+    if (STRAY_TEST.test(key) || hasStrayKey(v)) return true;
+  }
+  return false;
 }
 
 /** Copies a JSON value, removing stray apostrophes around keys (`'numberOfItems`). */
@@ -118,7 +128,10 @@ export function fixEvent(
   forcedType?: string,
 ): { event: Record<string, unknown>; fixes: EventFix[] } {
   const fixes: EventFix[] = [];
-  const fixed = unquoteKeys(event, '', fixes) as Record<string, unknown>;
+  // Copied, never changed in place: deeply only when a key needs unquoting (rare), else the top.
+  const fixed = hasStrayKey(event)
+    ? (unquoteKeys(event, '', fixes) as Record<string, unknown>)
+    : { ...event };
 
   if (fixed.specversion === '1.0' || fixed.specversion === 1) {
     fixes.push({
@@ -174,7 +187,7 @@ export function fixEvent(
       message:
         'data.@type is AddAction in a remove_from_cart event (one of the contract\'s samples); did you mean "DeleteAction"? A removal is a DeleteAction, as for the wishlist (docs/events.md). Fix: "@type": "DeleteAction"',
     });
-    data['@type'] = 'DeleteAction';
+    fixed.data = { ...data, '@type': 'DeleteAction' };
   }
   return { event: fixed, fixes };
 }

@@ -94,6 +94,7 @@ describe('the contract sample quirks: one named problem each, with did-you-mean 
     const problems = problemsOf(e);
     expect(problems.map((p) => p.code)).toEqual(['cart_remove_add_action']);
     expect(problems[0].message).toMatch(/did you mean "DeleteAction"\?/);
+    expect(e.data['@type']).toBe('AddAction'); // checked on a copy
     // AddAction is right where it belongs.
     expect(checkEvent(ex('add_to_cart')).ok).toBe(true);
   });
