@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { getValidator } from '../validate/schemas.js';
 import { EVENT_TYPES, type EventKind, kindByPath, kindByType } from './kinds.js';
+import { fixEvent } from './quirks.js';
 
 /**
  * Which kind an event is, and whether its schema accepts it. Pure: no I/O beyond the bundled
@@ -12,11 +13,27 @@ export interface EventProblem {
   /** JSON pointer inside the event, `''` for the event itself. */
   pointer: string;
   message: string;
+  /** A named sample quirk (src/events/quirks.ts), when the problem is one. */
+  code?: string;
 }
 
 export type EventCheck =
   | { ok: true; kind: EventKind }
   | { ok: false; kind?: EventKind; problems: EventProblem[] };
+
+/**
+ * Checks an event, naming each sample quirk once (with "did you mean" and the fix) and then
+ * checking the event as fixed, so one cause never gives a second, misleading schema error.
+ */
+export function checkEvent(event: unknown, forcedType?: string): EventCheck {
+  if (event === null || typeof event !== 'object' || Array.isArray(event))
+    return checkFixed(event, forcedType);
+  const { event: fixed, fixes } = fixEvent(event as Record<string, unknown>, forcedType);
+  const check = checkFixed(fixed, forcedType);
+  if (fixes.length === 0) return check;
+  const quirks: EventProblem[] = fixes.map((f) => ({ pointer: f.pointer, message: f.message, code: f.code }));
+  return { ok: false, kind: check.kind, problems: [...quirks, ...(check.ok ? [] : check.problems)] };
+}
 
 const byId = new Map<string, string>();
 
@@ -39,6 +56,9 @@ function describe(e: ErrorObject): string {
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`;
     case 'enum':
+      // The ISO 4217 list (shared with products) is too long to print.
+      if (e.schemaPath.includes('currencyCode'))
+        return 'must be an ISO 4217 currency code such as KRW, USD or JPY';
       return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'type':
       return `must be ${String(p.type).replace(',', ' or ')}`;
@@ -48,7 +68,7 @@ function describe(e: ErrorObject): string {
       return `must be a ${String(p.format)} (ISO 8601, e.g. 2026-11-23T09:00:00Z)`;
     case 'pattern':
       return e.instancePath.endsWith('/time')
-        ? 'must be in UTC (end with Z)'
+        ? 'must be in UTC (end with Z or +00:00)'
         : `does not have the expected form (${String(p.pattern)})`;
     default:
       return e.message ?? e.keyword;
@@ -69,7 +89,7 @@ function simplify(errors: ErrorObject[]): EventProblem[] {
   return out;
 }
 
-export function checkEvent(event: unknown, forcedType?: string): EventCheck {
+function checkFixed(event: unknown, forcedType?: string): EventCheck {
   if (event === null || typeof event !== 'object' || Array.isArray(event)) {
     return { ok: false, problems: [{ pointer: '', message: 'an event must be a JSON object' }] };
   }

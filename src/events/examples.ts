@@ -101,7 +101,8 @@ export function exampleEvent(kind: EventKind, now: Date = new Date()): Record<st
     source: 'https://shop.example.com',
     datacontenttype: 'application/ld+json',
     dataschema: `${SCHEMA_BASE}/schema/actions/${kind.dataschemaFile}`,
-    data,
+    // A copy: callers edit the example they get without changing the next one.
+    data: structuredClone(data),
   };
 }
 
@@ -112,4 +113,21 @@ export function exampleFor(type: string, now?: Date): Record<string, unknown> | 
 
 export function allExamples(now?: Date): Record<string, unknown>[] {
   return EVENT_KINDS.map((k) => exampleEvent(k, now));
+}
+
+/**
+ * What `genser events example [TYPE]` prints: one kind pretty-printed; all eleven as NDJSON, or
+ * with `json` as one JSON document (an array of the eleven). Undefined for an unknown kind.
+ */
+export function examplesText(
+  type: string | undefined,
+  options: { json?: boolean; now?: Date } = {},
+): string | undefined {
+  if (type !== undefined) {
+    const example = exampleFor(type, options.now);
+    return example ? `${JSON.stringify(example, null, 2)}\n` : undefined;
+  }
+  const all = allExamples(options.now);
+  if (options.json) return `${JSON.stringify(all, null, 2)}\n`;
+  return all.map((e) => `${JSON.stringify(e)}\n`).join('');
 }

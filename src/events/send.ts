@@ -24,6 +24,8 @@ export interface EventToSend {
   line: number;
   kind: EventKind;
   body: string;
+  /** The event's Idempotency-Key (src/events/keys.ts); a fresh UUID v4 when absent. */
+  idempotencyKey?: string;
 }
 
 /** An event that was not accepted, and what became of it. */
@@ -133,7 +135,7 @@ export async function sendEvents(
   };
 
   const sendOne = async (event: EventToSend): Promise<void> => {
-    const idempotencyKey = newId();
+    const idempotencyKey = event.idempotencyKey ?? newId();
     const answer = await exchange(
       {
         path: event.kind.path,

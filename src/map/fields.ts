@@ -61,6 +61,13 @@ const STANDARD: FieldDef[] = [
   { target: 'html', kind: 'text', path: 'additionalProperty.html' },
   { target: 'hs_code', kind: 'text', path: 'additionalProperty.hsCode' },
   { target: 'sustainability_tags', kind: 'list', path: 'additionalProperty.sustainabilityTags' },
+  // Fields of the contract's sample body whose shape the contract gives (2.7, docs/feeds.md).
+  { target: 'positive_notes', kind: 'mltext', path: 'positiveNotes' },
+  { target: 'material', kind: 'mltext', path: 'material' },
+  { target: 'unit_price', kind: 'number', path: 'offers.priceSpecification.price' },
+  { target: 'unit_code', kind: 'text', path: 'offers.priceSpecification.unitCode' },
+  { target: 'inventory_level', kind: 'number', path: 'offers.inventoryLevel.value' },
+  { target: 'seo_description', kind: 'mltext', path: 'description.additionalProperty.seo_description' },
 ];
 
 /** Legacy fields worth a warning when absent, though the contract marks them optional. */
@@ -173,7 +180,7 @@ export function fieldSet(format: PayloadFormat, kind: LegacyKind = 'products'): 
 
 /** Standard payload paths accepted as mapping targets too (`offers.price` for `price`). */
 export const STANDARD_PATH_ALIASES: Record<string, string> = Object.fromEntries(
-  STANDARD.filter((f) => !f.path.startsWith('additionalProperty')).map((f) => [f.path, f.target]),
+  STANDARD.filter((f) => !f.path.includes('additionalProperty')).map((f) => [f.path, f.target]),
 );
 
 export function findField(set: FieldSet, target: string): FieldDef | undefined {

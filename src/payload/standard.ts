@@ -61,12 +61,25 @@ export function buildStandardProduct(v: Record<string, unknown>): Node {
     if (v.brand_name !== undefined) brand.name = langValue(v.brand_name as LangText[]);
     node.brand = brand;
   }
-  if (v.description !== undefined) {
-    node.description = (v.description as LangText[]).map((t) => ({
+  if (v.description !== undefined || v.seo_description !== undefined) {
+    const texts: Node[] = ((v.description as LangText[] | undefined) ?? []).map((t) => ({
       '@type': 'TextObject',
       text: t.value,
       inLanguage: t.language,
     }));
+    // The sample's description[].additionalProperty seo_description, on the TextObject of its
+    // language; without a description in that language the TextObject lacks its text (an error).
+    for (const seo of (v.seo_description as LangText[] | undefined) ?? []) {
+      let text = texts.find((t) => t.inLanguage === seo.language);
+      if (!text) {
+        text = { '@type': 'TextObject', inLanguage: seo.language };
+        texts.push(text);
+      }
+      text.additionalProperty = [
+        { '@type': 'PropertyValue', propertyID: 'seo_description', value: seo.value },
+      ];
+    }
+    node.description = texts;
   }
   const offers: Node = { '@type': 'Offer' };
   const offerSku = v.offer_sku ?? v.sku;
@@ -81,8 +94,19 @@ export function buildStandardProduct(v: Record<string, unknown>): Node {
   if (v.image_urls !== undefined) {
     offers.image = (v.image_urls as string[]).map((contentUrl) => ({ '@type': 'ImageObject', contentUrl }));
   }
+  if (v.unit_price !== undefined || v.unit_code !== undefined) {
+    const spec: Node = { '@type': 'UnitPriceSpecification' };
+    if (v.unit_price !== undefined) spec.price = v.unit_price;
+    if (v.unit_code !== undefined) spec.unitCode = v.unit_code;
+    offers.priceSpecification = spec;
+  }
+  if (v.inventory_level !== undefined) {
+    offers.inventoryLevel = { '@type': 'QuantitativeValue', value: v.inventory_level };
+  }
   node.offers = offers;
   if (v.url !== undefined) node.url = langValue(v.url as LangText[]);
+  if (v.positive_notes !== undefined) node.positiveNotes = langValue(v.positive_notes as LangText[]);
+  if (v.material !== undefined) node.material = langValue(v.material as LangText[]);
   const additional: Node[] = [];
   for (const [target, propertyID] of ADDITIONAL) {
     const value = v[target];

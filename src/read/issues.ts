@@ -14,7 +14,9 @@ export type ReadIssueCode =
   | 'not_an_object'
   | 'not_a_feed'
   | 'too_deep'
-  | 'mixed_line_ends';
+  | 'mixed_line_ends'
+  /** A warning: a standard envelope without a member contract 2.7 recommends. */
+  | 'envelope_recommended';
 
 export interface IssueAt {
   row?: number;

@@ -2,11 +2,13 @@ import { isObject } from '../shared/is-object.js';
 import { MAX_RECORD_DEPTH } from '../shared/json-depth.js';
 import type { ReadItem, SourceRecord } from '../shared/types.js';
 import { InvalidBytesError, invalidBytesUsage } from './decode.js';
-import { issueItem } from './issues.js';
+import { issueItem, readIssue } from './issues.js';
 import { PENDING_LIMIT } from './limits.js';
 import type { JsonOptions } from './ndjson.js';
 import { kindOf } from './ndjson.js';
 import { positionIn, shapeOf, syntaxDetail } from './shape.js';
+
+const RECOMMENDED_ENVELOPE = ['@context', 'specversion', 'id', 'type'];
 
 // Scanner states.
 const START = 0;
@@ -295,6 +297,20 @@ class JsonScanner {
           );
         } else if (this.row === 0) {
           out.push(issueItem('no_rows', file, `${file} holds no products (the array is empty)`));
+        }
+        if (this.envelope && this.sawGraph) {
+          // Contract 2.7 recommends these envelope members; genser sends its own envelope, but a
+          // payload checked here may be sent by another client as it stands.
+          const missing = RECOMMENDED_ENVELOPE.filter((m) => !this.members.includes(m));
+          if (missing.length > 0) {
+            const issue = readIssue(
+              'envelope_recommended',
+              file,
+              `${file}: the envelope has no ${missing.join(', ')} (recommended by the contract, section 2.7: "@context": "https://schema.org/", "specversion": "1.0", a unique "id", "type": "create_product" or "update_product"); genser upload sends its own envelope with them`,
+            );
+            issue.severity = 'warning';
+            out.push({ type: 'issue', issue });
+          }
         }
         if (this.envelope && this.members.length > 0) {
           this.options.log.debug(

@@ -1,4 +1,5 @@
 import { type EventKind, kindByType } from '../events/kinds.js';
+import { fixEvent } from '../events/quirks.js';
 import { getValidator } from '../validate/schemas.js';
 import { itemErrors, MAX_LISTED_ERRORS } from './problems.js';
 import type { Processed } from './products.js';
@@ -20,6 +21,24 @@ export function processEvent(
       reply: errorReply('problem', 400, 'invalid-body', 'the body must be a JSON object (one event)', [
         { index: null, sku: null, pointer: '', message: 'must be an object' },
       ]),
+    };
+  }
+  // The contract's sample quirks get the same "did you mean" as `genser events validate`.
+  const { fixes } = fixEvent(body as Record<string, unknown>, kind.type);
+  if (fixes.length > 0) {
+    return {
+      reply: errorReply(
+        'problem',
+        400,
+        'sample-quirk',
+        fixes.map((f) => f.message).join('; '),
+        fixes.map((f) => ({
+          index: null,
+          sku: null,
+          pointer: f.pointer,
+          message: `${f.code}: ${f.message}`,
+        })),
+      ),
     };
   }
   const type = (body as Record<string, unknown>).type;

@@ -53,11 +53,19 @@ export function describeAjvError(e: ErrorObject): { pointer: string; message: st
       };
     case 'const':
       return { pointer: e.instancePath, message: `must be ${JSON.stringify(p.allowedValue)}` };
-    case 'enum':
+    case 'enum': {
+      const allowed = p.allowedValues as unknown[];
+      // The ISO 4217 list (products and events share it) is too long to print.
+      if (e.schemaPath.includes('currencyCode'))
+        return {
+          pointer: e.instancePath,
+          message: 'must be an ISO 4217 currency code such as KRW, USD or JPY',
+        };
       return {
         pointer: e.instancePath,
-        message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+        message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`,
       };
+    }
     default:
       return { pointer: e.instancePath, message: e.message ?? e.keyword };
   }

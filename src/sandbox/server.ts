@@ -105,6 +105,15 @@ export function createSandboxServer(s: ServerSettings): Server {
           : ['x-api-key', 'x-api-key', apiKeyDigest];
     const given = header(req, wire);
     // Never echo the key, right or wrong.
+    if (given === undefined && endpoint.kind === 'legacy' && header(req, 'apikey') !== undefined) {
+      // The contract's sample request line (4.2) shows /searches/products with the standard API's header.
+      return errorReply(
+        style,
+        400,
+        'sample-request-line',
+        "an apiKey header on a legacy path: the contract's sample request line shows /searches/products for the standard API; did you mean POST /collectors/products? The legacy v0.3 API here takes x-api-key and an array of products",
+      );
+    }
     if (given === undefined) return errorReply(style, 401, 'unauthorized', `missing ${name} header`);
     if (!sameKey(given, expected))
       return errorReply(style, 401, 'unauthorized', `wrong ${name}: check the value and stray spaces`);

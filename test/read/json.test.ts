@@ -37,7 +37,9 @@ describe('JSON documents', () => {
     const r = await collect(
       readFeed(fixture('envelope.json'), { encoding: 'auto' }, { ...log, debug: log.debug }),
     );
-    expect(r.issues).toEqual([]);
+    // It has no "id": a warning (contract 2.7 recommends it), not an error.
+    expect(r.issues).toMatchObject([{ severity: 'warning', code: 'envelope_recommended' }]);
+    expect(r.issues[0].message).toMatch(/the envelope has no id \(recommended by the contract, section 2\.7/);
     expect(r.records.map((x) => [x.row, x.line, x.shape, x.fields.sku])).toEqual([
       [1, 6, 'graph', 'G-1'],
       [2, 7, 'graph', 'G-2'],

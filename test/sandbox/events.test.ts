@@ -223,3 +223,24 @@ describe('idempotency (IETF draft) on events', () => {
     }
   });
 });
+
+describe('the contract sample quirks over HTTP', () => {
+  it('answers 400 sample-quirk with the same did-you-mean as events validate, nothing stored', async () => {
+    const e = event('complete_purchase');
+    e.type = 'complate_purchase';
+    e.specversion = '1.0';
+    const total = () => (sb.stats() as { events: { total: number } }).events.total;
+    const before = total();
+    const res = await postEvent(sb.url, 'complete_purchase', e);
+    expect(res.status).toBe(400);
+    const body = res.json();
+    expect(body.errors.map((x: { pointer: string }) => x.pointer)).toEqual(['/specversion', '/type']);
+    expect(body.detail).toContain('did you mean "complete_purchase"?');
+    const r = event('remove_from_cart');
+    r.data['@type'] = 'AddAction';
+    const cart = await postEvent(sb.url, 'remove_from_cart', r);
+    expect(cart.status).toBe(400);
+    expect(cart.json().errors[0].message).toMatch(/^cart_remove_add_action: .*did you mean "DeleteAction"\?/);
+    expect(total()).toBe(before);
+  });
+});
