@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '../cli/terminal.js';
 import type { Logger } from '../shared/logger.js';
+import type { BackendChoice } from '../storage/sqlite.js';
 import { formatLocal, nextDailyBatch, timeZoneForCountry } from '../time/zones.js';
 import type { AdminContext } from './admin.js';
 import { type FaultOptions, Faults } from './faults.js';
@@ -19,6 +20,8 @@ export interface SandboxOptions {
   host?: string;
   /** SQLite file; default ':memory:'. */
   db?: string;
+  /** SQLite driver (src/storage): default 'auto', node:sqlite where Node has it, else better-sqlite3. */
+  sqlite?: BackendChoice;
   /** Generated (random) when absent. */
   apiKey?: string;
   serviceKey?: string;
@@ -90,7 +93,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const quiet = options.quiet ?? false;
   const apiKey = options.apiKey ?? generateKey('sbx_api');
   const serviceKey = options.serviceKey ?? generateKey('sbx_svc');
-  const store = new SandboxStore(options.db ?? ':memory:');
+  const store = new SandboxStore(options.db ?? ':memory:', { backend: options.sqlite });
   const startedAt = now();
   const requests = { total: 0, byStatus: {} as Record<string, number> };
   let url = '';
