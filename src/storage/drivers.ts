@@ -59,6 +59,8 @@ function loadBetterSqlite3(): { open: Open } | { reason: string } {
   try {
     const require = createRequire(import.meta.url);
     const Database = require('better-sqlite3') as new (file: string) => RawDatabase;
+    // Its native part loads at the first open: one built for another Node fails only there.
+    new Database(':memory:').close();
     return { open: (file) => new Database(file) };
   } catch (err) {
     const first = String((err as Error).message ?? err).split('\n')[0];
