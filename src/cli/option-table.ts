@@ -260,7 +260,7 @@ export const OPTIONS = {
     flag: '-o, --output <file>',
     help: 'write here instead of stdout (init: the mapping file, default genser.mapping.json)',
     parse: p.path,
-    commands: ['convert', 'init'],
+    commands: ['convert', 'init', 'events validate'],
     isPath: true,
   }),
   force: opt({
@@ -417,6 +417,19 @@ export const OPTIONS = {
     parse: p.oneOf(EVENT_TYPES),
     choices: EVENT_TYPES,
     commands: ['events validate', 'events send'],
+  }),
+  newKeys: opt({
+    flag: '--new-keys',
+    help: 'fresh UUID v4 Idempotency-Keys instead of keys derived from each event: a re-send is stored again',
+    env: 'GENSER_NEW_KEYS',
+    parse: p.bool,
+    commands: ['events send'],
+  }),
+  fix: opt({
+    flag: '--fix',
+    help: "write a corrected copy (-o FILE) fixing the contract samples' known quirks",
+    commands: ['events validate'],
+    noConfig: true,
   }),
   baseUrl: opt({
     flag: '--base-url <url>',

@@ -1,10 +1,16 @@
-import { checkEvent } from '../events/check.js';
-import { allExamples, exampleFor } from '../events/examples.js';
-import { EVENT_KINDS, EVENT_TYPES } from '../events/kinds.js';
+import { examplesText } from '../events/examples.js';
+import { fixEventsFile } from '../events/fix-file.js';
+import { EVENT_KINDS } from '../events/kinds.js';
+import { unknownTypeHint } from '../events/quirks.js';
 import { type EventSendResult, type EventToSend, sendEvents } from '../events/send.js';
+import {
+  checkedEvents,
+  type EventProblemLine,
+  type EventReadSettings,
+  problemText,
+} from '../events/source.js';
 import { stopExitCode } from '../http/run.js';
 import { UndiciSender } from '../http/sender.js';
-import { readFeed } from '../read/index.js';
 import {
   type EventIssue,
   type EventsRun,
@@ -20,15 +26,6 @@ import type { EncodingName, InputType } from '../shared/types.js';
 import type { CommandContext } from './context.js';
 
 /** The actions of `genser events ...`: reading, checking, sending, and what they print. */
-
-export interface EventProblemLine {
-  file: string;
-  row: number;
-  line: number;
-  type?: string;
-  pointer: string;
-  message: string;
-}
 
 /** What the events commands read from the resolved options. */
 export interface EventsSettings {
@@ -46,6 +43,9 @@ export interface EventsSettings {
   /** Seconds. */
   timeout?: number;
   sandbox?: boolean;
+  newKeys?: boolean;
+  fix?: boolean;
+  output?: string;
 }
 
 export async function runExample(
@@ -57,20 +57,14 @@ export async function runExample(
     for (const k of EVENT_KINDS) ctx.stdout.write(`${k.type.padEnd(22)} POST ${k.path}\n`);
     return ExitCode.ok;
   }
-  if (type === undefined) {
-    for (const e of allExamples()) ctx.stdout.write(`${JSON.stringify(e)}\n`);
-    return ExitCode.ok;
-  }
-  const example = exampleFor(type);
-  if (!example) throw new UsageError(`unknown event type "${type}"`, `use one of ${EVENT_TYPES.join(', ')}`);
-  ctx.stdout.write(`${JSON.stringify(example, null, 2)}\n`);
+  const text = examplesText(type, { json: flags.json });
+  if (text === undefined)
+    throw new UsageError(`unknown event type "${type}"`, unknownTypeHint(type as string));
+  ctx.stdout.write(text);
   return ExitCode.ok;
 }
 
-interface ReadSettings {
-  encoding: EncodingName;
-  inputType?: InputType;
-  forcedType?: string;
+interface ReadSettings extends EventReadSettings {
   maxErrors: number;
 }
 
@@ -79,61 +73,9 @@ function readSettings(flags: EventsSettings): ReadSettings {
     encoding: flags.encoding ?? 'auto',
     inputType: flags.inputType,
     forcedType: flags.eventType,
+    newKeys: flags.newKeys === true,
     maxErrors: flags.maxErrors ?? 20,
   };
-}
-
-type Checked = { kind: 'event'; send: EventToSend } | { kind: 'problem'; problem: EventProblemLine };
-
-/** Every event of every file, checked, in order; read problems become problem lines. */
-async function* checkedEvents(files: string[], settings: ReadSettings, log: Logger): AsyncGenerator<Checked> {
-  for (const file of files) {
-    const options = { encoding: settings.encoding, inputType: settings.inputType };
-    for await (const item of readFeed(file, options, log)) {
-      if (item.type === 'issue') {
-        const i = item.issue;
-        if (i.severity === 'error') {
-          yield {
-            kind: 'problem',
-            problem: {
-              file: i.file,
-              row: i.row ?? 0,
-              line: i.line ?? 0,
-              pointer: i.column ?? '',
-              message: i.message,
-            },
-          };
-        }
-        continue;
-      }
-      const { record } = item;
-      const check = checkEvent(record.fields, settings.forcedType);
-      if (check.ok) {
-        yield {
-          kind: 'event',
-          send: {
-            file: record.file,
-            row: record.row,
-            line: record.line,
-            kind: check.kind,
-            body: JSON.stringify(record.fields),
-          },
-        };
-        continue;
-      }
-      for (const p of check.problems) {
-        yield {
-          kind: 'problem',
-          problem: { file: record.file, row: record.row, line: record.line, type: check.kind?.type, ...p },
-        };
-      }
-    }
-  }
-}
-
-function problemText(p: EventProblemLine): string {
-  const at = p.pointer ? ` ${p.pointer}` : '';
-  return `${p.file} row ${p.row} (line ${p.line}${p.type ? `, ${p.type}` : ''}):${at} ${p.message}`;
 }
 
 export async function runValidateEvents(
@@ -144,6 +86,7 @@ export async function runValidateEvents(
   const json = flags.json === true;
   const log = ctx.log;
   const settings = readSettings(flags);
+  if (flags.fix) return fixFile(files, flags, settings, ctx);
   let events = 0;
   let valid = 0;
   const invalidRows = new Set<string>();
@@ -168,7 +111,7 @@ export async function runValidateEvents(
   const truncated = problemCount > problems.length;
   if (json) {
     ctx.stdout.write(
-      `${JSON.stringify({ files, events: { total: events, valid, invalid: invalidRows.size }, problems, truncated })}\n`,
+      `${JSON.stringify({ files, events: { total: events, valid, invalid: invalidRows.size }, issues: problems, problemCount, truncated })}\n`,
     );
   } else {
     for (const p of problems) log.error(problemText(p));
@@ -179,6 +122,30 @@ export async function runValidateEvents(
     log.info(`${count(events, 'event')}: ${n(valid)} valid, ${n(invalidRows.size)} invalid`);
   }
   return problemCount > 0 ? ExitCode.data : ExitCode.ok;
+}
+
+/** `events validate --fix -o FILE`: a corrected copy of one file, and what was changed. */
+async function fixFile(
+  files: string[],
+  flags: EventsSettings,
+  settings: ReadSettings,
+  ctx: CommandContext,
+): Promise<number> {
+  if (!flags.output) throw new UsageError('--fix needs -o FILE: the corrected copy is written there');
+  if (files.length !== 1) throw new UsageError('--fix corrects one file at a time', 'name one events file');
+  const result = await fixEventsFile(files[0], flags.output, settings, ctx.log);
+  if (flags.json) ctx.stdout.write(`${JSON.stringify(result)}\n`);
+  else {
+    for (const f of result.fixes)
+      ctx.log.info(`fixed: ${f.file} row ${f.row} (line ${f.line}): ${f.message}`);
+    for (const p of result.problems) ctx.log.error(problemText(p));
+    ctx.log.info(
+      result.written
+        ? `wrote ${flags.output}: ${count(result.events, 'event')}, ${count(result.fixedEvents, 'event')} fixed, ${count(result.problems.length, 'problem')} left`
+        : `nothing written: ${count(result.problems.length, 'problem')} kept the copy from being made`,
+    );
+  }
+  return result.problems.length > 0 || !result.written ? ExitCode.data : ExitCode.ok;
 }
 
 export async function runSendEvents(

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Logger, streamLogger } from '../shared/logger.js';
 import { packageRoot } from '../shared/paths.js';
+import type { BackendChoice } from '../storage/sqlite.js';
 import { formatLocal, nextDailyBatch, timeZoneForCountry } from '../time/zones.js';
 import type { AdminContext } from './admin.js';
 import { type FaultOptions, Faults } from './faults.js';
@@ -21,6 +22,8 @@ export interface SandboxOptions {
   host?: string;
   /** SQLite file; default ':memory:'. */
   db?: string;
+  /** SQLite driver (src/storage): default 'auto', node:sqlite where Node has it, else better-sqlite3. */
+  sqlite?: BackendChoice;
   /** Generated (random) when absent. */
   apiKey?: string;
   serviceKey?: string;
@@ -96,7 +99,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const apiKey = options.apiKey ?? generateKey('sbx_api');
   const serviceKey = options.serviceKey ?? generateKey('sbx_svc');
   const instanceKey = options.instanceKey ?? generateKey('sbx_ins');
-  const store = new SandboxStore(options.db ?? ':memory:');
+  const store = new SandboxStore(options.db ?? ':memory:', { backend: options.sqlite });
   const startedAt = now();
   const requests = { total: 0, byStatus: {} as Record<string, number> };
   let url = '';

@@ -1,8 +1,9 @@
-import Database from 'better-sqlite3';
+import { type BackendChoice, type Database, MEMORY, openDatabase } from '../storage/sqlite.js';
 
 /**
  * The sandbox's storage: one SQLite database (in memory by default, or a file in WAL mode that
- * survives restarts). Statements are prepared once; each request's writes run in one transaction.
+ * survives restarts), through src/storage (node:sqlite, or better-sqlite3 on Node 20).
+ * Statements are prepared once; each request's writes run in one transaction.
  */
 export type ProductFormat = 'standard' | 'legacy' | 'legacy-content' | 'legacy-filter';
 export type ProductStatus = 'pending' | 'applied';
@@ -136,25 +137,29 @@ export class StoreVersionError extends Error {
 }
 
 export class SandboxStore {
-  readonly db: Database.Database;
+  readonly db: Database;
   private readonly stmt;
 
-  constructor(file = ':memory:') {
-    this.db = new Database(file);
-    if (file !== ':memory:' && file !== '') {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
+  /** `backend` picks the SQLite driver (default: node:sqlite where Node has it). */
+  constructor(file = MEMORY, options: { backend?: BackendChoice } = {}) {
+    this.db = openDatabase(file, { backend: options.backend });
+    let version: unknown;
+    let fresh: { n: number } | undefined;
+    try {
+      version = this.db.pragma('user_version');
+      fresh = this.db
+        .prepare<{ n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'")
+        .get();
+    } catch (err) {
+      this.db.close();
+      throw err;
     }
-    const version = this.db.pragma('user_version', { simple: true }) as number;
-    const fresh = this.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as {
-      n: number;
-    };
-    if (fresh.n > 0 && version !== SCHEMA_VERSION) {
+    if (fresh && fresh.n > 0 && version !== SCHEMA_VERSION) {
       this.db.close();
       throw new StoreVersionError(file);
     }
     this.db.exec(SCHEMA);
-    this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    this.db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     const db = this.db;
     this.stmt = {
       // A body arrives as text or as its UTF-8 bytes (a blob, stored as the same text without a
@@ -209,7 +214,7 @@ export class SandboxStore {
   }
 
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.db.transaction(fn);
   }
 
   /**
@@ -310,10 +315,10 @@ export class SandboxStore {
       this.db.prepare(`SELECT count(*) AS n FROM products ${clause}`).get(...args) as { n: number }
     ).n;
     const rows = this.db
-      .prepare(
+      .prepare<ProductRow>(
         `SELECT format, sku, status, received_count, in_stock, received_at, applied_at FROM products ${clause} ORDER BY format, sku LIMIT ? OFFSET ?`,
       )
-      .all(...args, limit, offset) as ProductRow[];
+      .all(...args, limit, offset);
     return { total, items: rows.map(summary) };
   }
 
@@ -464,6 +469,6 @@ export class SandboxStore {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    this.db.close();
   }
 }

@@ -3,16 +3,26 @@ import type { EventType } from '../../src/events/kinds.js';
 import { kindByType } from '../../src/events/kinds.js';
 import { type RunningSandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
+import { parseBackendChoice } from '../../src/storage/sqlite.js';
 
 export type Loose = any;
 
 export const API_KEY = 'test-api-key-0123456789';
 export const SERVICE_KEY = 'test-service-key-0123456789';
 
+/** The SQLite driver the sandbox tests run on: GENSER_SQLITE=node|better-sqlite3 forces one (docs/sandbox.md). */
+export const SQLITE = parseBackendChoice(process.env.GENSER_SQLITE);
+
 /** A sandbox on 127.0.0.1, a free port, fixed keys, logging into memory. */
 export async function start(options: SandboxOptions = {}): Promise<RunningSandbox & { lines: string[] }> {
   const log = memoryLogger();
-  const sandbox = await startSandbox({ apiKey: API_KEY, serviceKey: SERVICE_KEY, log, ...options });
+  const sandbox = await startSandbox({
+    apiKey: API_KEY,
+    serviceKey: SERVICE_KEY,
+    log,
+    sqlite: SQLITE,
+    ...options,
+  });
   return Object.assign(sandbox, { lines: log.lines });
 }
 
