@@ -96,10 +96,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const adminEmail = options.adminEmail ?? DEFAULTS.adminEmail;
   const log = options.log ?? streamLogger({ quiet: options.quiet }, process.stderr);
   const quiet = options.quiet ?? false;
-  const apiKey = options.apiKey ?? generateKey('sbx_api');
-  const serviceKey = options.serviceKey ?? generateKey('sbx_svc');
-  const instanceKey = options.instanceKey ?? generateKey('sbx_ins');
   const store = new SandboxStore(options.db ?? ':memory:', { backend: options.sqlite });
+  // Keys not given are made once and kept in the database: a restart on the same --db keeps them,
+  // so clients configured with them go on working.
+  const keptKey = (name: string, given: string | undefined, prefix: string): string => {
+    if (given) return given;
+    const kept = store.getMeta(name);
+    if (kept) return kept;
+    const made = generateKey(prefix);
+    store.setMeta(name, made);
+    return made;
+  };
+  const apiKey = keptKey('apiKey', options.apiKey, 'sbx_api');
+  const serviceKey = keptKey('serviceKey', options.serviceKey, 'sbx_svc');
+  const instanceKey = keptKey('instanceKey', options.instanceKey, 'sbx_ins');
   const startedAt = now();
   const requests = { total: 0, byStatus: {} as Record<string, number> };
   let url = '';
