@@ -77,7 +77,14 @@ function describe(e: ErrorObject): string {
 
 /** ajv reports every branch of an anyOf; keep the most specific errors, one per pointer. */
 function simplify(errors: ErrorObject[]): EventProblem[] {
-  const specific = errors.filter((e) => !['anyOf', 'allOf', 'oneOf', 'if'].includes(e.keyword));
+  // A value an anyOf allows in another form (an array of order lines where one line is also
+  // allowed): that branch's "must be object" is noise once the matching branch went deeper.
+  const deeper = (path: string) => errors.some((e) => e.instancePath.startsWith(`${path}/`));
+  const specific = errors.filter(
+    (e) =>
+      !['anyOf', 'allOf', 'oneOf', 'if'].includes(e.keyword) &&
+      !(e.keyword === 'type' && deeper(e.instancePath)),
+  );
   const seen = new Set<string>();
   const out: EventProblem[] = [];
   for (const e of specific.length > 0 ? specific : errors) {

@@ -77,3 +77,16 @@ describe('checkEvent', () => {
     });
   });
 });
+
+describe('an anyOf that allows an object or an array of them', () => {
+  it('names the bad member of the array, not "must be object" for the allowed array', () => {
+    const event = exampleFor('complete_purchase') as { data: { object: unknown } };
+    const line = Array.isArray(event.data.object) ? event.data.object[0] : event.data.object;
+    event.data.object = [line, { ...(line as object), orderQuantity: 'two' }];
+    const check = checkEvent(event);
+    expect(check.ok).toBe(false);
+    const messages = check.ok ? [] : check.problems.map((p) => `${p.pointer} ${p.message}`);
+    expect(messages.join('\n')).not.toMatch(/\/data\/object must be object/);
+    expect(messages.some((m) => m.startsWith('/data/object/1'))).toBe(true);
+  });
+});
