@@ -120,7 +120,11 @@ export function buildProgram(io: Io, onResolved?: (resolved: Resolved) => void):
           .map(([name]) => name),
       );
       const ctx: CommandContext = { stdout: io.stdout, stderr: io.stderr, env: io.env, log, explicit };
-      io.exitCode = await def.run(args, resolved, ctx);
+      try {
+        io.exitCode = await def.run(args, resolved, ctx);
+      } finally {
+        log.flush?.();
+      }
     });
   }
   // Every command inherits the output settings and the exit override.

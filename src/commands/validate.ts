@@ -181,7 +181,11 @@ export function writeReportFile(path: string, report: ValidateReport): void {
 /** The human summary on stderr: the verdict and problems are the output of validate, shown even with --quiet. */
 export function printSummary(report: ValidateReport, run: FeedRun, ctx: CommandContext): void {
   const lines = [
-    ...validateSummaryLines(report, { color: run.log.fancy, maxErrors: run.maxErrors }),
+    ...validateSummaryLines(report, {
+      color: run.log.fancy,
+      maxErrors: run.maxErrors,
+      warnings: run.settings.warnings && !run.settings.quiet,
+    }),
     // A required field missing on many rows: the one flag or mapping line that fills it.
     ...missingFieldLines(report, { country: run.options.country }),
   ];

@@ -3,6 +3,7 @@ import type { FeedStats } from '../feed/pipeline.js';
 import { redact } from '../shared/secrets.js';
 import type { Issue, LegacyKind, PayloadFormat } from '../shared/types.js';
 import type { IssueCollector, IssueGroup } from './issues.js';
+import { n } from './words.js';
 
 /**
  * The validate report (docs/architecture.md section 7) as pure functions: the JSON document and the
@@ -70,12 +71,14 @@ export function formatIssue(issue: Issue): string {
 export function validateSummaryLines(
   report: ValidateReport,
   /** `stopped`: the feed was not read to its end; the last line says so instead of a verdict. */
-  options: { color?: boolean; maxErrors: number; stopped?: boolean },
+  options: { color?: boolean; maxErrors: number; stopped?: boolean; warnings?: boolean },
 ): string[] {
   const c = new Chalk({ level: options.color ? 1 : 0 });
   const oneFile = report.files.length <= 1;
   const lines: string[] = [];
-  const groups = report.groups;
+  // --no-warnings: warnings are counted on the last line, not listed.
+  const shown = (severity: string) => options.warnings !== false || severity === 'error';
+  const groups = report.groups.filter((g) => shown(g.severity));
   if (groups.length > 0) {
     lines.push('Problems by kind:');
     for (const g of groups) {
@@ -89,9 +92,9 @@ export function validateSummaryLines(
       lines.push(`      e.g. ${g.example}`);
     }
   }
-  const listed = report.issues.slice(0, options.maxErrors);
+  const listed = report.issues.filter((i) => shown(i.severity)).slice(0, options.maxErrors);
   if (listed.length > 0) {
-    const total = report.counts.errors + report.counts.warnings;
+    const total = report.counts.errors + (options.warnings === false ? 0 : report.counts.warnings);
     lines.push(total > listed.length ? `First ${listed.length} of ${total} issues:` : `Issues:`);
     for (const issue of listed) {
       const label = issue.severity === 'error' ? c.red('error') : c.yellow('warning');
@@ -101,9 +104,9 @@ export function validateSummaryLines(
       lines.push(`  ... ${total - listed.length} more (raise --max-errors, or use --json / --report FILE)`);
   }
   const { total, valid, invalid } = report.rows;
-  const warn = report.counts.warnings > 0 ? `, ${report.counts.warnings} warning(s)` : '';
-  const fileErr = report.counts.fileErrors > 0 ? `, ${report.counts.fileErrors} file-level error(s)` : '';
-  const counts = `${total} row(s), ${valid} valid, ${invalid} invalid${warn}${fileErr}`;
+  const warn = report.counts.warnings > 0 ? `, ${n(report.counts.warnings)} warning(s)` : '';
+  const fileErr = report.counts.fileErrors > 0 ? `, ${n(report.counts.fileErrors)} file-level error(s)` : '';
+  const counts = `${n(total)} row(s), ${n(valid)} valid, ${n(invalid)} invalid${warn}${fileErr}`;
   if (options.stopped) lines.push(`${c.red('STOPPED')} after ${counts}; the rest of the feed was not read`);
   else {
     const verdict = invalid === 0 && report.counts.fileErrors === 0 ? c.green('OK') : c.red('FAILED');

@@ -11,6 +11,8 @@ export interface Logger {
   debug(message: string): void;
   /** true when stderr is an interactive terminal that may get colour and spinners. */
   readonly fancy: boolean;
+  /** Says how many repeated warnings were held back (called once, at the end of a run). */
+  flush?(): void;
 }
 
 /** A logger that keeps its lines, for tests. */
@@ -41,17 +43,57 @@ type Writable = { write(chunk: string): unknown };
  */
 export function streamLogger(options: LoggerOptions, stream: Writable, fancy = false): Logger {
   const write = (prefix: string, message: string) => stream.write(`${redact(`${prefix}${message}`)}\n`);
+  const repeats = new RepeatedWarnings();
   return {
     fancy,
     info: (m) => {
       if (!options.quiet) write('', m);
     },
     warn: (m) => {
-      if (options.warnings !== false) write('warning: ', m);
+      // --quiet: only errors and the summary; --no-warnings: no warnings at all.
+      if (!options.quiet && options.warnings !== false && repeats.show(m)) write('warning: ', m);
+    },
+    flush: () => {
+      for (const line of repeats.summary()) write('warning: ', line);
     },
     error: (m) => write('error: ', m),
     debug: (m) => {
       if (options.debug) write('debug: ', m);
     },
   };
+}
+
+/**
+ * The same warning for row after row (a legacy feed's respelled key, say) is shown a few times,
+ * then counted: "the same warning on 1,980 more rows". Two warnings are "the same" when they
+ * differ only in numbers (rows, lines, offsets).
+ */
+export class RepeatedWarnings {
+  private readonly seen = new Map<string, { first: string; held: number; shown: number }>();
+
+  constructor(private readonly shownPerKind = 3) {}
+
+  /** True when this warning is to be written. */
+  show(message: string): boolean {
+    const shape = message.replace(/\d+/g, '#');
+    const entry = this.seen.get(shape) ?? { first: message, held: 0, shown: 0 };
+    this.seen.set(shape, entry);
+    if (entry.shown < this.shownPerKind) {
+      entry.shown++;
+      return true;
+    }
+    entry.held++;
+    return false;
+  }
+
+  summary(): string[] {
+    const lines: string[] = [];
+    for (const { first, held } of this.seen.values())
+      if (held > 0)
+        lines.push(
+          `the same warning on ${held.toLocaleString('en-US')} more ${held === 1 ? 'row' : 'rows'} (as: ${first})`,
+        );
+    this.seen.clear();
+    return lines;
+  }
 }
