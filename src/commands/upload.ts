@@ -2,9 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { feedRows } from '../feed/threads.js';
 import { stopExitCode } from '../http/run.js';
 import { UndiciSender } from '../http/sender.js';
+import { missingFieldLines } from '../report/missing-fields.js';
 import {
   type UploadReportMeta,
   uploadIssueLines,
+  uploadReport,
   uploadReportText,
   uploadSummaryLines,
 } from '../report/upload-report.js';
@@ -238,6 +240,8 @@ function finish(
     const lines = [
       ...uploadIssueLines(result, meta, { color: log.fancy, maxErrors: result.collector.maxIssues }),
       ...uploadSummaryLines(result, meta),
+      // A required field missing on many rows: the one flag or mapping line that fills it.
+      ...missingFieldLines(uploadReport(result, meta)),
     ];
     if (meta.sandbox) lines.push(sandboxLine(meta.sandbox));
     for (const line of lines) ctx.stderr.write(redact(`${line}\n`));
