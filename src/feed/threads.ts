@@ -140,92 +140,18 @@ async function* threadedRows(
   resolveFeedMapping(feed);
   const input: WorkerInput = { files, feed, serialize };
   const worker = new Worker(url, { workerData: input });
-  const inbox: FromWorker[] = [];
-  let notify: (() => void) | undefined;
-  let failure: Error | undefined;
-  let exited = false;
-  const wake = () => {
-    notify?.();
-    notify = undefined;
-  };
-  worker.on('message', (m: FromWorker) => {
-    inbox.push(m);
-    wake();
-  });
-  worker.on('error', (err) => {
-    failure = err;
-    wake();
-  });
-  worker.on('exit', () => {
-    exited = true;
-    wake();
-  });
-  const reads = allReads(files, feed, log, stdin);
-  let reading = true;
-  let filesRead = 0;
-  /** Messages the worker has not answered with 'done' yet. */
-  let queued = 0;
-  /** A reading failure (a usage error such as undecodable bytes): thrown once the rows before it are out. */
-  let readError: unknown;
-  const post = (m: ToWorker) => {
-    worker.postMessage(m);
-    queued++;
-  };
-  /** The columns of this chunk's flat records sent as values (those of its first flat record). */
-  let keys: string[] | undefined;
-  const packed = (item: ReadItem): WireRead => {
-    if (item.type !== 'record' || item.record.shape !== 'rows') return item;
-    const { fields, file, row, line } = item.record;
-    if (keys === undefined) keys = Object.keys(fields);
-    else if (!sameKeys(fields, keys)) return item;
-    return { type: 'values', file, row, line, values: Object.values(fields) };
-  };
-  const send = (items: WireRead[]) => post(keys ? { t: 'reads', items, keys } : { t: 'reads', items });
-  /** Reads up to one chunk of records (or to the end of a file) and hands it to the worker. */
-  const readChunk = async () => {
-    const items: WireRead[] = [];
-    keys = undefined;
-    let records = 0;
-    try {
-      for (;;) {
-        const next = await reads.next();
-        if (next.done) {
-          reading = false;
-          break;
-        }
-        const item = next.value;
-        if (item === null) {
-          if (items.length > 0) send(items);
-          post({ t: 'eof' });
-          filesRead++;
-          return;
-        }
-        items.push(packed(item));
-        if (item.type === 'record' && ++records === CHUNK_RECORDS) break;
-      }
-    } catch (err) {
-      readError = err;
-      reading = false;
-    }
-    if (items.length > 0) send(items);
-    // After a failure the worker still ends each file, so every row read so far comes out.
-    if (readError !== undefined) while (filesRead++ < files.length) post({ t: 'eof' });
-  };
-
+  const inbox = new WorkerInbox(worker);
+  const chunks = new ChunkSender(allReads(files, feed, log, stdin), files.length, (m) =>
+    worker.postMessage(m),
+  );
   try {
     for (;;) {
-      while (reading && queued < AHEAD) await readChunk();
-      const m = inbox.shift();
-      if (!m) {
-        if (failure) throw failure;
-        if (exited) throw new Error('the feed worker stopped without finishing');
-        await new Promise<void>((resolve) => (notify = resolve));
-        continue;
-      }
+      while (chunks.reading && chunks.queued < AHEAD) await chunks.readChunk();
+      const m = await inbox.next();
       if (m.t === 'rows') yield* rowsOf(m);
-      else if (m.t === 'done') queued--;
+      else if (m.t === 'done') chunks.queued--;
       else if (m.t === 'end') {
-        if (readError !== undefined) throw readError;
+        if (chunks.readError !== undefined) throw chunks.readError;
         return;
       } else {
         if (m.code !== undefined) throw new ExitError(m.code, m.m, m.hint);
@@ -236,8 +162,118 @@ async function* threadedRows(
     }
   } finally {
     // Also when the consumer stops early (401, Ctrl-C) or reading failed: nothing more is read.
-    await reads.return(undefined);
+    await chunks.close();
     await worker.terminate();
+  }
+}
+
+/** The worker's messages, one at a time; its crash or early exit becomes an error. */
+class WorkerInbox {
+  private readonly queue: FromWorker[] = [];
+  private notify: (() => void) | undefined;
+  private failure: Error | undefined;
+  private exited = false;
+
+  constructor(worker: Worker) {
+    const wake = () => {
+      this.notify?.();
+      this.notify = undefined;
+    };
+    worker.on('message', (m: FromWorker) => {
+      this.queue.push(m);
+      wake();
+    });
+    worker.on('error', (err) => {
+      this.failure = err;
+      wake();
+    });
+    worker.on('exit', () => {
+      this.exited = true;
+      wake();
+    });
+  }
+
+  async next(): Promise<FromWorker> {
+    for (;;) {
+      const m = this.queue.shift();
+      if (m) return m;
+      if (this.failure) throw this.failure;
+      if (this.exited) throw new Error('the feed worker stopped without finishing');
+      await new Promise<void>((resolve) => (this.notify = resolve));
+    }
+  }
+}
+
+/**
+ * Reads records in chunks of CHUNK_RECORDS and posts them to the worker; flat records whose
+ * columns are the chunk's first record's travel as their values only (see WireRead).
+ */
+class ChunkSender {
+  reading = true;
+  /** Messages the worker has not answered with 'done' yet. */
+  queued = 0;
+  /** A reading failure (a usage error such as undecodable bytes): thrown once the rows before it are out. */
+  readError: unknown;
+  private filesRead = 0;
+  /** The columns of this chunk's flat records sent as values (those of its first flat record). */
+  private keys: string[] | undefined;
+
+  constructor(
+    private readonly reads: AsyncGenerator<ReadItem | null>,
+    private readonly fileCount: number,
+    private readonly postMessage: (m: ToWorker) => void,
+  ) {}
+
+  private post(m: ToWorker): void {
+    this.postMessage(m);
+    this.queued++;
+  }
+
+  private packed(item: ReadItem): WireRead {
+    if (item.type !== 'record' || item.record.shape !== 'rows') return item;
+    const { fields, file, row, line } = item.record;
+    if (this.keys === undefined) this.keys = Object.keys(fields);
+    else if (!sameKeys(fields, this.keys)) return item;
+    return { type: 'values', file, row, line, values: Object.values(fields) };
+  }
+
+  private send(items: WireRead[]): void {
+    this.post(this.keys ? { t: 'reads', items, keys: this.keys } : { t: 'reads', items });
+  }
+
+  /** Reads up to one chunk of records (or to the end of a file) and hands it to the worker. */
+  async readChunk(): Promise<void> {
+    const items: WireRead[] = [];
+    this.keys = undefined;
+    let records = 0;
+    try {
+      for (;;) {
+        const next = await this.reads.next();
+        if (next.done) {
+          this.reading = false;
+          break;
+        }
+        const item = next.value;
+        if (item === null) {
+          if (items.length > 0) this.send(items);
+          this.post({ t: 'eof' });
+          this.filesRead++;
+          return;
+        }
+        items.push(this.packed(item));
+        if (item.type === 'record' && ++records === CHUNK_RECORDS) break;
+      }
+    } catch (err) {
+      this.readError = err;
+      this.reading = false;
+    }
+    if (items.length > 0) this.send(items);
+    // After a failure the worker still ends each file, so every row read so far comes out.
+    if (this.readError !== undefined) while (this.filesRead++ < this.fileCount) this.post({ t: 'eof' });
+  }
+
+  async close(): Promise<void> {
+    await this.reads.return(undefined);
   }
 }
 
