@@ -61,6 +61,8 @@ export async function startProgress(log: Logger, ctx: CommandContext, verb: stri
     text: `${verb}...`,
     stream: ctx.stderr as NodeJS.WritableStream & { isTTY: boolean },
     discardStdin: false,
+    // The logger already decided (a TTY with a size, no NO_COLOR/CI/--json): ora need not guess again.
+    isEnabled: true,
   }).start();
   const around =
     (write: (m: string) => void) =>

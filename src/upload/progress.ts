@@ -60,7 +60,13 @@ export async function startProgress(
     return { log, stop: () => clearInterval(timer) };
   }
   const { default: ora } = await import('ora');
-  const spinner: SpinnerLike = ora({ stream: options.stream, text: 'uploading', discardStdin: false });
+  // The logger already decided (a TTY with a size, no NO_COLOR/CI/--json): ora need not guess again.
+  const spinner: SpinnerLike = ora({
+    stream: options.stream,
+    text: 'uploading',
+    discardStdin: false,
+    isEnabled: true,
+  });
   spinner.start();
   const timer = setInterval(() => {
     spinner.text = progressLine(stats, Date.now(), options.totalLines?.());
