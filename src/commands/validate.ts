@@ -11,7 +11,7 @@ import {
   validateSummaryLines,
 } from '../report/validate-report.js';
 import { ExitError, UsageError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
+import { aroundSpinner, type Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
 import type { CommandContext } from './context.js';
 import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
@@ -64,21 +64,8 @@ export async function startProgress(log: Logger, ctx: CommandContext, verb: stri
     // The logger already decided (a TTY with a size, no NO_COLOR/CI/--json): ora need not guess again.
     isEnabled: true,
   }).start();
-  const around =
-    (write: (m: string) => void) =>
-    (m: string): void => {
-      spinner.clear();
-      write(m);
-      spinner.render();
-    };
   return {
-    log: {
-      fancy: true,
-      info: around(log.info),
-      warn: around(log.warn),
-      error: around(log.error),
-      debug: around(log.debug),
-    },
+    log: aroundSpinner(log, spinner),
     tick(rows) {
       if (rows % 5000 === 0) spinner.text = `${verb}: ${rows.toLocaleString('en-US')} rows`;
     },

@@ -1,5 +1,5 @@
 import { n, rate } from '../report/words.js';
-import type { Logger } from '../shared/logger.js';
+import { aroundSpinner, type Logger } from '../shared/logger.js';
 import type { LiveStats } from './types.js';
 
 /**
@@ -72,21 +72,8 @@ export async function startProgress(
     spinner.text = progressLine(stats, Date.now(), options.totalLines?.());
   }, 200);
   timer.unref();
-  const around =
-    (write: (m: string) => void) =>
-    (m: string): void => {
-      spinner.clear();
-      write(m);
-      spinner.render();
-    };
   return {
-    log: {
-      fancy: true,
-      info: around(log.info),
-      warn: around(log.warn),
-      error: around(log.error),
-      debug: around(log.debug),
-    },
+    log: aroundSpinner(log, spinner),
     stop() {
       clearInterval(timer);
       spinner.stop();

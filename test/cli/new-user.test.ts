@@ -1,29 +1,12 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_DEFS } from '../../src/cli/commands.js';
-import { type Io, main } from '../../src/cli/main.js';
+import { genser } from '../helpers/run-cli.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const catalog = join(root, 'fixtures', 'catalog.csv');
-
-async function genser(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => {
-    out += String(c);
-  });
-  stderr.on('data', (c) => {
-    err += String(c);
-  });
-  const io: Io = { stdout, stderr, env: { NO_COLOR: '1', GENSER_THREADS: '0', ...env }, exitCode: 0 };
-  const code = await main(['node', 'genser', ...args], io);
-  return { code, stdout: out, stderr: err };
-}
 
 describe('what a new user hits', () => {
   it('`genser` alone prints the help on stderr and exits 2', async () => {

@@ -1,21 +1,8 @@
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type Io, main } from '../../src/cli/main.js';
+import { genser } from '../helpers/run-cli.js';
 
 const root = join(import.meta.dirname, '..', '..');
-
-async function genser(args: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let err = '';
-  stderr.on('data', (c) => {
-    err += String(c);
-  });
-  const io: Io = { stdout, stderr, env: { NO_COLOR: '1', GENSER_THREADS: '0' }, exitCode: 0 };
-  const code = await main(['node', 'genser', ...args], io);
-  return { code, stderr: err };
-}
 
 describe('--quiet and --no-warnings', () => {
   // A real Magento export: rows with errors (no GTIN) and warnings (no category codes).
