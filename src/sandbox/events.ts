@@ -1,6 +1,6 @@
 import { type EventKind, kindByType } from '../events/kinds.js';
-import { getValidator } from '../validate/schemas.js';
-import { itemErrors, MAX_LISTED_ERRORS } from './problems.js';
+import { checkSchema } from '../validate/bounded.js';
+import { itemCappedNote, itemErrors } from './problems.js';
 import type { Processed } from './products.js';
 import { errorReply } from './reply.js';
 
@@ -34,15 +34,18 @@ export function processEvent(
       ]),
     };
   }
-  const validate = getValidator(kind.schemaName);
-  if (!validate(body)) {
-    const errors = itemErrors(validate.errors ?? [], null, () => null).slice(0, MAX_LISTED_ERRORS);
+  // Linear in the event, however many errors it holds (src/validate/bounded.ts).
+  const check = checkSchema(kind.schemaName, body);
+  if (!check.valid) {
+    const errors = itemErrors(check.errors, null, () => null);
+    const note = check.capped ? ` (${itemCappedNote(check.capped)})` : '';
     return {
       reply: errorReply(
         'problem',
         400,
         'invalid-event',
-        `the ${kind.type} event is invalid: ${errors[0]?.pointer || '/'} ${errors[0]?.message ?? ''}`.trim(),
+        `the ${kind.type} event is invalid: ${errors[0]?.pointer || '/'} ${errors[0]?.message ?? ''}`.trim() +
+          note,
         errors,
       ),
     };
