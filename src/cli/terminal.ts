@@ -1,4 +1,5 @@
 import type { Logger } from '../shared/logger.js';
+import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
 
 export interface TerminalOptions {
@@ -29,7 +30,9 @@ export function createLogger(
   env: NodeJS.ProcessEnv = process.env,
 ): Logger {
   const fancy = isFancy(stream, env, options);
-  const write = (prefix: string, message: string) => stream.write(redact(`${prefix}${message}`) + '\n');
+  // One line per message, nothing in it a terminal interprets (src/shared/printable.ts).
+  const write = (prefix: string, message: string) =>
+    stream.write(`${printable(redact(`${prefix}${message}`))}\n`);
   return {
     fancy,
     info: (m) => {

@@ -1,3 +1,4 @@
+import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 import type { UploadResult } from '../upload/types.js';
@@ -109,5 +110,5 @@ export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta)
       );
   }
   if (meta.searchable && s.accepted > 0) lines.push(`searchable ${meta.searchable}`);
-  return lines;
+  return lines.map(printable);
 }

@@ -1,3 +1,4 @@
+import { printable } from './printable.js';
 import { redact } from './secrets.js';
 
 /**
@@ -19,9 +20,9 @@ export function memoryLogger(): Logger & { lines: string[] } {
   return {
     fancy: false,
     lines,
-    info: (m) => lines.push(redact(m)),
-    warn: (m) => lines.push(redact(`warning: ${m}`)),
-    error: (m) => lines.push(redact(`error: ${m}`)),
-    debug: (m) => lines.push(redact(`debug: ${m}`)),
+    info: (m) => lines.push(printable(redact(m))),
+    warn: (m) => lines.push(printable(redact(`warning: ${m}`))),
+    error: (m) => lines.push(printable(redact(`error: ${m}`))),
+    debug: (m) => lines.push(printable(redact(`debug: ${m}`))),
   };
 }
