@@ -311,7 +311,7 @@ describe('genser upload (CLI)', () => {
 });
 
 describe('genser upload (separate process)', () => {
-  const built = existsSync(join(root, 'dist', 'upload', 'command.js'));
+  const built = existsSync(join(root, 'dist', 'commands', 'upload.js'));
 
   it('a sentinel key never appears in stdout, stderr, the report or --debug output', async () => {
     expect(built, 'run `npm run build` first').toBe(true);
