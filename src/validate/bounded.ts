@@ -4,11 +4,12 @@ import { getAllErrorsValidator, getValidator } from './schemas.js';
 /**
  * Schema validation whose cost is linear in what a client sends, however many errors it holds.
  *
- * Valid data goes through the first-error validator only. Invalid data is then listed in detail
- * by the all-errors validator, but on a bounded view of it: every list cut to its first
- * `listItems` entries, at most `values` values in all. ajv's all-errors mode takes time in the
- * square of the number of errors (64k bad image URLs: a minute), so the view bounds that square
- * by a constant. The first-error validator's error is always kept: it may lie past a cut.
+ * ajv's all-errors mode takes time in the square of the number of errors (64k bad image URLs:
+ * a minute), so it only ever sees a bounded view of the data: every list cut to its first
+ * `listItems` entries, at most `values` values in all. Data within those bounds (most rows) is
+ * checked by it directly. Larger data first goes through the first-error validator (linear);
+ * when that finds it invalid, the view is listed in detail, and the first-error validator's
+ * error is always kept: it may lie past a cut.
  */
 export interface DetailLimits {
   /** Entries of any one list checked in detail. Not below any `maxItems` in schemas/. */
@@ -75,8 +76,40 @@ function escapePointer(token: string): string {
 const sameError = (a: ErrorObject, b: ErrorObject) =>
   a.instancePath === b.instancePath && a.schemaPath === b.schemaPath && a.keyword === b.keyword;
 
+/**
+ * Whether `data` is within the view's bounds (no list longer than `listItems`, at most `values`
+ * values): then the all-errors validator may see it whole. Stops at the first excess.
+ */
+export function withinView(data: unknown, limits: Pick<DetailLimits, 'listItems' | 'values'>): boolean {
+  let budget = limits.values;
+  const walk = (v: unknown): boolean => {
+    if (--budget < 0) return false;
+    if (v === null || typeof v !== 'object') return true;
+    if (Array.isArray(v)) {
+      if (v.length > limits.listItems) return false;
+      for (const item of v) if (!walk(item)) return false;
+      return true;
+    }
+    for (const k in v) if (Object.hasOwn(v, k) && !walk((v as Record<string, unknown>)[k])) return false;
+    return true;
+  };
+  return walk(data);
+}
+
 /** Validates `data` against a bundled schema (schemas.ts names), in linear time (see above). */
 export function checkSchema(name: string, data: unknown, limits: DetailLimits = DETAIL_LIMITS): SchemaCheck {
+  const all = getAllErrorsValidator(name);
+  // Most values (a catalog row) are small: the all-errors validator sees them whole, at once.
+  if (withinView(data, limits)) {
+    if (all(data)) return { valid: true, errors: [] };
+    const found = all.errors ?? [];
+    if (found.length <= limits.errors) return { valid: false, errors: found };
+    return {
+      valid: false,
+      errors: found.slice(0, limits.errors),
+      capped: { lists: [], tooLarge: false, moreErrors: true },
+    };
+  }
   const first = getValidator(name);
   if (first(data)) return { valid: true, errors: [] };
   const firstError = first.errors?.[0];
@@ -88,7 +121,6 @@ export function checkSchema(name: string, data: unknown, limits: DetailLimits = 
       capped: { lists: view.lists, tooLarge: true, moreErrors: false },
     };
   }
-  const all = getAllErrorsValidator(name);
   let errors: ErrorObject[] = all(view.value) ? [] : (all.errors ?? []);
   if (firstError && !errors.some((e) => sameError(e, firstError))) errors = [firstError, ...errors];
   const moreErrors = errors.length > limits.errors;

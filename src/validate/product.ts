@@ -3,7 +3,7 @@ import { isObject } from '../shared/is-object.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 import { cappedNote, checkSchema, DETAIL_LIMITS } from './bounded.js';
 import { gtinValid } from './checks.js';
-import { getValidator } from './schemas.js';
+import { getAllErrorsValidator } from './schemas.js';
 import { fieldPath, type SourceLookup, translateErrors, withoutIndices } from './translate.js';
 
 /**
@@ -169,7 +169,7 @@ function schemaProblems(name: string, payload: Record<string, unknown>, lookup: 
 
 export function payloadValidator(format: PayloadFormat, kind: LegacyKind, strict: boolean): PayloadValidator {
   const name = schemaNameFor(format, kind);
-  getValidator(name); // compiled now: an unknown name fails at once, not on the first row
+  getAllErrorsValidator(name); // compiled now: an unknown name fails at once, not on the first row
   return (payload, lookup) => {
     const out = schemaProblems(name, payload, lookup);
     if (format === 'standard') crossStandard(payload, lookup, out, strict);
