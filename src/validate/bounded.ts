@@ -81,19 +81,34 @@ const sameError = (a: ErrorObject, b: ErrorObject) =>
  * values): then the all-errors validator may see it whole. Stops at the first excess.
  */
 export function withinView(data: unknown, limits: Pick<DetailLimits, 'listItems' | 'values'>): boolean {
-  let budget = limits.values;
-  const walk = (v: unknown): boolean => {
-    if (--budget < 0) return false;
-    if (v === null || typeof v !== 'object') return true;
-    if (Array.isArray(v)) {
-      if (v.length > limits.listItems) return false;
-      for (const item of v) if (!walk(item)) return false;
-      return true;
+  if (data === null || typeof data !== 'object') return true;
+  return budgetLeft(data, limits.listItems, limits.values - 1) >= 0;
+}
+
+/**
+ * The value budget left after `v`'s members, or -1 once it runs out or a list is too long. Runs
+ * for every row, so it is a plain loop: scalars are counted, not visited.
+ */
+function budgetLeft(v: object, listItems: number, budget: number): number {
+  let left = budget;
+  if (Array.isArray(v)) {
+    if (v.length > listItems) return -1;
+    left -= v.length;
+    for (let i = 0; i < v.length && left >= 0; i++) {
+      const c: unknown = v[i];
+      if (c !== null && typeof c === 'object') left = budgetLeft(c, listItems, left);
     }
-    for (const k in v) if (Object.hasOwn(v, k) && !walk((v as Record<string, unknown>)[k])) return false;
-    return true;
-  };
-  return walk(data);
+    return left;
+  }
+  for (const k in v) {
+    if (--left < 0) return -1;
+    const c: unknown = (v as Record<string, unknown>)[k];
+    if (c !== null && typeof c === 'object') {
+      left = budgetLeft(c, listItems, left);
+      if (left < 0) return -1;
+    }
+  }
+  return left;
 }
 
 /** Validates `data` against a bundled schema (schemas.ts names), in linear time (see above). */

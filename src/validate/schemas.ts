@@ -25,7 +25,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
  */
 type Mode = 'first' | 'all';
 const instances = new Map<Mode, Ajv2020>();
-const compiled = new Map<string, ValidateFunction>();
+const compiled: Record<Mode, Map<string, ValidateFunction>> = { first: new Map(), all: new Map() };
 
 function listSchemaFiles(dir: string): string[] {
   const out: string[] = [];
@@ -58,13 +58,12 @@ function getAjv(mode: Mode): Ajv2020 {
 }
 
 function compiledFor(mode: Mode, name: string): ValidateFunction {
-  const key = `${mode}:${name}`;
-  let fn = compiled.get(key);
+  let fn = compiled[mode].get(name);
   if (!fn) {
     const found = getAjv(mode).getSchema(`${SCHEMA_ID_BASE}${name}.schema.json`);
     if (!found) throw new Error(`no bundled schema named "${name}" in ${schemasDir}`);
     fn = found;
-    compiled.set(key, fn);
+    compiled[mode].set(name, fn);
   }
   return fn;
 }
