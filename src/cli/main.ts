@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { ExitCode, ExitError, errorMessage } from '../shared/errors.js';
+import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
 import { buildProgram, type Io, redactOptionValues } from './program.js';
 
@@ -18,12 +19,13 @@ export function exitCodeFor(err: unknown, io: Pick<Io, 'stderr'>, debug: boolean
     return ExitCode.usage;
   }
   if (err instanceof ExitError) {
-    io.stderr.write(redact(`genser: ${err.message}\n`));
-    if (err.hint) io.stderr.write(redact(`hint: ${err.hint}\n`));
+    // One line each, nothing in them a terminal interprets (a value from the feed may be quoted).
+    io.stderr.write(`${printable(redact(`genser: ${err.message}`))}\n`);
+    if (err.hint) io.stderr.write(`${printable(redact(`hint: ${err.hint}`))}\n`);
     if (debug && err.stack) io.stderr.write(redact(`${err.stack}\n`));
     return err.exitCode;
   }
-  io.stderr.write(redact(`genser: internal error: ${errorMessage(err)}\n`));
+  io.stderr.write(`${printable(redact(`genser: internal error: ${errorMessage(err)}`))}\n`);
   if (debug && err instanceof Error && err.stack) io.stderr.write(redact(`${err.stack}\n`));
   else io.stderr.write('hint: this is a bug in genser; run again with --debug for details and report it\n');
   return ExitCode.internal;

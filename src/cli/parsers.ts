@@ -1,4 +1,5 @@
 import { UsageError } from '../shared/errors.js';
+import { checkHttpUrl } from '../shared/http-url.js';
 import { timeZoneForCountry } from '../time/zones.js';
 
 /**
@@ -131,25 +132,8 @@ export const urlPath: Parser<string> = (raw, from) => {
   return p;
 };
 
-/** An absolute http(s) URL, the one check for every host setting (API and collection hosts). */
-export const httpUrl: Parser<string> = (raw, from) => {
-  const s = text(raw);
-  let url: URL;
-  try {
-    url = new URL(s);
-  } catch {
-    throw new UsageError(
-      `${from} is not a URL: "${s}"`,
-      'give the host with its scheme, e.g. https://api.example.com',
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(
-      `${from} must be an http or https URL; got "${s}"`,
-      'give the host with its scheme, e.g. https://api.example.com',
-    );
-  return s;
-};
+/** An absolute http(s) URL: the one check of every host setting (src/shared/http-url.ts). */
+export const httpUrl: Parser<string> = (raw, from) => checkHttpUrl(raw, from);
 
 /** One character, or `tab` / `\t`. */
 export const delimiter: Parser<string> = (raw, from) => {

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { getValidator } from '../validate/schemas.js';
+import { cappedNote, checkSchema, DETAIL_LIMITS } from '../validate/bounded.js';
 import { EVENT_TYPES, type EventKind, kindByPath, kindByType } from './kinds.js';
 import { fixEvent } from './quirks.js';
 
@@ -120,7 +120,14 @@ function checkFixed(event: unknown, forcedType?: string): EventCheck {
       problems: [{ pointer: '/type', message: `is "${record.type}" but the event is sent as ${kind.type}` }],
     };
   }
-  const validate = getValidator(kind.schemaName);
-  if (validate(event)) return { ok: true, kind };
-  return { ok: false, kind, problems: simplify(validate.errors ?? []) };
+  // Linear in the event, however many errors it holds (src/validate/bounded.ts).
+  const check = checkSchema(kind.schemaName, event);
+  if (check.valid) return { ok: true, kind };
+  const problems = simplify(check.errors);
+  if (check.capped)
+    problems.push({
+      pointer: '',
+      message: `more problems may be unlisted: ${cappedNote(check.capped, DETAIL_LIMITS, (p) => p || '/')}`,
+    });
+  return { ok: false, kind, problems };
 }

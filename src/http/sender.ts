@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import { checkHttpUrl } from '../shared/http-url.js';
 
 /**
  * The I/O part of sending (products and events): one undici Pool with keep-alive per run.
@@ -34,6 +35,8 @@ export interface SenderSettings {
   /** `apiKey` (standard) or `x-api-key` (legacy). */
   keyHeader: string;
   key: string;
+  /** Where apiUrl came from, for the usage error when it is not an http(s) URL (`GENSER_BASE_URL`). */
+  urlFrom?: string;
 }
 
 export class UndiciSender implements Poster {
@@ -42,7 +45,8 @@ export class UndiciSender implements Poster {
   private readonly fixedHeaders: Record<string, string>;
 
   constructor(private readonly settings: SenderSettings) {
-    const url = new URL(settings.apiUrl);
+    // A guard: the settings check the URL first, but an ftp:// here must be a usage error too.
+    const url = new URL(checkHttpUrl(settings.apiUrl, settings.urlFrom ?? 'the service URL'));
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.pool = new Pool(url.origin, {
       connections: settings.connections,

@@ -3,7 +3,7 @@ import type { ErrorObject } from 'ajv';
 import { UsageError } from '../shared/errors.js';
 import type { Language, LegacyKind, PayloadFormat } from '../shared/types.js';
 import { timeZoneForCountry } from '../time/zones.js';
-import { getValidator } from '../validate/schemas.js';
+import { checkSchema } from '../validate/bounded.js';
 import { type FieldDefault, fieldDefault, type RunClock } from './defaults.js';
 import { type FieldDef, fieldSet, findField } from './fields.js';
 import {
@@ -155,9 +155,9 @@ export function parseMapping(text: string, file: string, defaults: MappingContex
       'fix the JSON syntax (an editor that knows schemas/mapping.schema.json helps)',
     );
   }
-  const validate = getValidator('mapping');
-  if (!validate(json)) {
-    const { pointer, message } = schemaProblem(validate.errors ?? []);
+  const check = checkSchema('mapping', json);
+  if (!check.valid) {
+    const { pointer, message } = schemaProblem(check.errors);
     throw new UsageError(
       `mapping file ${file}: ${pointer} ${message}`,
       'see docs/feeds.md, "Mapping file", or point "$schema" at schemas/mapping.schema.json for completion',

@@ -1,4 +1,5 @@
 import type { StopReason } from '../http/run.js';
+import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 import type { BatchOutcome, Failure, UploadResult, UploadSummary } from '../upload/types.js';
@@ -126,5 +127,5 @@ export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta)
     );
   lines.push(...outcomeLines(result.failures));
   if (meta.searchable && s.accepted > 0) lines.push(`searchable ${meta.searchable}`);
-  return lines;
+  return lines.map(printable);
 }

@@ -1,5 +1,6 @@
 import { Chalk } from 'chalk';
 import type { FeedStats } from '../feed/pipeline.js';
+import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
 import type { Issue, LegacyKind, PayloadFormat } from '../shared/types.js';
 import type { IssueCollector, IssueGroup } from './issues.js';
@@ -57,8 +58,16 @@ function where(r: { file: string; row?: number; line?: number }): string {
   return `${r.file} row ${r.row}${r.line !== undefined ? ` (line ${r.line})` : ''}`;
 }
 
-/** One line per issue, always naming the file (grep-able in a cron log, also with one file). */
+/**
+ * One line per issue, always naming the file (grep-able in a cron log, also with one file).
+ * Values from the feed are made printable (src/shared/printable.ts): escapes in a value must
+ * not reach the terminal.
+ */
 export function formatIssue(issue: Issue): string {
+  return printable(issueText(issue));
+}
+
+function issueText(issue: Issue): string {
   // Read issues already say where they are ("row 3 (line 4) has 5 fields ...").
   const parts = [issue.row && issue.message.startsWith(`row ${issue.row} `) ? issue.file : where(issue)];
   if (issue.sku) parts.push(`sku ${issue.sku}`);
@@ -88,8 +97,8 @@ export function validateSummaryLines(
         .map((r) => (oneFile ? String(r.row) : `${r.file}:${r.row}`));
       const more = g.count > g.rows.length ? ', ...' : '';
       const at = rows.length > 0 ? ` (rows ${rows.join(', ')}${more})` : '';
-      lines.push(`  ${label} ${g.code}${g.field ? ` ${g.field}` : ''}: ${g.count}${at}`);
-      lines.push(`      e.g. ${g.example}`);
+      lines.push(`  ${label} ${printable(`${g.code}${g.field ? ` ${g.field}` : ''}: ${g.count}${at}`)}`);
+      lines.push(`      e.g. ${printable(g.example)}`);
     }
   }
   const listed = report.issues.filter((i) => shown(i.severity)).slice(0, options.maxErrors);

@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { type BodyOutcome, type ProductEndpoint, processProductBody } from './product-body.js';
+import { type BodyOutcome, type IngestEndpoint, processBody } from './product-body.js';
 
 /**
- * Decoding, parsing and validating large product bodies off the sandbox's thread: that work is
+ * Decoding, parsing and validating large bodies (products, and events) off the sandbox's thread: that work is
  * about three quarters of a product's cost, and on its own thread HTTP, idempotency and SQLite
  * keep going meanwhile (BENCHMARKS.md). Small bodies stay in-thread (a message costs more than
  * they do); without the built worker (tests run from the sources) everything does.
@@ -21,7 +21,7 @@ export interface IngestOptions {
 
 export interface IngestRequest {
   id: number;
-  endpoint: ProductEndpoint;
+  endpoint: IngestEndpoint;
   body: Uint8Array;
   appliesAt: string;
 }
@@ -57,10 +57,10 @@ export class IngestPool {
     this.available = existsSync(fileURLToPath(this.url));
   }
 
-  /** The verdict on one product body: on a worker when it is large, else here. */
-  ingest(endpoint: ProductEndpoint, body: Buffer, appliesAt: string): Promise<BodyOutcome> {
+  /** The verdict on one body: on a worker when it is large, else here. */
+  ingest(endpoint: IngestEndpoint, body: Buffer, appliesAt: string): Promise<BodyOutcome> {
     if (!this.available || this.closed || body.length < this.minBytes)
-      return Promise.resolve(processProductBody(endpoint, body, appliesAt));
+      return Promise.resolve(processBody(endpoint, body, appliesAt));
     const slot = this.leastBusy();
     const id = this.nextId++;
     return new Promise<BodyOutcome>((resolve, reject) => {

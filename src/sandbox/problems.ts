@@ -1,4 +1,6 @@
 import type { ErrorObject } from 'ajv';
+import { type Capped, cappedNote, checkSchema, DETAIL_LIMITS } from '../validate/bounded.js';
+import { getValidator } from '../validate/schemas.js';
 
 /**
  * Error answers: `application/problem+json` (RFC 9457) with `errors: [{index, sku, pointer,
@@ -107,4 +109,57 @@ export function itemErrors(
     out.push({ index, sku: index === null ? null : skuOf(index), pointer, message });
   }
   return out;
+}
+
+/** A capped item's note, lists named by pointer. */
+export function itemCappedNote(capped: Capped): string {
+  return cappedNote(capped, DETAIL_LIMITS, (p) => p || '/');
+}
+
+export interface ItemsVerdict {
+  /** Items that failed their schema (all of them counted). */
+  invalid: number;
+  /** At most MAX_LISTED_ERRORS. */
+  errors: ItemError[];
+  /** Set when problems may be unlisted: why, in words. */
+  note?: string;
+}
+
+/**
+ * Validates each item of a list against `schema`, in time linear in the list: every item goes
+ * through the first-error validator, and only while fewer than MAX_LISTED_ERRORS problems are
+ * listed is an invalid item listed in detail (bounded, src/validate/bounded.ts). `itemsAt` is the
+ * list's pointer (`/@graph`, or `` for a legacy array).
+ */
+export function checkItems(
+  items: readonly unknown[],
+  schema: string,
+  itemsAt: string,
+  skuOf: (index: number) => string | null,
+): ItemsVerdict {
+  const first = getValidator(schema);
+  const errors: ItemError[] = [];
+  let invalid = 0;
+  let detailed = 0;
+  let cappedItems = 0;
+  for (let i = 0; i < items.length; i++) {
+    if (first(items[i])) continue;
+    invalid++;
+    if (errors.length >= MAX_LISTED_ERRORS) continue;
+    detailed++;
+    const check = checkSchema(schema, items[i]);
+    if (check.capped) cappedItems++;
+    errors.push(...itemErrors(check.errors, itemsAt, skuOf, `${itemsAt}/${i}`));
+  }
+  const notes: string[] = [];
+  if (detailed < invalid) notes.push(`problems are listed for the first ${detailed} invalid items only`);
+  else if (errors.length > MAX_LISTED_ERRORS)
+    notes.push(`the first ${MAX_LISTED_ERRORS} problems are listed`);
+  if (cappedItems > 0)
+    notes.push(
+      `${cappedItems} item${cappedItems === 1 ? ' has' : 's have'} more problems than listed (at most ${DETAIL_LIMITS.errors} per item, in the first ${DETAIL_LIMITS.listItems} entries of a list)`,
+    );
+  const verdict: ItemsVerdict = { invalid, errors: errors.slice(0, MAX_LISTED_ERRORS) };
+  if (notes.length > 0) verdict.note = notes.join('; ');
+  return verdict;
 }

@@ -1,7 +1,9 @@
 import { isUtf8 } from 'node:buffer';
+import { kindByType } from '../events/kinds.js';
 import { errorMessage } from '../shared/errors.js';
 import { isObject } from '../shared/is-object.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../shared/json-depth.js';
+import { eventVerdict } from './events.js';
 import {
   type LegacyKind,
   type ProductsOutcome,
@@ -12,12 +14,13 @@ import {
 import { type AnswerStyle, errorReply, type Reply } from './reply.js';
 
 /**
- * A request's body, from bytes to verdict: depth check, UTF-8 decoding, JSON, and for products
- * the schema.
+ * A request's body, from bytes to verdict: depth check, UTF-8 decoding, JSON, and the schema.
  * Pure (no store, no clock, no I/O), so it runs on the sandbox's thread or, for large bodies, on
- * its ingest worker (src/sandbox/ingest-worker.ts), with the same answers.
+ * its ingest worker (src/sandbox/ingest-worker.ts), with the same answers. Events too: parsing
+ * a 10 MiB event would hold the sandbox's thread for a tenth of a second or more.
  */
 export type ProductEndpoint = { kind: 'standard' } | { kind: 'legacy'; legacy: LegacyKind };
+export type IngestEndpoint = ProductEndpoint | { kind: 'event'; type: string };
 
 export interface BodyOutcome extends ProductsOutcome {
   /** The standard envelope's `id`, for the "same envelope applied once" rule. */
@@ -26,6 +29,10 @@ export interface BodyOutcome extends ProductsOutcome {
     /** The decoded text to store, when the received bytes are not exactly it (BOM, invalid UTF-8). */
     text?: string;
   };
+  /** An accepted event: the decoded text to store. */
+  eventText?: string;
+  /** The event body was not JSON (or too deep): answered, but not remembered for its key. */
+  unparsed?: boolean;
 }
 
 // Faster than Buffer#toString for Korean and Japanese text; a leading BOM is dropped, and bytes
@@ -52,6 +59,23 @@ export function parseJsonBody(
       reply: errorReply(style, 400, 'malformed-json', `malformed JSON: ${errorMessage(err).slice(0, 200)}`),
     };
   }
+}
+
+/** An event body's verdict; `eventText` is set when it is accepted. */
+function processEventBody(type: string, bytes: Uint8Array): BodyOutcome {
+  const kind = kindByType(type);
+  if (!kind) throw new Error(`no event kind ${type}`);
+  const parsed = parseJsonBody(bytes, 'problem');
+  if ('reply' in parsed) return { reply: parsed.reply, unparsed: true };
+  const refused = eventVerdict(kind, parsed.body);
+  if (refused) return { reply: refused };
+  return { reply: { status: 200, items: 1 }, eventText: parsed.text };
+}
+
+export function processBody(endpoint: IngestEndpoint, bytes: Uint8Array, appliesAt: string): BodyOutcome {
+  return endpoint.kind === 'event'
+    ? processEventBody(endpoint.type, bytes)
+    : processProductBody(endpoint, bytes, appliesAt);
 }
 
 export function processProductBody(

@@ -1,6 +1,7 @@
 import { isObject } from '../shared/is-object.js';
+import { checkSchema } from '../validate/bounded.js';
 import { getValidator } from '../validate/schemas.js';
-import { type ItemError, itemErrors, MAX_LISTED_ERRORS } from './problems.js';
+import { checkItems, type ItemsVerdict, itemCappedNote, itemErrors, MAX_LISTED_ERRORS } from './problems.js';
 import { type AnswerStyle, errorReply, json, legacyOk, type Reply } from './reply.js';
 import type { ProductFormat, SandboxStore } from './store.js';
 
@@ -52,22 +53,36 @@ function stringOrNull(v: unknown): string | null {
   return typeof v === 'string' ? v : null;
 }
 
-function capped(errors: ItemError[], total: number): { errors: ItemError[]; note: string } {
-  if (errors.length <= MAX_LISTED_ERRORS) return { errors, note: '' };
-  return {
-    errors: errors.slice(0, MAX_LISTED_ERRORS),
-    note: ` (the first ${MAX_LISTED_ERRORS} of ${total} problems are listed)`,
-  };
-}
-
-function invalidItems(style: AnswerStyle, errors: ItemError[], what: string): Reply {
-  const bad = new Set(errors.map((e) => e.index).filter((i) => i !== null)).size;
-  const { errors: listed, note } = capped(errors, errors.length);
+function invalidItems(style: AnswerStyle, verdict: ItemsVerdict, what: string): Reply {
+  const bad = verdict.invalid;
+  const note = verdict.note ? ` (${verdict.note})` : '';
   const detail =
     bad > 0
       ? `${bad} ${what}${bad === 1 ? ' is' : 's are'} invalid; nothing was stored${note}`
       : `the request body is invalid; nothing was stored${note}`;
-  return errorReply(style, 400, 'invalid-body', detail, listed);
+  return errorReply(style, 400, 'invalid-body', detail, verdict.errors);
+}
+
+/**
+ * Why a standard body failed: the envelope's own problems (one product stands in for the list,
+ * so its fields are checked), then each product's (checkItems). Linear in the body.
+ */
+function standardVerdict(body: Record<string, unknown>): ItemsVerdict {
+  const graph = body['@graph'];
+  const isList = Array.isArray(graph);
+  const shell = isList && graph.length > 0 ? { ...body, '@graph': [graph[0]] } : body;
+  const check = checkSchema('standard-envelope', shell);
+  const envelopeErrors = itemErrors(check.errors, '/@graph', () => null).filter(
+    (e) => !isList || e.index === null,
+  );
+  if (!isList) {
+    const verdict: ItemsVerdict = { invalid: 0, errors: envelopeErrors };
+    if (check.capped) verdict.note = itemCappedNote(check.capped);
+    return verdict;
+  }
+  const skuOf = (i: number) => (isObject(graph[i]) ? stringOrNull(graph[i].sku) : null);
+  const items = checkItems(graph, 'standard-product', '/@graph', skuOf);
+  return { ...items, errors: [...envelopeErrors, ...items.errors].slice(0, MAX_LISTED_ERRORS) };
 }
 
 /** `text` is the body as received; `body` is it parsed. */
@@ -85,11 +100,7 @@ export function processStandard(body: unknown, text: string, appliesAt: string):
     };
   }
   const graph = body['@graph'];
-  if (!validate(body)) {
-    const skuOf = (i: number) =>
-      Array.isArray(graph) && isObject(graph[i]) ? stringOrNull(graph[i].sku) : null;
-    return { reply: invalidItems('problem', itemErrors(validate.errors ?? [], '/@graph', skuOf), 'product') };
-  }
+  if (!validate(body)) return { reply: invalidItems('problem', standardVerdict(body), 'product') };
   if (repeatsGraph(text)) {
     return {
       reply: errorReply(
@@ -125,24 +136,18 @@ export function processLegacy(kind: LegacyKind, body: unknown, appliesAt: string
       ]),
     };
   }
-  const validate = getValidator(spec.schema);
-  const errors: ItemError[] = [];
+  const skuOf = (i: number) => (isObject(body[i]) ? stringOrNull(body[i][spec.key]) : null);
+  const verdict = checkItems(body, spec.schema, '', skuOf);
+  if (verdict.invalid > 0) return { reply: invalidItems('legacy', verdict, kind.replace(/s$/, '')) };
   const skus: string[] = new Array(body.length);
   const inStock: (boolean | null)[] = new Array(body.length);
   let stock = 0;
   for (let i = 0; i < body.length; i++) {
-    const item = body[i] as unknown;
-    if (!validate(item)) {
-      const sku = isObject(item) ? stringOrNull(item[spec.key]) : null;
-      errors.push(...itemErrors(validate.errors ?? [], '', () => sku, `/${i}`));
-      continue;
-    }
-    const obj = item as Record<string, unknown>;
+    const obj = body[i] as Record<string, unknown>;
     skus[i] = obj[spec.key] as string;
     inStock[i] = kind === 'products' && typeof obj.isInStock === 'boolean' ? obj.isInStock : null;
     if (inStock[i] !== null) stock++;
   }
-  if (errors.length > 0) return { reply: invalidItems('legacy', errors, kind.replace(/s$/, '')) };
   return {
     reply: legacyOk({ received: body.length, stockApplied: stock, appliesAt }, body.length),
     write: { format: spec.format, itemsKey: '', skus, inStock: kind === 'products' ? inStock : null },

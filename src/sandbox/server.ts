@@ -7,10 +7,9 @@ import type { Logger } from '../shared/logger.js';
 import { type AdminContext, handleAdmin } from './admin.js';
 import { declaredTooLarge, readBody } from './body.js';
 import { type ClientApiContext, handleClient, isClientPath } from './client-api.js';
-import { processEvent } from './events.js';
 import type { Faults } from './faults.js';
 import { fingerprint, InFlight, isValidIdempotencyKey } from './idempotency.js';
-import { type BodyOutcome, type ProductEndpoint, parseJsonBody } from './product-body.js';
+import type { BodyOutcome, IngestEndpoint } from './product-body.js';
 import type { LegacyKind, Processed } from './products.js';
 import { type AnswerStyle, errorReply, json, type Reply } from './reply.js';
 import type { SandboxStore, StoredResponse } from './store.js';
@@ -44,8 +43,8 @@ export interface ServerSettings {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   onRequest(status: number): void;
-  /** A product request's body to its verdict (`processProductBody`, here or on the ingest worker). */
-  ingest(endpoint: ProductEndpoint, body: Buffer, appliesAt: string): Promise<BodyOutcome>;
+  /** A request's body to its verdict (`processBody`, here or on the ingest worker). */
+  ingest(endpoint: IngestEndpoint, body: Buffer, appliesAt: string): Promise<BodyOutcome>;
 }
 
 const ignore = () => {};
@@ -205,9 +204,14 @@ export function createSandboxServer(s: ServerSettings): Server {
     let processed: Processed;
     let envelopeId: string | undefined;
     if (endpoint.kind === 'event') {
-      const parsed = parseJsonBody(read.body, style);
-      if ('reply' in parsed) return parsed.reply;
-      processed = processEvent(endpoint.event, parsed.body, requestId, key ?? null, parsed.text);
+      // Parsing and validating: on the ingest worker for large bodies, as for products.
+      const type = endpoint.event.type;
+      const outcome = await s.ingest({ kind: 'event', type }, read.body, s.appliesAt());
+      if (outcome.unparsed) return outcome.reply;
+      processed = { reply: outcome.reply };
+      const text = outcome.eventText;
+      if (text !== undefined)
+        processed.commit = (store, now) => store.insertEvent(type, requestId, key ?? null, text, now);
     } else {
       // Decoding, parsing and validating: on the ingest worker for large bodies (BENCHMARKS.md).
       const outcome = await s.ingest(endpoint, read.body, s.appliesAt());

@@ -1,3 +1,4 @@
+import { printable } from './printable.js';
 import { redact } from './secrets.js';
 
 /**
@@ -21,10 +22,10 @@ export function memoryLogger(): Logger & { lines: string[] } {
   return {
     fancy: false,
     lines,
-    info: (m) => lines.push(redact(m)),
-    warn: (m) => lines.push(redact(`warning: ${m}`)),
-    error: (m) => lines.push(redact(`error: ${m}`)),
-    debug: (m) => lines.push(redact(`debug: ${m}`)),
+    info: (m) => lines.push(printable(redact(m))),
+    warn: (m) => lines.push(printable(redact(`warning: ${m}`))),
+    error: (m) => lines.push(printable(redact(`error: ${m}`))),
+    debug: (m) => lines.push(printable(redact(`debug: ${m}`))),
   };
 }
 
@@ -42,7 +43,9 @@ type Writable = { write(chunk: string): unknown };
  * knows the terminal); embedded uses (the sandbox inside a test) get plain lines.
  */
 export function streamLogger(options: LoggerOptions, stream: Writable, fancy = false): Logger {
-  const write = (prefix: string, message: string) => stream.write(`${redact(`${prefix}${message}`)}\n`);
+  // One line per message, nothing in it a terminal interprets (src/shared/printable.ts).
+  const write = (prefix: string, message: string) =>
+    stream.write(`${printable(redact(`${prefix}${message}`))}\n`);
   const repeats = new RepeatedWarnings();
   return {
     fancy,

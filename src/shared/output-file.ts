@@ -1,12 +1,23 @@
 import { once } from 'node:events';
-import { chmodSync, createWriteStream, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
+import {
+  chmodSync,
+  createWriteStream,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  type WriteStream,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { processAlive } from './process-alive.js';
 
 /**
  * `convert -o FILE`: the output is written to a temporary file beside FILE and renamed over it
  * only when the run completes, so a run that stops half-way (an undecodable byte, a bug, Ctrl-C)
  * never leaves a truncated feed where the next step of a nightly job would pick it up; the
  * previous file stays as it was. Devices and pipes (`-o /dev/stdout`) are written directly.
+ * A run killed outright (kill -9, a power cut) cannot remove its temporary file; the next run
+ * to the same FILE removes those of processes that are gone.
  */
 export class OutputFile {
   readonly stream: WriteStream;
@@ -25,7 +36,8 @@ export class OutputFile {
       return;
     }
     this.mode = existing ? existing.mode & 0o7777 : undefined;
-    this.temp = join(dirname(path), `.${basename(path)}.genser-${process.pid}.tmp`);
+    removeDeadTemps(path);
+    this.temp = join(dirname(path), tempName(path, process.pid));
     this.stream = createWriteStream(this.temp);
     process.once('SIGINT', this.onSignal);
     process.once('SIGTERM', this.onSignal);
@@ -52,6 +64,34 @@ export class OutputFile {
     process.removeListener('SIGINT', this.onSignal);
     process.removeListener('SIGTERM', this.onSignal);
   }
+}
+
+const tempName = (path: string, pid: number) => `.${basename(path)}.genser-${pid}.tmp`;
+
+/** Removes the temporary files beside `path` left by runs whose process is gone. */
+export function removeDeadTemps(path: string): string[] {
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.genser-`;
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const pidText = name.slice(prefix.length, -'.tmp'.length);
+    const pid = Number(pidText);
+    if (!/^\d+$/.test(pidText) || pid === process.pid || processAlive(pid)) continue;
+    try {
+      rmSync(join(dir, name), { force: true });
+      removed.push(name);
+    } catch {
+      // not ours to remove (permissions): left for its owner
+    }
+  }
+  return removed;
 }
 
 function statOrUndefined(path: string) {

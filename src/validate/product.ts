@@ -1,10 +1,10 @@
-import type { ValidateFunction } from 'ajv';
 import type { MapProblem } from '../map/map-row.js';
 import { isObject } from '../shared/is-object.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
+import { cappedNote, checkSchema, DETAIL_LIMITS } from './bounded.js';
 import { gtinValid } from './checks.js';
-import { getValidator } from './schemas.js';
-import { type SourceLookup, translateErrors } from './translate.js';
+import { getAllErrorsValidator } from './schemas.js';
+import { fieldPath, type SourceLookup, translateErrors, withoutIndices } from './translate.js';
 
 /**
  * Validates one built payload: the bundled JSON Schema (structure, types, enums, formats),
@@ -150,10 +150,28 @@ function crossLegacy(
   }
 }
 
+/** The schema's problems with one payload, at most DETAIL_LIMITS.errors of them, and a note when capped. */
+function schemaProblems(name: string, payload: Record<string, unknown>, lookup: SourceLookup): MapProblem[] {
+  const check = checkSchema(name, payload);
+  if (check.valid) return [];
+  const out = translateErrors(check.errors, payload, lookup);
+  if (check.capped) {
+    out.push({
+      severity: 'warning',
+      code: 'problems_capped',
+      field: '',
+      message: `more problems of this row may be unlisted: ${cappedNote(check.capped, DETAIL_LIMITS, (p) => withoutIndices(fieldPath(p)))}`,
+      hint: 'fix the problems listed and validate again',
+    });
+  }
+  return out;
+}
+
 export function payloadValidator(format: PayloadFormat, kind: LegacyKind, strict: boolean): PayloadValidator {
-  const schema: ValidateFunction = getValidator(schemaNameFor(format, kind));
+  const name = schemaNameFor(format, kind);
+  getAllErrorsValidator(name); // compiled now: an unknown name fails at once, not on the first row
   return (payload, lookup) => {
-    const out: MapProblem[] = schema(payload) ? [] : translateErrors(schema.errors ?? [], payload, lookup);
+    const out = schemaProblems(name, payload, lookup);
     if (format === 'standard') crossStandard(payload, lookup, out, strict);
     else crossLegacy(payload, kind, lookup, out, strict);
     return out;

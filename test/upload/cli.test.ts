@@ -392,6 +392,39 @@ describe('genser upload (separate process)', () => {
       expect(text).not.toContain(SENTINEL);
   });
 
+  it('a key with " and \\ echoed inside JSON, or URL-encoded, is masked in every output', async () => {
+    const HOSTILE = 'Zq9"Xw\\Vk/Ju+7%';
+    // The server writes the key into its JSON answers (escaped) and into a URL (encoded).
+    server = await scriptedServer((q, res) => {
+      const key = String(q.headers.apikey);
+      const products = productsOf(q.body);
+      const at = products.findIndex((p) => p.sku === 'C-2');
+      if (at >= 0)
+        return problem(
+          res,
+          400,
+          `key ${key} rejected; see https://x.example/k?key=${encodeURIComponent(key)}`,
+          [{ index: at, message: `bad ${key} or ${encodeURIComponent(key)}` }],
+        );
+      json(res, 200, {});
+    });
+    const report = join(dir, 'hostile-key-report.json');
+    const r = await genser(['upload', catalog('hostile-key.csv', 3), '--json', '--report', report], {
+      GENSER_API_URL: server.url,
+      GENSER_API_KEY: HOSTILE,
+    });
+    expect(server.requests[0].headers.apikey).toBe(HOSTILE);
+    expect(r.code).toBe(1);
+    const reportText = readFileSync(report, 'utf8');
+    expect(reportText).toContain('bad *** or ***');
+    for (const text of [r.stdout, r.stderr, reportText]) {
+      // No form of the key, nor any piece of it.
+      expect(text).not.toContain('Zq9');
+      expect(text).not.toContain('Ju+7');
+      expect(text).not.toContain('Ju%2B7');
+    }
+  });
+
   it('Ctrl-C: the batch in flight finishes, no new one starts, the summary is printed, exit 130', async () => {
     expect(built, 'run `npm run build` first').toBe(true);
     let child: ReturnType<typeof spawn> | undefined;
