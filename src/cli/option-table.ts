@@ -1,5 +1,6 @@
 import { EVENT_TYPES } from '../events/kinds.js';
 import type { EncodingName, InputType, Language, LegacyKind, PayloadFormat } from '../shared/types.js';
+import { BACKEND_CHOICES, type BackendChoice } from '../storage/drivers.js';
 import { parseInvalidBudget } from '../upload/budget.js';
 import * as p from './parsers.js';
 
@@ -469,6 +470,17 @@ export const OPTIONS = {
     default: 20,
     parse: p.int(1, 100),
     commands: ['search'],
+  }),
+
+  // SQLite (the sandbox's store, the upload state)
+  sqlite: opt({
+    flag: '--sqlite <driver>',
+    help: "SQLite driver: auto (Node's node:sqlite where it has it, else better-sqlite3), node, better-sqlite3",
+    env: 'GENSER_SQLITE',
+    default: 'auto' as BackendChoice,
+    parse: p.oneOf(BACKEND_CHOICES),
+    choices: BACKEND_CHOICES,
+    commands: ['upload', 'sandbox', 'events send'],
   }),
 
   // sandbox

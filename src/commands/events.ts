@@ -23,6 +23,7 @@ import type { Logger } from '../shared/logger.js';
 import { packageVersion } from '../shared/paths.js';
 import { redact } from '../shared/secrets.js';
 import type { EncodingName, InputType } from '../shared/types.js';
+import type { BackendChoice } from '../storage/sqlite.js';
 import type { CommandContext } from './context.js';
 
 /** The actions of `genser events ...`: reading, checking, sending, and what they print. */
@@ -43,6 +44,7 @@ export interface EventsSettings {
   /** Seconds. */
   timeout?: number;
   sandbox?: boolean;
+  sqlite?: BackendChoice;
   newKeys?: boolean;
   fix?: boolean;
   output?: string;
@@ -171,7 +173,7 @@ export async function runSendEvents(
   let sandbox: { url: string; serviceKey: string; close(): Promise<void>; stats(): unknown } | undefined;
   if (flags.sandbox) {
     const { startSandbox } = await import('../sandbox/index.js');
-    sandbox = await startSandbox({ port: 0, host: '127.0.0.1', quiet: true, log });
+    sandbox = await startSandbox({ port: 0, host: '127.0.0.1', quiet: true, log, sqlite: flags.sqlite });
     baseUrl = sandbox.url;
     key = sandbox.serviceKey;
     log.info(`sandbox: started an embedded sandbox at ${sandbox.url}`);

@@ -16,6 +16,7 @@ import type { Logger } from '../shared/logger.js';
 import { packageVersion } from '../shared/paths.js';
 import { redact } from '../shared/secrets.js';
 import type { FeedOptions } from '../shared/types.js';
+import type { BackendChoice } from '../storage/sqlite.js';
 import { describeNextBatch } from '../time/zones.js';
 import { exceedsBudget, type InvalidBudget } from '../upload/budget.js';
 import { newStats, uploadFeed } from '../upload/engine.js';
@@ -34,6 +35,7 @@ export interface UploadCommandSettings extends FeedSettings, UploadInputs {
   maxInvalid?: InvalidBudget;
   sandbox?: boolean;
   sandboxDb?: string;
+  sqlite?: BackendChoice;
 }
 
 export interface ResolvedUpload {
@@ -73,6 +75,7 @@ export async function runUpload(
       host: '127.0.0.1',
       country: feed.country,
       db: sandboxDb,
+      sqlite: s.sqlite,
       quiet: true,
       log,
     });

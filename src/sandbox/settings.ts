@@ -1,3 +1,4 @@
+import type { BackendChoice } from '../storage/sqlite.js';
 import type { SandboxOptions } from './index.js';
 
 /**
@@ -26,6 +27,7 @@ export interface SandboxSettings {
   lostRate?: number;
   seed?: number;
   quiet?: boolean;
+  sqlite?: BackendChoice;
 }
 
 export function sandboxOptionsFrom(s: SandboxSettings): SandboxOptions {
@@ -55,5 +57,6 @@ export function sandboxOptionsFrom(s: SandboxSettings): SandboxOptions {
       seed: s.seed,
     },
     quiet: s.quiet === true,
+    sqlite: s.sqlite,
   };
 }
