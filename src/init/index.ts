@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { ReaderOptions } from '../feed/pipeline.js';
+import { fieldSet } from '../map/fields.js';
 import { fillHint, REQUIRED_TARGETS } from '../map/fill-hints.js';
 import type { FieldSpecJson, MappingJson } from '../map/mapping-file.js';
+import { canonicalTarget } from '../map/plan.js';
 import { presetPath } from '../map/presets.js';
 import { suggestPreset } from '../map/suggest-preset.js';
 import { readFeed } from '../read/index.js';
@@ -66,10 +68,21 @@ export async function initMapping(file: string, options: InitOptions, log: Logge
   const fields: Record<string, string | FieldSpecJson> = {};
   const mapped: InitResult['mapped'] = [];
   const left: string[] = [];
+  // Columns already named as genser's canonical columns (name@ko, brand_id, ...) map themselves
+  // (`canonicalColumns`); only the others are guessed.
+  const canonical = new Set<string>();
+  const set = fieldSet('standard');
+  for (const column of header) {
+    const hit = canonicalTarget(set, column);
+    if (!hit) continue;
+    canonical.add(hit.field.target);
+    mapped.push({ column, target: hit.field.target, by: 'name' });
+  }
   // Names first (they say what the merchant meant), then values for the columns names did not place.
   for (const column of header) {
+    if (canonicalTarget(set, column)) continue;
     const target = targetByName(column);
-    if (target && !(target in fields)) {
+    if (target && !(target in fields) && !canonical.has(target)) {
       fields[target] = specFor(target, column, values(column));
       mapped.push({ column, target, by: 'name' });
     } else left.push(column);
@@ -77,14 +90,16 @@ export async function initMapping(file: string, options: InitOptions, log: Logge
   const unmapped: string[] = [];
   for (const column of left) {
     const guess = targetByValues(column, values(column));
-    if (guess && !(guess.target in fields)) {
+    if (guess && !(guess.target in fields) && !canonical.has(guess.target)) {
       fields[guess.target] = guess.spec ?? column;
       mapped.push({ column, target: guess.target, by: 'values' });
     } else unmapped.push(column);
   }
   // One brand column names the brand and gives its id.
-  if (fields.brand_name !== undefined && fields.brand_id === undefined) fields.brand_id = fields.brand_name;
-  if (fields.sku !== undefined && fields.mpn === undefined) fields.mpn = fields.sku;
+  const given = (t: string) => fields[t] !== undefined || canonical.has(t);
+  if (given('brand_name') && !given('brand_id') && fields.brand_name !== undefined)
+    fields.brand_id = fields.brand_name;
+  if (given('sku') && !given('mpn') && fields.sku !== undefined) fields.mpn = fields.sku;
   const texts = [
     ...header,
     ...['name', 'description'].flatMap((t) => {
@@ -99,10 +114,10 @@ export async function initMapping(file: string, options: InitOptions, log: Logge
     description: `Written by genser init from ${file}: check each field, then run genser validate ${file} --mapping THIS FILE.`,
     format: 'standard' as const,
     language,
-    canonicalColumns: false,
+    canonicalColumns: canonical.size > 0,
     fields,
   };
-  const missing = REQUIRED_TARGETS.filter((t) => fields[t] === undefined).map((target) => ({
+  const missing = REQUIRED_TARGETS.filter((t) => !given(t)).map((target) => ({
     target,
     hint: fillHint(target, options.country),
   }));
