@@ -46,6 +46,8 @@ export function renderOptionDocs(): string {
     ['`convert`', optionsOf('convert').filter((n) => !feed.includes(n) && !COMMON.includes(n))],
     ['`upload`', optionsOf('upload').filter((n) => !feed.includes(n) && !COMMON.includes(n))],
     ['`sandbox`', optionsOf('sandbox').filter((n) => !COMMON.includes(n))],
+    ['`init`', optionsOf('init').filter((n) => !COMMON.includes(n))],
+    ['`search`', optionsOf('search').filter((n) => !COMMON.includes(n))],
     [
       '`events example`, `events validate` and `events send`',
       [

@@ -79,7 +79,7 @@ describe('bounded validation', () => {
       sku: 'A',
       name: 'n',
       category: { '@type': 'CategoryCode', name: 'c' },
-      brand: { '@id': 'b', name: 'b' },
+      brand: { '@id': 'b', name: { '@value': 'b', '@language': 'ko' } },
       description: { '@type': 'TextObject', text: 'd', inLanguage: 'ko' },
       offers: {
         '@type': 'Offer',
