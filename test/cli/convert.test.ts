@@ -96,7 +96,7 @@ describe('genser convert', () => {
         /not valid utf-8 as detected: invalid byte 0xFF at byte offset \d+ \(line 8002\)/,
       );
       expect(r.stderr).toContain(
-        'STOPPED after 8000 row(s), 8000 valid, 0 invalid; the rest of the feed was not read',
+        'STOPPED after 8,000 row(s), 8,000 valid, 0 invalid; the rest of the feed was not read',
       );
       expect(readFileSync(out, 'utf8')).toBe('yesterday\n');
       expect(readdirSync(dir).sort()).toEqual(['late-bad.csv', 'products.ndjson']);

@@ -150,7 +150,7 @@ describe('genser validate', () => {
       at(/error .*row 2 \(line 3\), sku GS-0001: SKU GS-0001 appears again; first seen at row 1/),
     ).toBeGreaterThan(-1);
     expect(
-      at(/^STOPPED after 8000 row\(s\), 7999 valid, 1 invalid; the rest of the feed was not read$/),
+      at(/^STOPPED after 8,000 row\(s\), 7,999 valid, 1 invalid; the rest of the feed was not read$/),
     ).toBeGreaterThan(at(/SKU GS-0001 appears again/));
     expect(
       at(
