@@ -1,4 +1,5 @@
 import type { CommandContext } from '../commands/context.js';
+import { resolveFromConfig } from './config-file.js';
 import type { CommandName } from './option-table.js';
 import type { Resolved } from './settings.js';
 
@@ -56,7 +57,7 @@ export const COMMAND_DEFS: CommandDef[] = [
     ],
     async run(args, resolved, ctx) {
       const s = resolved.settings;
-      const reporting = await withReporters(resolved, ctx, s.output ? undefined : 'the converted payloads');
+      const reporting = await withReporters(resolved, ctx, s.output ? undefined : 'the converted data');
       const { runConvert } = await import('../commands/convert.js');
       return runConvert(args[0] as string[], s, reporting);
     },
@@ -192,7 +193,16 @@ async function withReporters(
 ): Promise<CommandContext> {
   const { reportersFrom } = await import('../commands/reporting.js');
   const s = resolved.settings as { reporter?: string[]; json?: boolean; report?: string };
-  return { ...ctx, reporters: reportersFrom(s, ctx.env, { stdoutTakenBy }) };
+  // As for every path in a config file, its reporters' files are relative to that file.
+  const reporter =
+    resolved.origins.reporter?.kind === 'config'
+      ? s.reporter?.map((v) =>
+          v.replace(/=(.+)$/, (_, file: string) =>
+            file === '-' ? '=-' : `=${resolveFromConfig(resolved.config, file)}`,
+          ),
+        )
+      : s.reporter;
+  return { ...ctx, reporters: reportersFrom({ ...s, reporter }, ctx.env, { stdoutTakenBy }) };
 }
 
 /** Which sandbox keys were not given (so the sandbox makes them, or reuses those kept in its --db). */

@@ -67,7 +67,7 @@ export async function runConvert(
   ctx: CommandContext,
 ): Promise<number> {
   const reporters = reportersOf(flags, ctx, {
-    stdoutTakenBy: flags.output ? undefined : 'the converted payloads',
+    stdoutTakenBy: flags.output ? undefined : 'the converted data',
   });
   const run = prepareRun(files, flags, ctx);
   const { batchSize, type, agent: agentName } = flags;

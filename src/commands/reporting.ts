@@ -1,5 +1,6 @@
 import type { ReportSource } from '../report/model.js';
 import { parseReporters, type Reporter, writeReports } from '../report/reporters.js';
+import { UsageError } from '../shared/errors.js';
 import type { CommandContext } from './context.js';
 
 /**
@@ -23,6 +24,11 @@ export function reportersFrom(
   options: { stdoutTakenBy?: string } = {},
 ): Reporter[] {
   const named = s.reporter ?? [];
+  if (s.json && options.stdoutTakenBy)
+    throw new UsageError(
+      `--json needs -o FILE: without it stdout carries ${options.stdoutTakenBy}`,
+      'add -o FILE, or use --report FILE for the JSON report',
+    );
   if (named.length === 0 && !s.json) {
     const defaults = parseReporters([], env);
     return s.report ? [...defaults, ...parseReporters([`json=${s.report}`], env, options)] : defaults;
