@@ -112,6 +112,18 @@ describe('genser events backfill into an embedded sandbox (--sandbox)', () => {
     const rate = await genser(['events', 'backfill', woo, '--preset', 'woocommerce', '--rate', 'fast']);
     expect(rate.code).toBe(2);
     expect(rate.stderr).toMatch(/--rate must be a number of events per second/);
+    const keyFlag = await genser([
+      'events',
+      'backfill',
+      woo,
+      '--preset',
+      'woocommerce',
+      '--service-key',
+      KEY,
+    ]);
+    expect(keyFlag.code).toBe(2);
+    expect(keyFlag.stderr).toMatch(/--service-key is refused/);
+    expect(keyFlag.stderr).not.toContain(KEY);
     const noHost = await genser(['events', 'backfill', woo, '--preset', 'woocommerce', '--source', SOURCE]);
     expect(noHost.code).toBe(2);
     expect(noHost.stderr).toMatch(/no collection host given/);
