@@ -1,4 +1,5 @@
 import type { CommandContext } from '../commands/context.js';
+import { resolveFromConfig } from './config-file.js';
 import type { CommandName } from './option-table.js';
 import type { Resolved } from './settings.js';
 
@@ -39,8 +40,9 @@ export const COMMAND_DEFS: CommandDef[] = [
       'genser validate export.csv --mapping shop.json --encoding cp949',
     ],
     async run(args, resolved, ctx) {
+      const reporting = await withReporters(resolved, ctx);
       const { runValidate } = await import('../commands/validate.js');
-      return runValidate(args[0] as string[], resolved.settings, ctx);
+      return runValidate(args[0] as string[], resolved.settings, reporting);
     },
   },
   {
@@ -54,8 +56,10 @@ export const COMMAND_DEFS: CommandDef[] = [
       'genser convert legacy.csv --format legacy -o products.json',
     ],
     async run(args, resolved, ctx) {
+      const s = resolved.settings;
+      const reporting = await withReporters(resolved, ctx, s.output ? undefined : 'the converted data');
       const { runConvert } = await import('../commands/convert.js');
-      return runConvert(args[0] as string[], resolved.settings, ctx);
+      return runConvert(args[0] as string[], s, reporting);
     },
   },
   {
@@ -68,11 +72,14 @@ export const COMMAND_DEFS: CommandDef[] = [
       'GENSER_API_URL=https://api.example.com GENSER_API_KEY_FILE=~/.genser/key genser upload catalog.csv',
     ],
     async run(args, resolved, ctx) {
+      const reporting = await withReporters(resolved, ctx);
+      const { checkSamplePath } = await import('../commands/upload-target.js');
       const { loadApiKey } = await import('./keys.js');
       const { runUpload } = await import('../commands/upload.js');
       const s = resolved.settings;
+      checkSamplePath(s, ctx);
       const key = s.sandbox || s.dryRun ? undefined : loadApiKey(resolved, ctx.env);
-      return runUpload(args[0] as string[], s, key, ctx);
+      return runUpload(args[0] as string[], s, key, reporting);
     },
   },
   {
@@ -133,8 +140,9 @@ export const COMMAND_DEFS: CommandDef[] = [
     args: [['<file...>', 'event files; "-" reads stdin']],
     examples: ['genser events validate events.ndjson', 'genser events validate events.json --json'],
     async run(args, resolved, ctx) {
+      const reporting = await withReporters(resolved, ctx);
       const { runValidateEvents } = await import('../commands/events.js');
-      return runValidateEvents(args[0] as string[], resolved.settings, ctx);
+      return runValidateEvents(args[0] as string[], resolved.settings, reporting);
     },
   },
   {
@@ -147,13 +155,55 @@ export const COMMAND_DEFS: CommandDef[] = [
       'GENSER_BASE_URL=https://collect.example.com GENSER_SERVICE_KEY_FILE=~/.genser/skey genser events send events.ndjson',
     ],
     async run(args, resolved, ctx) {
+      const reporting = await withReporters(resolved, ctx);
       const { loadServiceKey } = await import('./keys.js');
       const { runSendEvents } = await import('../commands/events.js');
       const key = resolved.settings.sandbox ? undefined : loadServiceKey(resolved, ctx.env);
-      return runSendEvents(args[0] as string[], resolved.settings, key, ctx);
+      return runSendEvents(args[0] as string[], resolved.settings, key, reporting);
+    },
+  },
+  {
+    name: 'events backfill',
+    description:
+      "turn an order export into complete_purchase and cancel_purchase events at the orders' own times, and send them",
+    args: [['<file>', 'an order export (CSV, JSON, NDJSON, .gz; "-" reads stdin)']],
+    examples: [
+      'genser events backfill orders.csv --preset woocommerce --source https://shop.example.com --sandbox',
+      'genser events backfill orders.csv --mapping orders.json --rate 20 --dry-run',
+      'GENSER_BASE_URL=https://collect.example.com GENSER_SERVICE_KEY_FILE=~/.genser/skey genser events backfill orders.csv --preset shopify',
+    ],
+    async run(args, resolved, ctx) {
+      const { loadServiceKey } = await import('./keys.js');
+      const { runBackfillCommand } = await import('../commands/backfill.js');
+      const s = resolved.settings;
+      const key = s.sandbox || s.dryRun ? undefined : loadServiceKey(resolved, ctx.env);
+      return runBackfillCommand(args[0] as string, s, key, ctx);
     },
   },
 ];
+
+/**
+ * Parses `--reporter` (with `--json` and `--report`) before the command does any work, so a
+ * bad value exits 2 at once; the command writes those reports at its end.
+ */
+async function withReporters(
+  resolved: Resolved,
+  ctx: CommandContext,
+  stdoutTakenBy?: string,
+): Promise<CommandContext> {
+  const { reportersFrom } = await import('../commands/reporting.js');
+  const s = resolved.settings as { reporter?: string[]; json?: boolean; report?: string };
+  // As for every path in a config file, its reporters' files are relative to that file.
+  const reporter =
+    resolved.origins.reporter?.kind === 'config'
+      ? s.reporter?.map((v) =>
+          v.replace(/=(.+)$/, (_, file: string) =>
+            file === '-' ? '=-' : `=${resolveFromConfig(resolved.config, file)}`,
+          ),
+        )
+      : s.reporter;
+  return { ...ctx, reporters: reportersFrom({ ...s, reporter }, ctx.env, { stdoutTakenBy }) };
+}
 
 /** Which sandbox keys were not given (so the sandbox makes them, or reuses those kept in its --db). */
 function generatedKeys(resolved: Resolved): { apiKey: boolean; serviceKey: boolean; instanceKey: boolean } {

@@ -48,6 +48,7 @@ export function renderOptionDocs(): string {
     ['`sandbox`', optionsOf('sandbox').filter((n) => !COMMON.includes(n))],
     ['`init`', optionsOf('init').filter((n) => !COMMON.includes(n))],
     ['`search`', optionsOf('search').filter((n) => !COMMON.includes(n))],
+    ['`events backfill`', optionsOf('events backfill').filter((n) => !COMMON.includes(n))],
     [
       '`events example`, `events validate` and `events send`',
       [

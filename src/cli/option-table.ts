@@ -1,4 +1,6 @@
 import { EVENT_TYPES } from '../events/kinds.js';
+import { REPORTER_NAMES } from '../report/reporter-names.js';
+import { UsageError } from '../shared/errors.js';
 import type { EncodingName, InputType, Language, LegacyKind, PayloadFormat } from '../shared/types.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../storage/drivers.js';
 import { parseInvalidBudget } from '../upload/budget.js';
@@ -21,7 +23,8 @@ export type CommandName =
   | 'sandbox'
   | 'events example'
   | 'events validate'
-  | 'events send';
+  | 'events send'
+  | 'events backfill';
 
 export const COMMANDS: readonly CommandName[] = [
   'config',
@@ -34,6 +37,7 @@ export const COMMANDS: readonly CommandName[] = [
   'events example',
   'events validate',
   'events send',
+  'events backfill',
 ];
 
 export interface OptionSpec<T> {
@@ -108,6 +112,34 @@ export const ENVELOPE_TYPES = ['create_product', 'update_product'] as const;
 export type EnvelopeType = (typeof ENVELOPE_TYPES)[number];
 const THREADS = ['auto', '0', '1'] as const;
 
+/**
+ * `--reporter` values: repeated flags and a config file's list arrive as arrays, the
+ * environment variable as one space-separated string. Names are checked by `parseReporters`
+ * when the command starts, with the stdout rules that depend on the command.
+ */
+const reporterValues: p.Parser<string[]> = (raw, from) => {
+  const list = Array.isArray(raw) ? raw : String(raw).trim().split(/\s+/);
+  return list.map((entry) => {
+    if (typeof entry !== 'string' || entry.trim() === '')
+      throw new UsageError(
+        `${from} takes reporter names such as junit=reports/genser.xml; got ${JSON.stringify(entry)}`,
+        `use ${REPORTER_NAMES.join(', ')}`,
+      );
+    return entry.trim();
+  });
+};
+
+/** Events per second, fractions allowed (0.5 is one event every two seconds); 0: no limit. */
+const eventsPerSecond: p.Parser<number> = (raw, from) => {
+  const n = typeof raw === 'number' ? raw : Number(String(raw).trim());
+  if (String(raw).trim() === '' || !Number.isFinite(n) || n < 0 || n > 100_000)
+    throw new UsageError(
+      `${from} must be a number of events per second from 0 to 100000; got "${String(raw)}"`,
+      'e.g. --rate 20; 0 means no limit',
+    );
+  return n;
+};
+
 export const OPTIONS = {
   // Every command.
   config: opt({
@@ -159,18 +191,18 @@ export const OPTIONS = {
   }),
   mapping: opt({
     flag: '--mapping <file>',
-    help: 'mapping file (JSON) from your columns to product fields',
+    help: 'mapping file (JSON) from your columns to product fields (events backfill: to order fields)',
     env: 'GENSER_MAPPING',
     parse: p.path,
-    commands: FEED,
+    commands: [...FEED, 'events backfill'],
     isPath: true,
   }),
   preset: opt({
     flag: '--preset <name|file>',
-    help: 'shipped mapping for a shop export: shopify, woocommerce, magento, google-merchant, or a mapping file (docs/presets.md)',
+    help: 'shipped mapping for a shop export: shopify, woocommerce, magento, google-merchant, or a mapping file (docs/presets.md); events backfill: woocommerce, shopify',
     env: 'GENSER_PRESET',
     parse: p.string,
-    commands: FEED,
+    commands: [...FEED, 'events backfill'],
   }),
   set: opt({
     flag: '--set <field=value>',
@@ -186,7 +218,7 @@ export const OPTIONS = {
     default: 'auto' as EncodingName,
     parse: p.oneOf(ENCODINGS, ENCODING_ALIASES),
     choices: ENCODINGS,
-    commands: [...FEED, 'init', 'events validate', 'events send'],
+    commands: [...FEED, 'init', 'events validate', 'events send', 'events backfill'],
   }),
   delimiter: opt({
     flag: '--delimiter <char>',
@@ -194,7 +226,7 @@ export const OPTIONS = {
     env: 'GENSER_DELIMITER',
     defaultText: 'sniffed from , ; tab |',
     parse: p.delimiter,
-    commands: [...FEED, 'init'],
+    commands: [...FEED, 'init', 'events backfill'],
   }),
   inputType: opt({
     flag: '--input-type <type>',
@@ -203,7 +235,7 @@ export const OPTIONS = {
     defaultText: 'from the extension',
     parse: p.oneOf(INPUT_TYPES),
     choices: INPUT_TYPES,
-    commands: [...FEED, 'init', 'events validate', 'events send'],
+    commands: [...FEED, 'init', 'events validate', 'events send', 'events backfill'],
   }),
   language: opt({
     flag: '--language <lang>',
@@ -220,7 +252,7 @@ export const OPTIONS = {
     env: 'GENSER_COUNTRY',
     default: 'KR',
     parse: p.country,
-    commands: [...FEED, 'init', 'sandbox'],
+    commands: [...FEED, 'init', 'sandbox', 'events backfill'],
   }),
   strict: opt({
     flag: '--strict',
@@ -245,7 +277,7 @@ export const OPTIONS = {
     env: 'GENSER_MAX_ERRORS',
     defaultText: '20; the JSON report keeps 10,000 unless set',
     parse: p.int(0),
-    commands: REPORTING,
+    commands: [...REPORTING, 'events backfill'],
   }),
   report: opt({
     flag: '--report <file>',
@@ -254,6 +286,15 @@ export const OPTIONS = {
     parse: p.path,
     commands: REPORTING,
     isPath: true,
+  }),
+  reporter: opt({
+    flag: '--reporter <name[=file]>',
+    help: 'write a report: human (stderr), json, junit, github, html; =FILE writes it to a file (repeatable; docs/ci.md)',
+    env: 'GENSER_REPORTER',
+    defaultText: 'human, and github too when GITHUB_ACTIONS=true',
+    parse: reporterValues,
+    repeatable: true,
+    commands: REPORTING,
   }),
 
   // convert
@@ -315,7 +356,7 @@ export const OPTIONS = {
     env: 'GENSER_CONCURRENCY',
     default: 4,
     parse: p.int(1, 64),
-    commands: ['upload', 'events send'],
+    commands: ['upload', 'events send', 'events backfill'],
   }),
   retries: opt({
     flag: '--retries <n>',
@@ -323,7 +364,7 @@ export const OPTIONS = {
     env: 'GENSER_RETRIES',
     default: 5,
     parse: p.int(0, 100),
-    commands: ['upload', 'events send'],
+    commands: ['upload', 'events send', 'events backfill'],
   }),
   retryBase: opt({
     flag: '--retry-base <ms>',
@@ -331,7 +372,7 @@ export const OPTIONS = {
     env: 'GENSER_RETRY_BASE',
     default: 500,
     parse: p.int(1, 3_600_000),
-    commands: ['upload', 'events send'],
+    commands: ['upload', 'events send', 'events backfill'],
   }),
   retryCap: opt({
     flag: '--retry-cap <ms>',
@@ -339,17 +380,17 @@ export const OPTIONS = {
     env: 'GENSER_RETRY_CAP',
     default: 30_000,
     parse: p.int(1, 3_600_000),
-    commands: ['upload', 'events send'],
+    commands: ['upload', 'events send', 'events backfill'],
   }),
   timeout: opt({
     flag: '--timeout <seconds>',
     help: 'per-request timeout in seconds (2.5 allowed)',
     env: 'GENSER_TIMEOUT',
     default: (command: CommandName) =>
-      (({ 'events send': 30, search: 10 }) as Record<string, number>)[command] ?? 60,
-    defaultText: 'upload 60, events send 30, search 10',
+      (({ 'events send': 30, 'events backfill': 30, search: 10 }) as Record<string, number>)[command] ?? 60,
+    defaultText: 'upload 60, events send and backfill 30, search 10',
     parse: p.seconds,
-    commands: ['upload', 'events send', 'search'],
+    commands: ['upload', 'events send', 'search', 'events backfill'],
   }),
   type: opt({
     flag: '--type <type>',
@@ -389,12 +430,12 @@ export const OPTIONS = {
     env: 'GENSER_DRY_RUN',
     parse: p.bool,
     negatable: true,
-    commands: ['upload'],
+    commands: ['upload', 'events backfill'],
   }),
   sandbox: opt({
     flag: '--sandbox',
     help: 'start an embedded sandbox on a free port and send there',
-    commands: ['upload', 'events send'],
+    commands: ['upload', 'events send', 'events backfill'],
     noConfig: true,
   }),
   sandboxDb: opt({
@@ -424,7 +465,7 @@ export const OPTIONS = {
     help: 'fresh UUID v4 Idempotency-Keys instead of keys derived from each event: a re-send is stored again',
     env: 'GENSER_NEW_KEYS',
     parse: p.bool,
-    commands: ['events send'],
+    commands: ['events send', 'events backfill'],
   }),
   fix: opt({
     flag: '--fix',
@@ -437,15 +478,31 @@ export const OPTIONS = {
     help: 'collection host, e.g. https://collect.example.com',
     env: 'GENSER_BASE_URL',
     parse: p.httpUrl,
-    commands: ['events send'],
+    commands: ['events send', 'events backfill'],
   }),
   serviceKeyFile: opt({
     flag: '--service-key-file <file>',
     help: 'file holding the service key (or env GENSER_SERVICE_KEY); never the key itself',
     env: 'GENSER_SERVICE_KEY_FILE',
     parse: p.path,
-    commands: ['events send'],
+    commands: ['events send', 'events backfill'],
     isPath: true,
+  }),
+  rate: opt({
+    flag: '--rate <n>',
+    help: 'events started per second at most; 0: no limit',
+    env: 'GENSER_RATE',
+    default: 0,
+    parse: eventsPerSecond,
+    commands: ['events backfill'],
+  }),
+  eventSource: opt({
+    flag: '--source <url>',
+    help: 'the site the events come from (their "source", contract 2.1)',
+    env: 'GENSER_EVENT_SOURCE',
+    defaultText: 'the mapping file\'s "source"',
+    parse: p.string,
+    commands: ['events backfill'],
   }),
 
   // search (and the sandbox's search backend)

@@ -46,7 +46,7 @@ function addOptions(cmd: Command, def: CommandDef): void {
   }
   // Keys are never flag values (flags show in `ps` and shell history): refuse them by name.
   if (def.name === 'upload') refuseKeyFlag(cmd, 'API key', '--api-key', 'GENSER_API_KEY', '--api-key-file');
-  if (def.name === 'events send')
+  if (def.name === 'events send' || def.name === 'events backfill')
     refuseKeyFlag(cmd, 'service key', '--service-key', 'GENSER_SERVICE_KEY', '--service-key-file');
 }
 

@@ -1,3 +1,4 @@
+import type { Reporter } from '../report/reporters.js';
 import type { Logger } from '../shared/logger.js';
 
 /**
@@ -13,4 +14,6 @@ export interface CommandContext {
   log: Logger;
   /** Names of the settings given by flag, environment or config file (not defaults). */
   explicit: ReadonlySet<string>;
+  /** The reports to write at the end (`--reporter`, `--json`, `--report`), parsed before any work. */
+  reporters?: Reporter[];
 }

@@ -3,19 +3,12 @@ import { once } from 'node:events';
 import { isClean } from '../feed/pipeline.js';
 import { type FeedRow, payloadJson } from '../feed/threads.js';
 import { framingFor } from '../payload/framing.js';
-import { validateReportJson } from '../report/validate-report.js';
 import { UsageError } from '../shared/errors.js';
 import { OutputFile } from '../shared/output-file.js';
 import type { CommandContext } from './context.js';
 import type { FeedSettings } from './feed-settings.js';
-import {
-  driveFeed,
-  type FeedOutcome,
-  prepareRun,
-  printSummary,
-  stopWithPartial,
-  writeReportFile,
-} from './validate.js';
+import { finishReports, reportersOf } from './reporting.js';
+import { driveFeed, type FeedOutcome, prepareRun, printSummary, stopWithPartial } from './validate.js';
 
 /**
  * `genser convert`: writes the valid rows' payloads, streamed (never the whole feed in memory):
@@ -73,6 +66,9 @@ export async function runConvert(
   flags: ConvertSettings,
   ctx: CommandContext,
 ): Promise<number> {
+  const reporters = reportersOf(flags, ctx, {
+    stdoutTakenBy: flags.output ? undefined : 'the converted data',
+  });
   const run = prepareRun(files, flags, ctx);
   const { batchSize, type, agent: agentName } = flags;
   if (flags.json && !flags.output) {
@@ -125,7 +121,7 @@ export async function runConvert(
   try {
     if (legacy) await pieces.write('[');
     outcome = await driveFeed(files, run, ctx, 'converting', onItem);
-    if (outcome.stoppedBy !== undefined) stopWithPartial(outcome, run, ctx);
+    if (outcome.stoppedBy !== undefined) stopWithPartial(outcome, run, ctx, 'convert');
     if (flags.envelope) await flushBatch();
     if (legacy) await pieces.write(written === 0 ? ']\n' : '\n]\n');
     await pieces.flush();
@@ -139,9 +135,7 @@ export async function runConvert(
     throw err;
   }
   const { stats, report } = outcome;
-  if (flags.json) ctx.stdout.write(validateReportJson(report));
-  else printSummary(report, run, ctx);
-  if (flags.report) writeReportFile(flags.report, report);
+  finishReports(reporters, { command: 'convert', report }, ctx, () => printSummary(report, run, ctx));
   if (!flags.json) {
     run.log.info(
       `wrote ${written} ${legacy ? 'object(s)' : 'product(s)'}${flags.output ? ` to ${flags.output}` : ''}`,

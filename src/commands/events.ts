@@ -14,9 +14,11 @@ import { UndiciSender } from '../http/sender.js';
 import {
   type EventIssue,
   type EventsRun,
-  eventsReportText,
+  eventsReport,
   eventsSummaryLines,
 } from '../report/events-report.js';
+import type { EventsValidateReport } from '../report/events-shapes.js';
+import type { Reporter } from '../report/reporters.js';
 import { count, n } from '../report/words.js';
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -25,6 +27,7 @@ import { redact } from '../shared/secrets.js';
 import type { EncodingName, InputType } from '../shared/types.js';
 import type { BackendChoice } from '../storage/sqlite.js';
 import type { CommandContext } from './context.js';
+import { finishReports, reportersOf } from './reporting.js';
 
 /** The actions of `genser events ...`: reading, checking, sending, and what they print. */
 
@@ -48,6 +51,8 @@ export interface EventsSettings {
   newKeys?: boolean;
   fix?: boolean;
   output?: string;
+  report?: string;
+  reporter?: string[];
 }
 
 export async function runExample(
@@ -85,10 +90,10 @@ export async function runValidateEvents(
   flags: EventsSettings,
   ctx: CommandContext,
 ): Promise<number> {
-  const json = flags.json === true;
   const log = ctx.log;
   const settings = readSettings(flags);
   if (flags.fix) return fixFile(files, flags, settings, ctx);
+  const reporters = reportersOf(flags, ctx);
   let events = 0;
   let valid = 0;
   const invalidRows = new Set<string>();
@@ -111,18 +116,21 @@ export async function runValidateEvents(
     if (problems.length < settings.maxErrors) problems.push(c.problem);
   }
   const truncated = problemCount > problems.length;
-  if (json) {
-    ctx.stdout.write(
-      `${JSON.stringify({ files, events: { total: events, valid, invalid: invalidRows.size }, issues: problems, problemCount, truncated })}\n`,
-    );
-  } else {
+  const report: EventsValidateReport = {
+    files,
+    events: { total: events, valid, invalid: invalidRows.size },
+    issues: problems,
+    problemCount,
+    truncated,
+  };
+  finishReports(reporters, { command: 'events validate', report }, ctx, () => {
     for (const p of problems) log.error(problemText(p));
     if (truncated)
       log.info(
         `... and ${count(problemCount - problems.length, 'more problem')} (raise --max-errors to see them)`,
       );
     log.info(`${count(events, 'event')}: ${n(valid)} valid, ${n(invalidRows.size)} invalid`);
-  }
+  });
   return problemCount > 0 ? ExitCode.data : ExitCode.ok;
 }
 
@@ -158,6 +166,7 @@ export async function runSendEvents(
 ): Promise<number> {
   const json = flags.json === true;
   const log = ctx.log;
+  const reporters = reportersOf(flags, ctx);
   const settings = readSettings(flags);
   const concurrency = flags.concurrency ?? 4;
   const retries = flags.retries ?? 5;
@@ -216,7 +225,7 @@ export async function runSendEvents(
     if (!json) log.info(`sandbox: ${JSON.stringify(sandbox.stats())}`);
     await sandbox.close();
   }
-  return reportSent({ ...counted, files, target: baseUrl.replace(/\/+$/, '') }, json, ctx);
+  return reportSent({ ...counted, files, target: baseUrl.replace(/\/+$/, '') }, reporters, ctx);
 }
 
 /**
@@ -265,12 +274,13 @@ async function sendCounted(
 }
 
 /** Summary (stderr) or the --json document (stdout), then the exit code. */
-function reportSent(run: EventsRun, json: boolean, ctx: CommandContext): number {
+export function reportSent(run: EventsRun, reporters: Reporter[], ctx: CommandContext): number {
   const { stop } = run.result;
   // A file that fails before its first event (no such file) is a plain usage error, as in upload.
   if (stop?.error !== undefined && run.lastRow === 0 && run.fileErrors === 0) throw stop.error;
-  if (json) ctx.stdout.write(eventsReportText(run));
-  else for (const line of eventsSummaryLines(run)) ctx.stderr.write(redact(`${line}\n`));
+  finishReports(reporters, { command: 'events send', report: eventsReport(run) }, ctx, () => {
+    for (const line of eventsSummaryLines(run)) ctx.stderr.write(redact(`${line}\n`));
+  });
   if (stop) {
     if (stop.error !== undefined) throw stop.error;
     throw new ExitError(stopExitCode(stop.reason), stop.message, stop.hint);

@@ -25,6 +25,7 @@ export interface FeedSettings {
   threads: 'auto' | '0' | '1';
   maxErrors?: number;
   report?: string;
+  reporter?: string[];
   json?: boolean;
   quiet?: boolean;
   warnings: boolean;

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { feedRows } from '../feed/threads.js';
 import { stopExitCode } from '../http/run.js';
 import { UndiciSender } from '../http/sender.js';
@@ -7,7 +6,6 @@ import {
   type UploadReportMeta,
   uploadIssueLines,
   uploadReport,
-  uploadReportText,
   uploadSummaryLines,
 } from '../report/upload-report.js';
 import type { RunningSandbox } from '../sandbox/index.js';
@@ -27,6 +25,7 @@ import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
 import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
+import { finishReports, reportersOf } from './reporting.js';
 
 export interface UploadCommandSettings extends FeedSettings, UploadInputs {
   apiUrl?: string;
@@ -233,25 +232,26 @@ function finish(
   log: Logger,
   flags: Record<string, unknown>,
 ): number {
-  const json = flags.json === true;
   const { stop, summary } = result;
   // A feed that failed before its first row (no such file, stdin without --input-type) is a
   // plain usage error, as in validate: its one line and hint, no summary of zeros, no report.
   if (stop?.error !== undefined && summary.rows === 0 && result.feed.fileErrors === 0) throw stop.error;
-  // The summary shows even under --quiet; --json carries it in the document instead.
-  if (!json) {
-    const lines = [
-      ...uploadIssueLines(result, meta, { color: log.fancy, maxErrors: result.collector.maxIssues }),
-      ...uploadSummaryLines(result, meta),
-      // A required field missing on many rows: the one flag or mapping line that fills it.
-      ...missingFieldLines(uploadReport(result, meta)),
-    ];
-    if (meta.sandbox) lines.push(sandboxLine(meta.sandbox));
-    for (const line of lines) ctx.stderr.write(redact(`${line}\n`));
-  }
-  const text = uploadReportText(result, meta);
-  if (json) ctx.stdout.write(text);
-  if (typeof flags.report === 'string') writeReport(flags.report, text);
+  // The summary shows even under --quiet (the human reporter); --json carries it in the document.
+  finishReports(
+    reportersOf(flags, ctx),
+    { command: 'upload', report: uploadReport(result, meta) },
+    ctx,
+    () => {
+      const lines = [
+        ...uploadIssueLines(result, meta, { color: log.fancy, maxErrors: result.collector.maxIssues }),
+        ...uploadSummaryLines(result, meta),
+        // A required field missing on many rows: the one flag or mapping line that fills it.
+        ...missingFieldLines(uploadReport(result, meta)),
+      ];
+      if (meta.sandbox) lines.push(sandboxLine(meta.sandbox));
+      for (const line of lines) ctx.stderr.write(redact(`${line}\n`));
+    },
+  );
 
   if (result.stop) {
     if (result.stop.error !== undefined) throw result.stop.error;
@@ -273,16 +273,6 @@ function sandboxLine(sb: NonNullable<UploadReportMeta['sandbox']>): string {
 function searchableLine(feed: FeedOptions): string {
   const after = describeNextBatch(new Date(), feed.country);
   return feed.format === 'legacy' ? `${after}; stock status (isInStock) applies at once` : after;
-}
-
-function writeReport(path: string, text: string): void {
-  try {
-    writeFileSync(path, text);
-  } catch (err) {
-    throw new UsageError(
-      `cannot write the report to ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
-    );
-  }
 }
 
 /** Touching process.stdin creates a handle; only when the feed is read from it ('-'). */

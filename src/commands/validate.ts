@@ -1,20 +1,16 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { emptyStats, type FeedStats, isClean, tally } from '../feed/pipeline.js';
 import { type FeedRow, feedRows } from '../feed/threads.js';
 import { oneLine } from '../http/response.js';
 import { IssueCollector } from '../report/issues.js';
 import { missingFieldLines } from '../report/missing-fields.js';
-import {
-  buildValidateReport,
-  type ValidateReport,
-  validateReportJson,
-  validateSummaryLines,
-} from '../report/validate-report.js';
+import { buildValidateReport, type ValidateReport, validateSummaryLines } from '../report/validate-report.js';
 import { ExitError, UsageError } from '../shared/errors.js';
 import { aroundSpinner, type Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
 import type { CommandContext } from './context.js';
 import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
+import { finishReports, reportersOf } from './reporting.js';
 
 /**
  * `genser validate`: read, map, build and validate every row; write nothing but the report.
@@ -140,31 +136,27 @@ export async function driveFeed(
  * A run stopped half-way: the problems of the rows read before it (a nightly log then shows them
  * too, not only the error), then the error itself, turned into its exit code by main.
  */
-export function stopWithPartial(outcome: FeedOutcome, run: FeedRun, ctx: CommandContext): never {
+export function stopWithPartial(
+  outcome: FeedOutcome,
+  run: FeedRun,
+  ctx: CommandContext,
+  command: 'validate' | 'convert' = 'validate',
+): never {
   // Nothing read (no such file, stdin without --input-type): a plain usage error, no report.
   if (outcome.stats.rows > 0) {
-    if (!run.settings.json) {
+    // A CI job that keeps its reports finds the rows read and why the run stopped (`stopped`);
+    // stdout gets no JSON document, as the run ends in an error.
+    const reporters = reportersOf(run.settings, ctx).filter((r) => !(r.name === 'json' && !r.file));
+    finishReports(reporters, { command, report: outcome.report }, ctx, () => {
       const lines = validateSummaryLines(outcome.report, {
         color: run.log.fancy,
         maxErrors: run.maxErrors,
         stopped: true,
       });
       for (const line of lines) ctx.stderr.write(`${line}\n`);
-    }
-    // A CI job that keeps the report finds the rows read and why the run stopped (`stopped`).
-    if (run.settings.report) writeReportFile(run.settings.report, outcome.report);
+    });
   }
   throw outcome.stoppedBy;
-}
-
-export function writeReportFile(path: string, report: ValidateReport): void {
-  try {
-    writeFileSync(path, validateReportJson(report));
-  } catch (err) {
-    throw new UsageError(
-      `cannot write report ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
-    );
-  }
 }
 
 /** The human summary on stderr: the verdict and problems are the output of validate, shown even with --quiet. */
@@ -186,12 +178,11 @@ export async function runValidate(
   settings: FeedSettings,
   ctx: CommandContext,
 ): Promise<number> {
+  const reporters = reportersOf(settings, ctx);
   const run = prepareRun(files, settings, ctx);
   const outcome = await driveFeed(files, run, ctx, 'validating');
   if (outcome.stoppedBy !== undefined) stopWithPartial(outcome, run, ctx);
   const { stats, report } = outcome;
-  if (settings.json) ctx.stdout.write(validateReportJson(report));
-  else printSummary(report, run, ctx);
-  if (settings.report) writeReportFile(settings.report, report);
+  finishReports(reporters, { command: 'validate', report }, ctx, () => printSummary(report, run, ctx));
   return isClean(stats) ? 0 : 1;
 }

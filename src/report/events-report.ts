@@ -1,5 +1,6 @@
 import type { EventFailure, EventSendResult } from '../events/send.js';
 import { redact } from '../shared/secrets.js';
+import type { EventsSendReport } from './events-shapes.js';
 import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
 
 /**
@@ -70,7 +71,7 @@ export function eventsSummary(r: EventsRun): EventsSummary {
   };
 }
 
-export function eventsReport(r: EventsRun): Record<string, unknown> {
+export function eventsReport(r: EventsRun): EventsSendReport {
   const stop = r.result.stop;
   return {
     files: r.files,

@@ -1,9 +1,13 @@
+import type { EventFailure } from '../events/send.js';
+import type { StopReason } from '../http/run.js';
+import type { EventIssue, EventsSummary } from './events-report.js';
+
 /**
  * The JSON documents of `events validate` and `events send` (docs/events.md), typed so the
  * reporters can render them. The commands build them; these are their shapes.
  */
 
-/** One event that failed its check, or a line that could not be read. */
+/** One event that failed its check, or a line that could not be read (row 0: the whole file). */
 export interface EventProblem {
   file: string;
   row: number;
@@ -13,41 +17,31 @@ export interface EventProblem {
   /** JSON pointer of the offending member (empty: the whole event). */
   pointer: string;
   message: string;
+  /** The named problem (a contract sample quirk, ...), when there is one. */
+  code?: string;
 }
 
+/** `genser events validate --json`. */
 export interface EventsValidateReport {
   files: string[];
   events: { total: number; valid: number; invalid: number };
   /** The first `--max-errors` problems. */
-  problems: EventProblem[];
+  issues: EventProblem[];
   /** Every problem, also those not listed. */
   problemCount: number;
   truncated: boolean;
 }
 
-export interface EventSendFailure {
-  file: string;
-  row: number;
-  line: number;
-  type: string;
-  /** HTTP status, or a word (`network`, `timeout`, ...). */
-  status: number | string;
-  message: string;
-}
-
+/** `genser events send --json` (src/report/events-report.ts `eventsReport`). */
 export interface EventsSendReport {
-  files?: string[];
-  summary: {
-    sent: number;
-    accepted: number;
-    rejected: number;
-    failed: number;
-    /** Problems of events that were not sent (invalid). */
-    invalid: number;
-    retries: number;
-    durationMs: number;
-  };
-  invalid: EventProblem[];
-  failures: EventSendFailure[];
-  stop: string | null;
+  files: string[];
+  summary: EventsSummary;
+  /** The first `--max-errors` problems of invalid events (never sent). */
+  issues: EventIssue[];
+  truncated: boolean;
+  stopped?: { reason: StopReason; message: string; lastRowRead: number };
+  /** Where the events went (the host, never the key). */
+  target?: string;
+  /** Every valid event not accepted: rejected, failed, unconfirmed or not sent. */
+  failures: EventFailure[];
 }

@@ -1,5 +1,7 @@
+import type { EventFailure } from '../events/send.js';
 import type { Severity } from '../shared/types.js';
 import type { BatchOutcome, UploadSummary } from '../upload/types.js';
+import type { EventsSummary } from './events-report.js';
 import type { EventProblem, EventsSendReport, EventsValidateReport } from './events-shapes.js';
 import type { UploadReport } from './upload-report.js';
 import type { ValidateReport } from './validate-report.js';
@@ -64,7 +66,7 @@ export interface ReportModel {
   /** Present when the run stopped before its end. */
   stopped?: { reason: string; message: string };
   upload?: { summary: UploadSummary; batches: BatchOutcome[]; target?: string };
-  events?: EventsSendReport['summary'];
+  events?: EventsSummary;
 }
 
 /** Splits `message; hint` when the issue carries its hint apart. */
@@ -135,7 +137,7 @@ function fromUpload(report: UploadReport): ReportModel {
 function eventProblem(p: EventProblem): Problem {
   return {
     severity: 'error',
-    code: p.row > 0 ? 'invalid_event' : 'read',
+    code: p.row > 0 ? (p.code ?? 'invalid_event') : (p.code ?? 'read'),
     file: p.file,
     ...(p.row > 0 ? { row: p.row, line: p.line } : {}),
     ...(p.type ? { sku: p.type } : {}),
@@ -162,7 +164,7 @@ function kindsOf(problems: Problem[]): ProblemKind[] {
 }
 
 function fromEventsValidate(report: EventsValidateReport): ReportModel {
-  const problems = report.problems.map(eventProblem);
+  const problems = report.issues.map(eventProblem);
   return {
     command: 'events validate',
     unit: 'event',
@@ -179,38 +181,50 @@ function fromEventsValidate(report: EventsValidateReport): ReportModel {
   };
 }
 
+/** How each outcome of a valid event that was not accepted reads in the reports. */
+const NOT_ACCEPTED: Record<EventFailure['kind'], { code: string; words: string }> = {
+  rejected: { code: 'rejected', words: 'rejected by the collection host' },
+  failed: { code: 'not_delivered', words: 'not delivered' },
+  unconfirmed: { code: 'unconfirmed', words: 'sent, but not confirmed (it may have landed)' },
+  not_sent: { code: 'not_delivered', words: 'not sent: the run stopped before it' },
+};
+
 function fromEventsSend(report: EventsSendReport): ReportModel {
   const s = report.summary;
-  const problems = report.invalid.map(eventProblem);
+  const problems = report.issues.map(eventProblem);
   for (const f of report.failures) {
-    const rejected = typeof f.status === 'number' && f.status >= 400 && f.status < 500;
+    const o = NOT_ACCEPTED[f.kind];
+    const status = typeof f.status === 'number' ? `HTTP ${f.status}` : f.status.replace(/_/g, ' ');
     problems.push({
       severity: 'error',
-      code: rejected ? 'rejected' : 'not_delivered',
+      code: o.code,
       file: f.file,
       row: f.row,
       line: f.line,
       sku: f.type,
-      message: `${rejected ? 'rejected by the collection host' : 'not delivered'} (${typeof f.status === 'number' ? `HTTP ${f.status}` : f.status}): ${f.message}`,
+      message: `${o.words} (${status}): ${f.message}`,
     });
   }
-  const files = report.files ?? [...new Set(problems.map((p) => p.file))];
+  // Each invalid event and each unreadable part of a file is at least one problem.
+  const invalidProblems = Math.max(s.invalid + s.fileErrors, report.issues.length);
   return {
     command: 'events send',
     unit: 'event',
-    files,
+    files: report.files,
     totals: {
-      total: s.sent + s.invalid,
-      valid: s.sent,
+      total: s.rows,
+      valid: s.rows - s.invalid,
       invalid: s.invalid,
-      errors: s.invalid + s.rejected + s.failed,
+      errors: invalidProblems + report.failures.length,
       warnings: 0,
-      fileErrors: 0,
+      fileErrors: s.fileErrors,
     },
     problems,
-    unlisted: Math.max(0, s.invalid - report.invalid.length),
+    unlisted: report.truncated ? Math.max(1, invalidProblems - report.issues.length) : 0,
     kinds: kindsOf(problems),
-    ...(report.stop ? { stopped: { reason: report.stop, message: `the run stopped: ${report.stop}` } } : {}),
+    ...(report.stopped
+      ? { stopped: { reason: report.stopped.reason, message: report.stopped.message } }
+      : {}),
     events: s,
   };
 }

@@ -7,14 +7,14 @@ import { renderHtml } from './html.js';
 import { renderHuman } from './human.js';
 import { renderJunit } from './junit.js';
 import { type ReportSource, toModel } from './model.js';
+import { REPORTER_NAMES, type ReporterName } from './reporter-names.js';
 import { validateReportJson } from './validate-report.js';
 
 /**
  * `--reporter NAME[=FILE]`, repeatable: which reports a run writes, and where. Parsing is pure;
  * `writeReports` renders each reporter once and writes it to its file or stream.
  */
-export const REPORTER_NAMES = ['human', 'json', 'junit', 'github', 'html'] as const;
-export type ReporterName = (typeof REPORTER_NAMES)[number];
+export { REPORTER_NAMES, type ReporterName };
 
 export interface Reporter {
   name: ReporterName;
@@ -119,6 +119,9 @@ function defaultAppend(path: string, text: string): void {
 /** The existing JSON report of the command, as `--json` prints it. */
 export function renderJson(source: ReportSource): string {
   if (source.command === 'validate' || source.command === 'convert') return validateReportJson(source.report);
+  // The events commands print their document on one line (docs/events.md).
+  if (source.command === 'events validate' || source.command === 'events send')
+    return redact(`${JSON.stringify(source.report)}\n`);
   return redact(`${JSON.stringify(source.report, null, 2)}\n`);
 }
 

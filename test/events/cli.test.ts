@@ -109,7 +109,7 @@ describe('genser events validate', () => {
     const doc = JSON.parse(json.stdout);
     expect(doc.events).toMatchObject({ valid: 10 });
     expect(
-      doc.problems.some(
+      doc.issues.some(
         (p: { row: number; pointer: string }) => p.row === 11 && p.pointer === '/data/object/0',
       ),
     ).toBe(true);

@@ -53,7 +53,7 @@ describe('events report', () => {
     ]);
   });
   it('has the upload report field names, and accounts for every event once', () => {
-    const doc = eventsReport(run) as { summary: Record<string, number>; stopped: unknown };
+    const doc = eventsReport(run);
     const s = doc.summary;
     expect(s.rows).toBe(s.invalid + s.accepted + s.rejected + s.failed + s.unconfirmed + s.notSent);
     expect(doc.stopped).toEqual({

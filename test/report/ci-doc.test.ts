@@ -1,12 +1,18 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseReporters } from '../../src/report/reporters.js';
 
 /**
- * docs/ci.md's workflow and job use reporter flags that parse, and keep the files those
- * reporters write. (Running the documented commands waits for the CLI's --reporter option.)
+ * docs/ci.md's GitHub Actions workflow and GitLab CI job: their `genser` commands run as
+ * written through the built CLI (`node bin/genser.js`) on a feed with invalid rows, and the
+ * files the CI keeps are the files those commands write (JUnit valid against the Jenkins XSD).
  */
-const doc = readFileSync('docs/ci.md', 'utf8');
+const root = join(import.meta.dirname, '..', '..');
+const bin = join(root, 'bin', 'genser.js');
+const XSD = join(root, 'test', 'fixtures', 'jenkins-junit.xsd');
+const doc = readFileSync(join(root, 'docs', 'ci.md'), 'utf8');
 const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]);
 
 function genserCommands(yaml: string): string[][] {
@@ -14,46 +20,101 @@ function genserCommands(yaml: string): string[][] {
     .split('\n')
     .map((l) => l.replace(/^\s*(- )?(run: )?/, ''))
     .filter((l) => l.startsWith('genser '))
-    .map((l) => l.split(/\s+/));
+    .map((l) => l.trim().split(/\s+/));
 }
 
-function reporters(args: string[], env: Record<string, string> = {}) {
-  const values = args.flatMap((a, i) => (a === '--reporter' ? [args[i + 1]] : []));
-  return parseReporters(values, env);
+/** A checkout with the documented feed path holding a feed with invalid rows. */
+function checkout(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'genser-ci-doc-'));
+  mkdirSync(join(dir, 'feeds'));
+  copyFileSync(join(root, 'fixtures', 'catalog-invalid.csv'), join(dir, 'feeds', 'catalog.csv'));
+  return dir;
+}
+
+/** Runs one documented command as the CI would, in `cwd`, with the CI's environment. */
+function run(command: string[], cwd: string, env: Record<string, string>) {
+  expect(command[0]).toBe('genser');
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [bin, ...command.slice(1)], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+function junitValid(path: string): void {
+  execFileSync('xmllint', ['--noout', '--schema', XSD, path], { stdio: 'pipe' });
+}
+
+/** The indented list under `key:` in a YAML block (`path: |` lines or `- item` lines). */
+function listAfter(yaml: string, key: RegExp): string[] {
+  const lines = yaml.split('\n');
+  const at = lines.findIndex((l) => key.test(l));
+  expect(at).toBeGreaterThanOrEqual(0);
+  const indent = /^\s*/.exec(lines[at])![0].length;
+  const out: string[] = [];
+  for (const l of lines.slice(at + 1)) {
+    if (l.trim() === '' || /^\s*/.exec(l)![0].length <= indent) break;
+    out.push(l.trim().replace(/^- /, ''));
+  }
+  return out;
 }
 
 describe('docs/ci.md', () => {
-  it('has a GitHub Actions workflow and a GitLab CI job', () => {
+  it('has a GitHub Actions workflow and a GitLab CI job, each with one genser command', () => {
     expect(blocks).toHaveLength(2);
     expect(blocks[0]).toContain('runs-on: ubuntu-latest');
     expect(blocks[1]).toContain('validate-feed:');
+    expect(genserCommands(blocks[0])).toHaveLength(1);
+    expect(genserCommands(blocks[1])).toHaveLength(1);
   });
 
-  it('the GitHub workflow: junit, github and html reporters; the artifact keeps both files', () => {
+  it('the GitHub workflow: exit 1, annotations, a job summary, and the JUnit and HTML files the artifact keeps', async () => {
+    const dir = checkout();
+    const summary = join(dir, 'step-summary.md');
     const [command] = genserCommands(blocks[0]);
-    expect(command.slice(0, 2)).toEqual(['genser', 'validate']);
-    const named = reporters(command, { GITHUB_ACTIONS: 'true' });
-    expect(named).toEqual([
-      { name: 'junit', file: 'reports/genser.xml' },
-      { name: 'github' },
-      { name: 'html', file: 'report.html' },
-    ]);
-    const paths = /path: \|\n((?:\s+\S+\n)+)/
-      .exec(blocks[0])![1]
-      .split('\n')
-      .map((l) => l.trim())
-      .filter(Boolean);
-    expect(paths).toEqual(['reports/genser.xml', 'report.html']);
+    const r = await run(command, dir, { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    // Naming reporters replaces the human summary.
+    expect(r.stderr).not.toMatch(/FAILED: /);
+    expect(r.stderr).toMatch(/^::error file=feeds\/catalog\.csv,line=\d+,title=/m);
+    expect(readFileSync(summary, 'utf8')).toMatch(/^#+ .*genser validate/m);
+    // upload-artifact keeps exactly the files the reporters wrote.
+    const kept = listAfter(blocks[0], /^\s*path: \|/);
+    expect(kept).toEqual(['reports/genser.xml', 'report.html']);
+    for (const file of kept) expect(existsSync(join(dir, file)), file).toBe(true);
+    junitValid(join(dir, 'reports', 'genser.xml'));
+    expect(readFileSync(join(dir, 'reports', 'genser.xml'), 'utf8')).toMatch(
+      /<testsuite name="feeds\/catalog\.csv" tests="\d+" failures="[1-9]/,
+    );
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/i);
     expect(blocks[0]).toMatch(/if: always\(\)\n\s+uses: actions\/upload-artifact/);
   });
 
-  it('the GitLab job: the junit artifact is the file the junit reporter writes, kept also on failure', () => {
+  it('the GitLab job: exit 1, the summary in the job log, and the junit report and html path it keeps', async () => {
+    const dir = checkout();
     const [command] = genserCommands(blocks[1]);
-    const named = reporters(command);
-    const junit = named.find((r) => r.name === 'junit')!;
-    expect(blocks[1]).toContain(`junit: ${junit.file}`);
-    expect(blocks[1]).toContain(`- ${named.find((r) => r.name === 'html')!.file}`);
+    const r = await run(command, dir, {});
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    // --reporter human keeps the terminal summary; no GitHub commands outside GitHub Actions.
+    expect(r.stderr).toMatch(/FAILED: 10 row\(s\), 1 valid, 9 invalid/);
+    expect(r.stderr).not.toMatch(/^::/m);
+    const junit = /^\s*junit: (\S+)$/m.exec(blocks[1])![1];
+    junitValid(join(dir, junit));
+    for (const file of listAfter(blocks[1], /^\s*paths:/))
+      expect(existsSync(join(dir, file)), file).toBe(true);
     expect(blocks[1]).toContain('when: always');
-    expect(named.map((r) => r.name)).toContain('human');
   });
 });

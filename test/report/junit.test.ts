@@ -160,7 +160,7 @@ describe('JUnit XML', () => {
         report: {
           files: ['ev.ndjson'],
           events: { total: 3, valid: 1, invalid: 2 },
-          problems: [
+          issues: [
             {
               file: 'ev.ndjson',
               row: 1,

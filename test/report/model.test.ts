@@ -48,25 +48,115 @@ describe('report model', () => {
     expect(m.upload?.batches).toHaveLength(3);
   });
 
-  it('events send: invalid events and failed sends are problems; the stop is kept', () => {
+  it('events validate: the listed issues, file problems without a row, every problem counted', () => {
+    const m = toModel({
+      command: 'events validate',
+      report: {
+        files: ['e.ndjson'],
+        events: { total: 4, valid: 2, invalid: 2 },
+        issues: [
+          { file: 'e.ndjson', row: 2, line: 2, type: 'search', pointer: '/query', message: 'required' },
+          {
+            file: 'e.ndjson',
+            row: 3,
+            line: 3,
+            pointer: '/specversion',
+            message: 'specversion 1.0',
+            code: 'quirk_specversion',
+          },
+          { file: 'e.ndjson', row: 0, line: 9, pointer: '', message: 'bad JSON' },
+        ],
+        problemCount: 5,
+        truncated: true,
+      },
+    });
+    expect(m.totals).toEqual({ total: 4, valid: 2, invalid: 2, errors: 5, warnings: 0, fileErrors: 1 });
+    expect(m.problems.map((p) => [p.code, p.row])).toEqual([
+      ['invalid_event', 2],
+      ['quirk_specversion', 3],
+      ['read', undefined],
+    ]);
+    expect(m.unlisted).toBe(2);
+  });
+
+  it('events send: invalid events and every outcome not accepted are problems; the stop is kept', () => {
     const m = toModel({
       command: 'events send',
       report: {
-        summary: { sent: 5, accepted: 3, rejected: 1, failed: 1, invalid: 1, retries: 2, durationMs: 10 },
-        invalid: [
-          { file: 'e.ndjson', row: 2, line: 2, type: 'search', pointer: '/query', message: 'required' },
+        files: ['e.ndjson'],
+        summary: {
+          rows: 7,
+          invalid: 1,
+          fileErrors: 0,
+          sent: 5,
+          accepted: 2,
+          rejected: 1,
+          failed: 1,
+          unconfirmed: 1,
+          notSent: 1,
+          retries: 2,
+          requests: 8,
+          durationMs: 10,
+        },
+        issues: [
+          {
+            severity: 'error',
+            file: 'e.ndjson',
+            row: 2,
+            line: 2,
+            type: 'search',
+            pointer: '/query',
+            message: 'required',
+          },
         ],
+        truncated: false,
+        stopped: { reason: 'unavailable', message: 'the service is unavailable', lastRowRead: 7 },
+        target: 'http://127.0.0.1:1',
         failures: [
-          { file: 'e.ndjson', row: 4, line: 4, type: 'click', status: 400, message: 'bad' },
-          { file: 'e.ndjson', row: 5, line: 5, type: 'click', status: 'timeout', message: 'no answer' },
+          { kind: 'rejected', file: 'e.ndjson', row: 4, line: 4, type: 'click', status: 400, message: 'bad' },
+          {
+            kind: 'failed',
+            file: 'e.ndjson',
+            row: 5,
+            line: 5,
+            type: 'click',
+            status: 'timeout',
+            message: 'x',
+          },
+          {
+            kind: 'unconfirmed',
+            file: 'e.ndjson',
+            row: 6,
+            line: 6,
+            type: 'click',
+            status: 500,
+            message: 'y',
+          },
+          {
+            kind: 'not_sent',
+            file: 'e.ndjson',
+            row: 7,
+            line: 7,
+            type: 'click',
+            status: 'not_sent',
+            message: 'z',
+          },
         ],
-        stop: 'unavailable',
       },
     });
     expect(m.files).toEqual(['e.ndjson']);
-    expect(m.totals).toMatchObject({ total: 6, valid: 5, invalid: 1, errors: 3 });
-    expect(m.problems.map((p) => p.code)).toEqual(['invalid_event', 'rejected', 'not_delivered']);
+    expect(m.totals).toEqual({ total: 7, valid: 6, invalid: 1, errors: 5, warnings: 0, fileErrors: 0 });
+    expect(m.problems.map((p) => [p.code, p.row])).toEqual([
+      ['invalid_event', 2],
+      ['rejected', 4],
+      ['not_delivered', 5],
+      ['unconfirmed', 6],
+      ['not_delivered', 7],
+    ]);
     expect(m.problems[0]).toMatchObject({ field: '/query', sku: 'search' });
-    expect(m.stopped).toEqual({ reason: 'unavailable', message: 'the run stopped: unavailable' });
+    expect(m.problems[4].message).toBe('not sent: the run stopped before it (not sent): z');
+    expect(m.stopped).toEqual({ reason: 'unavailable', message: 'the service is unavailable' });
+    expect(m.events?.unconfirmed).toBe(1);
+    expect(m.unlisted).toBe(0);
   });
 });

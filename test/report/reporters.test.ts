@@ -136,7 +136,7 @@ describe('writeReports', () => {
     const events = {
       files: ['e.ndjson'],
       events: { total: 1, valid: 1, invalid: 0 },
-      problems: [],
+      issues: [],
       problemCount: 0,
       truncated: false,
     };
