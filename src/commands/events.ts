@@ -11,13 +11,8 @@ import {
 } from '../events/source.js';
 import { stopExitCode } from '../http/run.js';
 import { UndiciSender } from '../http/sender.js';
-import {
-  type EventIssue,
-  type EventsRun,
-  eventsReport,
-  eventsSummaryLines,
-} from '../report/events-report.js';
-import type { EventsValidateReport } from '../report/events-shapes.js';
+import { type EventsRun, eventsReport, eventsSummaryLines } from '../report/events-report.js';
+import type { EventIssue, EventsValidateReport } from '../report/events-shapes.js';
 import type { Reporter } from '../report/reporters.js';
 import { count, n } from '../report/words.js';
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';

@@ -1,6 +1,7 @@
 import type { EventFailure, EventSendResult } from '../events/send.js';
 import { redact } from '../shared/secrets.js';
-import type { EventsSendReport } from './events-shapes.js';
+import type { EventIssue, EventsSendReport, EventsSummary } from './events-shapes.js';
+
 import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
 
 /**
@@ -8,18 +9,6 @@ import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words
  * report where they mean the same (`summary` with the outcome words, `issues`, `truncated`,
  * `stopped`, `failures`), for the --json document and the lines people read.
  */
-
-/** A problem of an invalid event (not sent). */
-export interface EventIssue {
-  severity: 'error';
-  file: string;
-  /** 0 for a problem of the whole file. */
-  row: number;
-  line: number;
-  type?: string;
-  pointer: string;
-  message: string;
-}
 
 export interface EventsRun {
   files: string[];
@@ -36,21 +25,6 @@ export interface EventsRun {
   durationMs: number;
   /** Where the events went: the host (never the key). */
   target?: string;
-}
-
-export interface EventsSummary {
-  rows: number;
-  invalid: number;
-  fileErrors: number;
-  sent: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
-  unconfirmed: number;
-  notSent: number;
-  retries: number;
-  requests: number;
-  durationMs: number;
 }
 
 export function eventsSummary(r: EventsRun): EventsSummary {

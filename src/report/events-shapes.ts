@@ -1,6 +1,5 @@
 import type { EventFailure } from '../events/send.js';
 import type { StopReason } from '../http/run.js';
-import type { EventIssue, EventsSummary } from './events-report.js';
 
 /**
  * The JSON documents of `events validate` and `events send` (docs/events.md), typed so the
@@ -44,4 +43,31 @@ export interface EventsSendReport {
   target?: string;
   /** Every valid event not accepted: rejected, failed, unconfirmed or not sent. */
   failures: EventFailure[];
+}
+
+/** A problem of an invalid event (not sent). */
+export interface EventIssue {
+  severity: 'error';
+  file: string;
+  /** 0 for a problem of the whole file. */
+  row: number;
+  line: number;
+  type?: string;
+  pointer: string;
+  message: string;
+}
+
+export interface EventsSummary {
+  rows: number;
+  invalid: number;
+  fileErrors: number;
+  sent: number;
+  accepted: number;
+  rejected: number;
+  failed: number;
+  unconfirmed: number;
+  notSent: number;
+  retries: number;
+  requests: number;
+  durationMs: number;
 }

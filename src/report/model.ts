@@ -1,8 +1,7 @@
 import type { EventFailure } from '../events/send.js';
 import type { Severity } from '../shared/types.js';
 import type { BatchOutcome, UploadSummary } from '../upload/types.js';
-import type { EventsSummary } from './events-report.js';
-import type { EventProblem, EventsSendReport, EventsValidateReport } from './events-shapes.js';
+import type { EventProblem, EventsSendReport, EventsSummary, EventsValidateReport } from './events-shapes.js';
 import type { UploadReport } from './upload-report.js';
 import type { ValidateReport } from './validate-report.js';
 

@@ -186,7 +186,11 @@ describe('overlong elements and lines are skipped, memory stays bounded', () => 
 });
 
 describe('strict JSON (RFC 8259): every syntax error said with line and column', () => {
-  const run = (text: string) => collect(readJson(pieces(text, 7), jsonOptions()));
+  // Only the errors: an envelope without @context and friends also gets an `envelope_recommended` warning.
+  const run = async (text: string) => {
+    const r = await collect(readJson(pieces(text, 7), jsonOptions()));
+    return { ...r, issues: r.issues.filter((i) => i.severity === 'error') };
+  };
   const skus = (r: Awaited<ReturnType<typeof run>>) => r.records.map((x) => x.fields.sku);
 
   it('a missing value between, before or after elements is an error; the elements around it are read', async () => {
