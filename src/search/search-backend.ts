@@ -6,7 +6,7 @@ import { isObject } from '../shared/is-object.js';
  * `genser search "query"`: what a search backend (the sandbox, or a URL) answers to
  * searchProducts (contract 4.4), so an integrator can check that an upload landed. It calls the
  * same `{endpoint}/search` as the browser client (docs/client.md). Failures are ExitErrors with
- * the exit codes of DESIGN.md section 5; the instance key never appears in a message.
+ * the exit codes of docs/architecture.md section 5; the instance key never appears in a message.
  */
 export interface SearchBackendSettings {
   /** The backend's endpoint, as in the script tag's data-endpoint; a bare origin means `{origin}/client`. */

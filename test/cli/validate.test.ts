@@ -186,7 +186,7 @@ describe('genser validate', () => {
   });
 });
 
-// Copies of the real exports of ../shared/data/real (fixtures/real/SOURCE.md), so a clean clone tests them.
+// Copies of real shop exports (fixtures/real/SOURCE.md says where each comes from), so a clean clone tests them.
 const magento = join(root, 'fixtures', 'real', 'magento-configurable-products.csv');
 
 describe('genser validate on the real Magento export', () => {

@@ -7,7 +7,7 @@ import type { Issue, ReadItem, SourceRecord } from '../../src/shared/types.js';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const fixture = (name: string) => join(repoRoot, 'fixtures', 'read', name);
-/** Copies of the real exports of ../shared/data/real (fixtures/real/SOURCE.md). */
+/** Copies of real shop exports (fixtures/real/SOURCE.md says where each comes from). */
 export const realData = (name: string) => join(repoRoot, 'fixtures', 'real', name);
 
 export interface Read {

@@ -187,7 +187,7 @@ describe('the pipeline over the fixtures', () => {
   });
 });
 
-// Copies of the real exports of ../shared/data/real (fixtures/real/SOURCE.md).
+// Copies of real shop exports (fixtures/real/SOURCE.md says where each comes from).
 const realDir = join(root, 'fixtures', 'real');
 const magento = join(realDir, 'magento-configurable-products.csv');
 
