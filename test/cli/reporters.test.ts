@@ -2,9 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type Io, main } from '../../src/cli/main.js';
+import { genser } from '../helpers/run-cli.js';
 
 /**
  * `--reporter` on the commands (docs/ci.md): parsed before any work, from flag, environment
@@ -15,22 +14,6 @@ const dir = mkdtempSync(join(tmpdir(), 'genser-reporters-'));
 const XSD = join(root, 'test', 'fixtures', 'jenkins-junit.xsd');
 const invalid = join(root, 'fixtures', 'catalog-invalid.csv');
 const valid = join(root, 'fixtures', 'catalog.csv');
-
-async function genser(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => {
-    out += String(c);
-  });
-  stderr.on('data', (c) => {
-    err += String(c);
-  });
-  const io: Io = { stdout, stderr, env: { NO_COLOR: '1', ...env }, exitCode: 0 };
-  const code = await main(['node', 'genser', ...args], io);
-  return { code, stdout: out, stderr: err };
-}
 
 const junitValid = (path: string) =>
   execFileSync('xmllint', ['--noout', '--schema', XSD, path], { stdio: 'pipe' });

@@ -1,12 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Io, main } from '../../src/cli/main.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
+import { genser as run } from '../helpers/run-cli.js';
 
 /** `genser events backfill` through the real CLI entry (docs/events.md, "Backfill"). */
 const root = join(import.meta.dirname, '..', '..');
@@ -16,21 +15,11 @@ const shopify = join(root, 'fixtures', 'orders', 'shopify-orders.csv');
 const SOURCE = 'https://shop.example.com';
 const KEY = 'svc-BACKFILL-5f0e9a7c31';
 
+/** The CLI in this process; its keys are forgotten after each run, as a new process would. */
 async function genser(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => {
-    out += String(c);
-  });
-  stderr.on('data', (c) => {
-    err += String(c);
-  });
-  const io: Io = { stdout, stderr, env: { NO_COLOR: '1', ...env }, exitCode: 0 };
-  const code = await main(['node', 'genser', ...args], io);
+  const r = await run(args, env);
   clearSecrets();
-  return { code, stdout: out, stderr: err };
+  return r;
 }
 
 describe('genser events backfill into an embedded sandbox (--sandbox)', () => {

@@ -2,11 +2,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import Papa from 'papaparse';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Io, main } from '../../src/cli/main.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
+import { genser } from '../helpers/run-cli.js';
 import { json, problem, productsOf, type ScriptedServer, scriptedServer } from './servers.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -38,23 +37,6 @@ interface Ran {
   code: number;
   stdout: string;
   stderr: string;
-}
-
-/** In-process run through the real CLI entry (main), output captured. */
-async function genser(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => {
-    out += String(c);
-  });
-  stderr.on('data', (c) => {
-    err += String(c);
-  });
-  const ctx: Io = { stdout, stderr, env: { NO_COLOR: '1', ...env }, exitCode: 0 };
-  const code = await main(['node', 'genser', ...args], ctx);
-  return { code, stdout: out, stderr: err };
 }
 
 /** A separate process, as cron runs it. */
