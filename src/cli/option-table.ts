@@ -611,6 +611,24 @@ export const OPTIONS = {
     parse: p.int(0, 2 ** 32 - 1),
     commands: ['sandbox'],
   }),
+
+  // upload state (nightly)
+  state: opt({
+    flag: '--state <dir>',
+    help: 'keep upload state (what the service accepted, the run lock) in this directory; --sandbox uses none unless given',
+    env: 'GENSER_STATE_DIR',
+    defaultText: '$XDG_STATE_HOME/genser, else ~/.local/state/genser',
+    parse: p.path,
+    commands: ['upload'],
+    isPath: true,
+  }),
+  full: opt({
+    flag: '--full',
+    help: 'send every valid product, not only the new and changed ones the state knows of',
+    env: 'GENSER_FULL',
+    parse: p.bool,
+    commands: ['upload'],
+  }),
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

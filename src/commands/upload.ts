@@ -18,12 +18,13 @@ import { describeNextBatch } from '../time/zones.js';
 import { exceedsBudget, type InvalidBudget } from '../upload/budget.js';
 import { newStats, uploadFeed } from '../upload/engine.js';
 import { countLines } from '../upload/estimate.js';
-import { acquireLock, type Lock, lockPathFor } from '../upload/lock.js';
 import { startProgress } from '../upload/progress.js';
 import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
+import { deltaLine } from '../upload/state/delta.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
 import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
+import { openStateRun, type StateRun } from './upload-state.js';
 
 export interface UploadCommandSettings extends FeedSettings, UploadInputs {
   apiUrl?: string;
@@ -32,6 +33,8 @@ export interface UploadCommandSettings extends FeedSettings, UploadInputs {
   maxInvalid?: InvalidBudget;
   sandbox?: boolean;
   sandboxDb?: string;
+  state?: string;
+  full?: boolean;
 }
 
 export interface ResolvedUpload {
@@ -41,6 +44,9 @@ export interface ResolvedUpload {
   sandbox: boolean;
   timeoutMs: number;
   maxInvalid?: InvalidBudget;
+  state?: string;
+  full?: boolean;
+  sandboxDb?: string;
 }
 
 /** The `genser upload` action: settings, optional sandbox, the run, the report, the exit code. */
@@ -79,7 +85,7 @@ export async function runUpload(
     log.info(`sandbox: started an embedded sandbox at ${sandbox.url}`);
   }
   try {
-    const result = await send(
+    const { result, delta } = await send(
       files,
       feed,
       up,
@@ -94,7 +100,8 @@ export async function runUpload(
       const { applied } = await sandbox.runBatch();
       meta.sandbox = { url: sandbox.url, applied, ...(sandboxDb ? { db: sandboxDb } : {}) };
     } else if (!up.settings.dryRun && result.summary.accepted > 0) meta.searchable = searchableLine(feed);
-    return finish(result, meta, ctx, log, flags);
+    const stateLine = delta ? `state: ${deltaLine(delta.delta.counts, delta.full)}` : undefined;
+    return finish(result, meta, ctx, log, flags, stateLine);
   } finally {
     await sandbox?.close();
   }
@@ -129,6 +136,9 @@ function checkTarget(
     sandbox,
     timeoutMs: s.timeout * 1000,
     maxInvalid: s.maxInvalid,
+    state: s.state,
+    full: s.full,
+    sandboxDb: s.sandboxDb,
   };
 }
 
@@ -147,7 +157,7 @@ async function send(
   log: Logger,
   ctx: CommandContext,
   flags: Record<string, unknown>,
-): Promise<UploadResult> {
+): Promise<{ result: UploadResult; delta?: StateRun }> {
   const json = flags.json === true;
   const quiet = flags.quiet === true;
   const { apiUrl, key } = to;
@@ -167,9 +177,21 @@ async function send(
           key,
         });
 
-  // Two cron runs of the same feed to the same real target must not overlap (exit 5).
-  const lock: Lock | undefined =
-    poster && !to.sandbox && target ? acquireLock(lockPathFor(files, target)) : undefined;
+  // The target's state, with its run lock: two cron runs to the same target must not overlap (exit 5).
+  let stateRun: StateRun | undefined;
+  try {
+    stateRun =
+      poster && apiUrl && key
+        ? openStateRun(
+            up,
+            { apiUrl, key, format: feed.format, ...(to.sandbox ? { sandbox: { db: up.sandboxDb } } : {}) },
+            ctx.env,
+          )
+        : undefined;
+  } catch (err) {
+    await poster?.close();
+    throw err;
+  }
 
   // Ctrl-C: stop taking batches, let in-flight ones finish, print the summary, exit 130.
   const interrupt = new AbortController();
@@ -198,7 +220,7 @@ async function send(
   });
   say = progress.log;
   try {
-    return await uploadFeed(
+    const result = await uploadFeed(
       feedRows(files, feed, progress.log, stdinFor(files), {
         serialize: true,
         threaded: threadedFrom({ threads: flags.threads as FeedSettings['threads'] }),
@@ -209,13 +231,15 @@ async function send(
         log: progress.log,
         interrupt: interrupt.signal,
         stats,
+        ...(stateRun ? { state: stateRun.delta } : {}),
       },
     );
+    return { result, ...(stateRun ? { delta: stateRun } : {}) };
   } finally {
     progress.stop();
     process.removeListener('SIGINT', onSigint);
     process.removeListener('SIGTERM', onSigint);
-    lock?.release();
+    stateRun?.state.close();
     await poster?.close();
   }
 }
@@ -227,6 +251,7 @@ function finish(
   ctx: CommandContext,
   log: Logger,
   flags: Record<string, unknown>,
+  stateLine?: string,
 ): number {
   const json = flags.json === true;
   const { stop, summary } = result;
@@ -239,6 +264,7 @@ function finish(
       ...uploadIssueLines(result, meta, { color: log.fancy, maxErrors: result.collector.maxIssues }),
       ...uploadSummaryLines(result, meta),
     ];
+    if (stateLine) lines.push(stateLine);
     if (meta.sandbox) lines.push(sandboxLine(meta.sandbox));
     for (const line of lines) ctx.stderr.write(redact(`${line}\n`));
   }

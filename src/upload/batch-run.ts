@@ -8,7 +8,7 @@ import type { PendingBatch, RowRef } from './batcher.js';
 import { planRejection } from './bisect.js';
 import { batchStatus, type RowLedger } from './ledger.js';
 import { isLegacyFail, readRejection, type ServerVerdict } from './response.js';
-import type { BatchOutcome, UploadSettings } from './types.js';
+import type { BatchOutcome, StateHooks, UploadSettings } from './types.js';
 
 /**
  * One batch, sent until each of its rows has an outcome: the whole batch first; when the
@@ -25,6 +25,7 @@ export interface BatchContext {
   log: Logger;
   newId: () => string;
   maxDepth: number;
+  state?: StateHooks;
 }
 
 /** Indices into the batch's rows, and how many splits made this group. */
@@ -58,6 +59,8 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
     }
     const result = await sendGroup(batch, group, rows, outcome, ctx);
     if (result.kind === 'accepted') {
+      // State first: when it cannot be written, the rows count as unconfirmed (sent again next run).
+      ctx.state?.accepted(rows);
       ledger.accept(rows);
       seen.add('accepted');
     } else if (result.kind === 'rejected') {
@@ -102,7 +105,7 @@ async function sendGroup(
   const result = await exchange(
     {
       path: ctx.settings.path,
-      body: buildBody(framingFor(id, ctx.settings), parts),
+      body: buildBody(framingFor(id, { ...ctx.settings, type: batch.type ?? ctx.settings.type }), parts),
       headers: () => ({ 'idempotency-key': id }),
       label,
     },

@@ -4,6 +4,23 @@ import type { BackoffSettings } from '../http/retry-policy.js';
 import type { RunStop } from '../http/run.js';
 import type { IssueCollector } from '../report/issues.js';
 import type { Issue, PayloadFormat } from '../shared/types.js';
+import type { RowRef } from './batcher.js';
+
+export type EnvelopeType = 'create_product' | 'update_product';
+
+/** How a valid row is sent when the run keeps state (src/upload/state/): its envelope and payload hash. */
+export interface SendPlan {
+  type: EnvelopeType;
+  hash?: string;
+}
+
+/** The upload state's part in a run: which rows go (and how), and what the service accepted. */
+export interface StateHooks {
+  /** undefined: the service already has these exact bytes; the row is not sent. */
+  plan(sku: string | undefined, json: Uint8Array): SendPlan | undefined;
+  /** One body's accepted rows (called once per body, as its answer lands). */
+  accepted(rows: readonly RowRef[]): void;
+}
 
 /** Settings of one upload run, resolved from flags, environment and config (see settings.ts). */
 export interface UploadSettings {
@@ -16,7 +33,7 @@ export interface UploadSettings {
   /** Retries after the first attempt. */
   retries: number;
   backoff: BackoffSettings;
-  type: 'create_product' | 'update_product';
+  type: EnvelopeType;
   agentName: string;
   dryRun: boolean;
   /** Issues of invalid rows kept in detail (the rest are counted). */
@@ -69,10 +86,12 @@ export interface Failure {
   batch: number;
 }
 
-/** rows = invalid + accepted + rejected + failed + unconfirmed + notSent. */
+/** rows = invalid + unchanged + accepted + rejected + failed + unconfirmed + notSent. */
 export interface UploadSummary extends OutcomeCounts {
   rows: number;
   invalid: number;
+  /** With upload state: valid rows not sent because the service has them unchanged. */
+  unchanged?: number;
   /** File-level errors (an empty file, a duplicate header): the feed is not clean. */
   fileErrors: number;
   /** Rows put in at least one request. */
@@ -110,6 +129,7 @@ export interface LiveStats extends OutcomeCounts {
   /** Physical line where the last row read starts (for the ETA). */
   line: number;
   invalid: number;
+  unchanged: number;
   sent: number;
   retries: number;
   requests: number;

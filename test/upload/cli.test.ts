@@ -34,6 +34,12 @@ function catalog(name: string, rows: number, bad: number[] = []): string {
   return file;
 }
 
+/** Each run its own upload state: these tests look at one run, not at the delta between runs. */
+let states = 0;
+function freshState(): string {
+  return join(dir, `state-${++states}`);
+}
+
 interface Ran {
   code: number;
   stdout: string;
@@ -52,7 +58,12 @@ async function genser(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran>
   stderr.on('data', (c) => {
     err += String(c);
   });
-  const ctx: Io = { stdout, stderr, env: { NO_COLOR: '1', ...env }, exitCode: 0 };
+  const ctx: Io = {
+    stdout,
+    stderr,
+    env: { NO_COLOR: '1', GENSER_STATE_DIR: freshState(), ...env },
+    exitCode: 0,
+  };
   const code = await main(['node', 'genser', ...args], ctx);
   return { code, stdout: out, stderr: err };
 }
@@ -65,7 +76,7 @@ function spawnGenser(
 ): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...args], {
-      env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+      env: { PATH: process.env.PATH, NO_COLOR: '1', GENSER_STATE_DIR: freshState(), ...env },
       cwd: dir,
     });
     let stdout = '';

@@ -1,0 +1,42 @@
+import type { Database } from '../../storage/sqlite.js';
+
+/**
+ * The state database's schema, versioned in its `meta` table. Each migration takes the schema
+ * from its index to the next; a file whose version is above the last one was written by a newer
+ * genser and is refused, never rewritten.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 0 -> 1
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE lock (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     pid INTEGER NOT NULL,
+     host TEXT NOT NULL,
+     started TEXT NOT NULL
+   );
+   CREATE TABLE products (
+     sku TEXT PRIMARY KEY,
+     hash TEXT NOT NULL,
+     accepted_at TEXT NOT NULL
+   ) WITHOUT ROWID;`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The file's schema version: 0 for a new (empty) database. */
+export function schemaVersion(db: Database): number {
+  const table = db.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
+  if (!table) return 0;
+  const row = db.prepare<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get();
+  return row ? Number(row.value) : 0;
+}
+
+/** Runs the migrations from `from` up, in one transaction. */
+export function migrate(db: Database, from: number): void {
+  db.transaction(() => {
+    for (let v = from; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
+    db.prepare(
+      "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    ).run(String(SCHEMA_VERSION));
+  });
+}

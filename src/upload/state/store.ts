@@ -1,0 +1,156 @@
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
+import { type Database, openDatabase, SqliteError } from '../../storage/sqlite.js';
+import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
+import { type StateTarget, stateFileName } from './target.js';
+
+/**
+ * One target's upload state (docs/nightly.md): the run lock, and per SKU the hash of the payload
+ * bytes the service last accepted. Every write is its own short transaction, so a run killed at
+ * any point leaves the file as of its last confirmed batch.
+ */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  started: string;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class UploadState {
+  private locked = false;
+  private readonly known;
+  private readonly upsert;
+
+  private constructor(
+    readonly db: Database,
+    readonly file: string,
+  ) {
+    this.known = db.prepare<{ hash: string }>('SELECT hash FROM products WHERE sku = ?');
+    this.upsert = db.prepare(
+      'INSERT INTO products (sku, hash, accepted_at) VALUES (?, ?, ?) ON CONFLICT(sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at',
+    );
+  }
+
+  /** Opens (creating or migrating) the state of `target` in `dir`; exit 2 for a newer or foreign file. */
+  static open(dir: string, target: StateTarget): UploadState {
+    const file = join(dir, stateFileName(target));
+    let db: Database;
+    try {
+      db = openDatabase(file);
+    } catch (err) {
+      throw unreadable(file, err);
+    }
+    try {
+      const version = schemaVersion(db);
+      if (version > SCHEMA_VERSION)
+        throw new UsageError(
+          `the upload state ${file} was written by a newer genser (schema ${version}; this genser knows up to ${SCHEMA_VERSION}): it was not changed`,
+          'upgrade genser, or use another state directory with --state DIR',
+        );
+      if (version < SCHEMA_VERSION) migrate(db, version);
+      checkTarget(db, file, target);
+      return new UploadState(db, file);
+    } catch (err) {
+      db.close();
+      throw err instanceof ExitError ? err : unreadable(file, err);
+    }
+  }
+
+  /**
+   * Takes the run lock (one row, written in a transaction): a holder whose process is gone on
+   * this host is replaced; a live one stops this run with exit 5, naming its pid and start.
+   */
+  lock(now: Date = new Date()): void {
+    const me: LockHolder = { pid: process.pid, host: hostname(), started: now.toISOString() };
+    const holder = this.db.transaction(() => {
+      const taken = this.db
+        .prepare('INSERT INTO lock (id, pid, host, started) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO NOTHING')
+        .run(me.pid, me.host, me.started);
+      if (taken.changes === 1) return undefined;
+      const held = this.db.prepare<LockHolder>('SELECT pid, host, started FROM lock WHERE id = 1').get()!;
+      // A lock of another host cannot be checked from here: it stands.
+      if (held.host !== me.host || (held.pid !== process.pid && alive(held.pid))) return held;
+      this.db
+        .prepare('UPDATE lock SET pid = ?, host = ?, started = ? WHERE id = 1')
+        .run(me.pid, me.host, me.started);
+      return undefined;
+    });
+    if (holder)
+      throw new ExitError(
+        ExitCode.locked,
+        `another genser upload to the same target is running (pid ${holder.pid} on ${holder.host}, started ${holder.started})`,
+        `wait for it to finish; the lock is in ${this.file}`,
+      );
+    this.locked = true;
+  }
+
+  /** The hash of the payload last accepted for `sku`, if any. */
+  acceptedHash(sku: string): string | undefined {
+    return this.known.get(sku)?.hash;
+  }
+
+  /** Records one body's accepted products, in one transaction. */
+  accepted(rows: readonly { sku?: string; hash?: string }[], now: Date = new Date()): void {
+    const at = now.toISOString();
+    this.db.transaction(() => {
+      for (const r of rows)
+        if (r.sku !== undefined && r.hash !== undefined) this.upsert.run(r.sku, r.hash, at);
+    });
+  }
+
+  /** How many SKUs the service has accepted from this state. */
+  knownCount(): number {
+    return Number(this.db.prepare<{ n: number }>('SELECT count(*) AS n FROM products').get()?.n ?? 0);
+  }
+
+  close(): void {
+    if (!this.db.isOpen) return;
+    if (this.locked) {
+      try {
+        this.db.prepare('DELETE FROM lock WHERE id = 1 AND pid = ?').run(process.pid);
+      } catch {
+        // The lock of a dead pid is taken over by the next run anyway.
+      }
+    }
+    this.db.close();
+  }
+}
+
+function checkTarget(db: Database, file: string, target: StateTarget): void {
+  const entries: [string, string][] = [
+    ['api_url', target.apiUrl],
+    ['format', target.format],
+    ['key_fingerprint', target.keyFingerprint],
+  ];
+  const get = db.prepare<{ value: string }>('SELECT value FROM meta WHERE key = ?');
+  db.transaction(() => {
+    for (const [key, value] of entries) {
+      const have = get.get(key)?.value;
+      if (have === undefined) db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(key, value);
+      else if (have !== value)
+        throw new UsageError(
+          `the upload state ${file} belongs to another target (its ${key} differs)`,
+          'move the file away, or use another state directory with --state DIR',
+        );
+    }
+  });
+}
+
+function unreadable(file: string, err: unknown): ExitError {
+  const code = err instanceof SqliteError ? err.code : undefined;
+  return new UsageError(
+    `cannot use the upload state ${file}${code ? ` (${code})` : ''}`,
+    code === 'SQLITE_NOTADB'
+      ? 'it is not an SQLite database: move it away and the next run starts a fresh state (sending everything)'
+      : 'check the permissions of the state directory (--state DIR or GENSER_STATE_DIR)',
+  );
+}

@@ -1,0 +1,341 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import Papa from 'papaparse';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Io, main } from '../../src/cli/main.js';
+import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
+import { ExitError } from '../../src/shared/errors.js';
+import { clearSecrets } from '../../src/shared/secrets.js';
+import { openDatabase } from '../../src/storage/sqlite.js';
+import { Delta, deltaLine, payloadHash } from '../../src/upload/state/delta.js';
+import { SCHEMA_VERSION } from '../../src/upload/state/schema.js';
+import { UploadState } from '../../src/upload/state/store.js';
+import {
+  canonicalApiUrl,
+  defaultStateDir,
+  keyFingerprint,
+  type StateTarget,
+  stateFileName,
+  stateSalt,
+} from '../../src/upload/state/target.js';
+import { json, productsOf, type ScriptedServer, scriptedServer } from './servers.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const bin = join(root, 'bin', 'genser.js');
+const dir = mkdtempSync(join(tmpdir(), 'genser-state-'));
+let n = 0;
+const fresh = (name: string) => join(dir, `${name}-${++n}`);
+
+const fixture = Papa.parse<string[]>(readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8'), {
+  skipEmptyLines: true,
+}).data;
+const [header, ...sample] = fixture;
+const PRICE = header.indexOf('price');
+
+/** The fixture catalog (25 products), with `reprice` rows (1-based) given another price. */
+function catalog(reprice: Record<number, string> = {}): string {
+  const rows = sample.map((r, i) => {
+    const row = [...r];
+    if (reprice[i + 1] !== undefined) row[PRICE] = reprice[i + 1];
+    return row;
+  });
+  const file = `${fresh('catalog')}.csv`;
+  writeFileSync(file, `${Papa.unparse([header, ...rows], { newline: '\n' })}\n`);
+  return file;
+}
+
+async function genser(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; stderr: string; stdout: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c) => {
+    out += String(c);
+  });
+  stderr.on('data', (c) => {
+    err += String(c);
+  });
+  const ctx: Io = { stdout, stderr, env: { NO_COLOR: '1', ...env }, exitCode: 0 };
+  const code = await main(['node', 'genser', ...args], ctx);
+  return { code, stdout: out, stderr: err };
+}
+
+const target = (over: Partial<StateTarget> = {}): StateTarget => ({
+  apiUrl: 'https://api.example.com',
+  format: 'standard',
+  keyFingerprint: 'f'.repeat(64),
+  ...over,
+});
+
+let sandbox: RunningSandbox | undefined;
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  await server?.close();
+  sandbox = undefined;
+  server = undefined;
+  clearSecrets();
+});
+
+describe('state target', () => {
+  it('canonical url, default directory, one file per url + format + key, the key never stored', () => {
+    expect(canonicalApiUrl('HTTPS://API.Example.com:443/v1//')).toBe('https://api.example.com/v1');
+    expect(canonicalApiUrl('http://127.0.0.1:8080')).toBe('http://127.0.0.1:8080');
+    expect(defaultStateDir({ XDG_STATE_HOME: '/x/state' }, '/home/u')).toBe('/x/state/genser');
+    expect(defaultStateDir({ XDG_STATE_HOME: 'relative' }, '/home/u')).toBe('/home/u/.local/state/genser');
+    expect(defaultStateDir({}, '/home/u')).toBe('/home/u/.local/state/genser');
+
+    const d = fresh('salt');
+    mkdirSync(d);
+    const salt = stateSalt(d);
+    expect(stateSalt(d).equals(salt)).toBe(true);
+    const fp = keyFingerprint('secret-key-123', salt);
+    expect(fp).toMatch(/^[0-9a-f]{64}$/);
+    expect(fp).not.toContain('secret');
+    expect(keyFingerprint('secret-key-123', Buffer.alloc(32))).not.toBe(fp);
+    const a = stateFileName(target({ keyFingerprint: fp }));
+    expect(a).toMatch(/^api\.example\.com-standard-[0-9a-f]{16}\.sqlite$/);
+    expect(stateFileName(target({ keyFingerprint: keyFingerprint('other', salt) }))).not.toBe(a);
+    expect(stateFileName(target({ format: 'legacy', keyFingerprint: fp }))).not.toBe(a);
+  });
+});
+
+describe('state database', () => {
+  it('refuses a file from a newer genser (exit 2) and leaves it unchanged', () => {
+    const d = fresh('newer');
+    mkdirSync(d);
+    UploadState.open(d, target()).close();
+    const file = join(d, stateFileName(target()));
+    const db = openDatabase(file);
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION + 1));
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    db.close();
+    const before = readFileSync(file);
+    let err: unknown;
+    try {
+      UploadState.open(d, target());
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ExitError);
+    expect((err as ExitError).exitCode).toBe(2);
+    expect((err as ExitError).message).toContain('written by a newer genser');
+    expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('refuses a file that is not SQLite with exit 2 and a hint', () => {
+    const d = fresh('garbage');
+    mkdirSync(d);
+    writeFileSync(join(d, stateFileName(target())), 'not a database at all, just text'.repeat(200));
+    let err: unknown;
+    try {
+      UploadState.open(d, target());
+    } catch (e) {
+      err = e;
+    }
+    expect((err as ExitError).exitCode).toBe(2);
+    expect((err as ExitError).hint).toContain('move it away');
+  });
+
+  it('delta: new as create, same bytes unchanged, other bytes update; --full sends the unchanged', () => {
+    const d = fresh('delta');
+    mkdirSync(d);
+    const state = UploadState.open(d, target());
+    const a = Buffer.from('{"sku":"A"}');
+    const delta = new Delta(state, false);
+    const plan = delta.plan('A', a);
+    expect(plan).toEqual({ type: 'create_product', hash: payloadHash(a) });
+    // Not accepted yet: still new next time.
+    expect(delta.plan('A', a)?.type).toBe('create_product');
+    delta.accepted([{ file: 'f', row: 1, line: 2, sku: 'A', hash: plan!.hash }]);
+    expect(delta.plan('A', a)).toBeUndefined();
+    expect(delta.plan('A', Buffer.from('{"sku":"A","x":1}'))?.type).toBe('update_product');
+    expect(new Delta(state, true).plan('A', a)?.type).toBe('update_product');
+    expect(delta.counts).toEqual({ new: 2, changed: 1, unchanged: 1 });
+    expect(deltaLine({ new: 12, changed: 340, unchanged: 49_648 }, false)).toBe(
+      '12 new, 340 changed, 49,648 unchanged (not sent)',
+    );
+    state.close();
+  });
+
+  it('lock: a live holder stops the run with exit 5 naming pid and start; a dead one is taken over', async () => {
+    const d = fresh('lock');
+    mkdirSync(d);
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)']);
+    const dead = spawn(process.execPath, ['-e', '0']);
+    await new Promise((r) => dead.on('exit', r));
+    try {
+      const state = UploadState.open(d, target());
+      state.db
+        .prepare('INSERT INTO lock (id, pid, host, started) VALUES (1, ?, ?, ?)')
+        .run(sleeper.pid!, hostname(), '2026-11-23T01:00:00.000Z');
+      let err: unknown;
+      try {
+        state.lock();
+      } catch (e) {
+        err = e;
+      }
+      expect((err as ExitError).exitCode).toBe(5);
+      expect((err as ExitError).message).toContain(`pid ${sleeper.pid}`);
+      expect((err as ExitError).message).toContain('started 2026-11-23T01:00:00.000Z');
+      state.db.prepare('UPDATE lock SET pid = ?').run(dead.pid!);
+      state.lock();
+      expect(state.db.prepare('SELECT pid FROM lock').get()?.pid).toBe(process.pid);
+      state.close();
+      // Released at close.
+      const again = UploadState.open(d, target());
+      expect(again.db.prepare('SELECT count(*) AS n FROM lock').get()?.n).toBe(0);
+      again.close();
+    } finally {
+      sleeper.kill();
+    }
+  });
+});
+
+describe('genser upload with state (sandbox on 127.0.0.1)', () => {
+  it('sends only new and changed products; unchanged ones are not sent again; --full sends all', async () => {
+    sandbox = await startSandbox({ port: 0, quiet: true });
+    const stateDir = fresh('cli');
+    const env = { GENSER_API_URL: sandbox.url, GENSER_API_KEY: sandbox.apiKey, GENSER_STATE_DIR: stateDir };
+    const file = catalog();
+
+    const first = await genser(['upload', file], env);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain('state: 25 new, 0 changed, 0 unchanged (not sent)');
+    expect(first.stderr).not.toContain(sandbox.apiKey);
+
+    const second = await genser(['upload', file], env);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain('state: 0 new, 0 changed, 25 unchanged (not sent)');
+    const sku1 = sample[0][header.indexOf('sku')];
+    const one = (await (
+      await fetch(`${sandbox.url}/_sandbox/products/${encodeURIComponent(sku1)}`)
+    ).json()) as {
+      receivedCount: number;
+    };
+    expect(one.receivedCount).toBe(1);
+
+    const changed = await genser(['upload', catalog({ 3: '12345' })], env);
+    expect(changed.stderr).toContain('state: 0 new, 1 changed, 24 unchanged (not sent)');
+
+    const full = await genser(['upload', file, '--full', '--json'], env);
+    expect(full.code).toBe(0);
+    const report = JSON.parse(full.stdout) as { summary: { accepted: number; unchanged: number } };
+    expect(report.summary.accepted).toBe(25);
+    expect(report.summary.unchanged).toBe(0);
+    expect(full.stderr).not.toContain('state:');
+    expect(readdirSync(stateDir).filter((f) => f.endsWith('.sqlite'))).toHaveLength(1);
+    // The key never lands in the state directory.
+    for (const f of readdirSync(stateDir))
+      expect(readFileSync(join(stateDir, f)).includes(Buffer.from(sandbox.apiKey))).toBe(false);
+  });
+
+  it('new SKUs go as create_product, known ones as update_product, in separate envelopes; rejected ones again next run', async () => {
+    let rejectSku: string | undefined;
+    server = await scriptedServer((req, res) => {
+      const products = productsOf(req.body);
+      if (rejectSku && products.some((p) => p.sku === rejectSku))
+        return json(res, 400, {
+          type: 'about:blank',
+          title: 'Bad Request',
+          status: 400,
+          detail: 'rejected',
+          errors: products
+            .map((p, i) => (p.sku === rejectSku ? { pointer: `/@graph/${i}`, detail: 'bad' } : null))
+            .filter(Boolean),
+        });
+      json(res, 200, {});
+    });
+    const stateDir = fresh('types');
+    const env = {
+      GENSER_API_URL: server.url,
+      GENSER_API_KEY: 'types-key-123456',
+      GENSER_STATE_DIR: stateDir,
+    };
+    const sku = (i: number) => sample[i - 1][header.indexOf('sku')];
+    rejectSku = sku(5);
+    const first = await genser(['upload', catalog(), '--batch-size', '100'], env);
+    expect(first.code).toBe(1);
+    const types1 = server.requests.map((r) => (JSON.parse(r.body) as { type: string }).type);
+    expect(new Set(types1)).toEqual(new Set(['create_product']));
+
+    rejectSku = undefined;
+    server.requests.length = 0;
+    const second = await genser(['upload', catalog({ 2: '54321' }), '--batch-size', '100'], env);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain('state: 1 new, 1 changed, 23 unchanged (not sent)');
+    const bodies = server.requests.map((r) => JSON.parse(r.body) as { type: string });
+    expect(bodies.map((b) => b.type).sort()).toEqual(['create_product', 'update_product']);
+    const skusOf = (type: string) =>
+      server!.requests
+        .filter((r) => (JSON.parse(r.body) as { type: string }).type === type)
+        .flatMap((r) => productsOf(r.body).map((p) => p.sku));
+    expect(skusOf('create_product')).toEqual([sku(5)]);
+    expect(skusOf('update_product')).toEqual([sku(2)]);
+  });
+
+  it('a second process on the same state exits 5 at once naming the holder', async () => {
+    sandbox = await startSandbox({ port: 0, quiet: true, faults: { latencyMs: 400 } });
+    const stateDir = fresh('two');
+    const env = {
+      PATH: process.env.PATH,
+      NO_COLOR: '1',
+      GENSER_API_URL: sandbox.url,
+      GENSER_API_KEY: sandbox.apiKey,
+      GENSER_STATE_DIR: stateDir,
+    };
+    const file = catalog();
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string; child: ReturnType<typeof spawn> }>((resolve) => {
+        const child = spawn(process.execPath, [bin, 'upload', file, ...args], { env });
+        let stderr = '';
+        child.stderr.on('data', (c) => {
+          stderr += String(c);
+        });
+        child.on('close', (code) => resolve({ code, stderr, child }));
+        children.push(child);
+      });
+    const children: ReturnType<typeof spawn>[] = [];
+    // Slow batches of 1 keep the first run busy for 10 s; it is killed once the second is refused.
+    const first = run(['--batch-size', '1', '--concurrency', '1']);
+    // The first has its lock once its state file exists with a lock row.
+    const deadline = Date.now() + 8000;
+    let holder: number | undefined;
+    while (Date.now() < deadline && holder === undefined) {
+      await new Promise((r) => setTimeout(r, 50));
+      const f = readdirSafe(stateDir).find((x) => x.endsWith('.sqlite'));
+      if (!f) continue;
+      try {
+        const db = openDatabase(join(stateDir, f));
+        try {
+          holder = db.prepare<{ pid: number }>('SELECT pid FROM lock').get()?.pid;
+        } finally {
+          db.close();
+        }
+      } catch {
+        // not created yet
+      }
+    }
+    expect(holder).toBeDefined();
+    const second = await run([]);
+    expect(second.code).toBe(5);
+    expect(second.stderr).toContain(`pid ${holder}`);
+    expect(second.stderr).toMatch(/started \d{4}-\d\d-\d\dT/);
+    children[0].kill('SIGKILL');
+    expect((await first).code).toBeNull();
+  }, 20_000);
+});
+
+function readdirSafe(d: string): string[] {
+  try {
+    return readdirSync(d);
+  } catch {
+    return [];
+  }
+}
