@@ -153,6 +153,20 @@ export const COMMAND_DEFS: CommandDef[] = [
       return runSendEvents(args[0] as string[], resolved.settings, key, ctx);
     },
   },
+  {
+    name: 'runs',
+    description:
+      "list the upload runs kept in the state directory, or print one run's report (`runs show ID`)",
+    args: [['[words...]', 'nothing to list the runs; `show ID` for one run']],
+    examples: [
+      "genser runs                                       every target's runs, newest first",
+      "genser runs show 1f2e3d4c --json                  that run's --json report",
+    ],
+    async run(args, resolved, ctx) {
+      const { runRuns } = await import('../commands/runs.js');
+      return runRuns(args[0] as string[], resolved.settings, ctx);
+    },
+  },
 ];
 
 /** Which sandbox keys were not given (so the sandbox makes them, or reuses those kept in its --db). */

@@ -20,7 +20,8 @@ export type CommandName =
   | 'sandbox'
   | 'events example'
   | 'events validate'
-  | 'events send';
+  | 'events send'
+  | 'runs';
 
 export const COMMANDS: readonly CommandName[] = [
   'config',
@@ -33,6 +34,7 @@ export const COMMANDS: readonly CommandName[] = [
   'events example',
   'events validate',
   'events send',
+  'runs',
 ];
 
 export interface OptionSpec<T> {
@@ -619,7 +621,7 @@ export const OPTIONS = {
     env: 'GENSER_STATE_DIR',
     defaultText: '$XDG_STATE_HOME/genser, else ~/.local/state/genser',
     parse: p.path,
-    commands: ['upload'],
+    commands: ['upload', 'runs'],
     isPath: true,
   }),
   full: opt({

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { PayloadFormat } from '../shared/types.js';
 import { Delta } from '../upload/state/delta.js';
+import { finishRun, startRun } from '../upload/state/runs.js';
 import { UploadState } from '../upload/state/store.js';
 import {
   canonicalApiUrl,
@@ -10,6 +11,7 @@ import {
   type StateTarget,
   stateSalt,
 } from '../upload/state/target.js';
+import type { UploadResult } from '../upload/types.js';
 
 /**
  * The upload state of a run (docs/nightly.md): opened and locked before the feed is read, for
@@ -20,6 +22,16 @@ export interface StateRun {
   state: UploadState;
   delta: Delta;
   full: boolean;
+  /** Records the run's start in the history; returns its id. */
+  startRun(files: string[]): string;
+  /** Completes the run's history row (never throws: the run's own outcome matters more). */
+  finishRun(
+    id: string,
+    result: UploadResult | undefined,
+    exitCode: number,
+    report: string | undefined,
+    durationMs: number,
+  ): void;
 }
 
 export interface StateWhere {
@@ -55,5 +67,34 @@ export function openStateRun(
     throw err;
   }
   const full = s.full === true;
-  return { state, delta: new Delta(state, full), full };
+  return {
+    state,
+    delta: new Delta(state, full),
+    full,
+    startRun: (files) => startRun(state.db, files.map((f) => (f === '-' ? f : resolve(f))).join(' ')),
+    finishRun(id, result, exitCode, report, durationMs) {
+      const sum = result?.summary;
+      try {
+        finishRun(state.db, id, {
+          exitCode,
+          durationMs,
+          ...(report !== undefined ? { report } : {}),
+          ...(sum
+            ? {
+                counts: {
+                  rows: sum.rows,
+                  sent: sum.sent,
+                  accepted: sum.accepted,
+                  rejected: sum.rejected,
+                  failed: sum.failed + sum.unconfirmed + sum.notSent,
+                  unchanged: sum.unchanged ?? 0,
+                },
+              }
+            : {}),
+        });
+      } catch {
+        // A history row left open reads as a run that did not finish: true enough.
+      }
+    },
+  };
 }

@@ -84,8 +84,21 @@ export async function runUpload(
     key = sandbox.apiKey;
     log.info(`sandbox: started an embedded sandbox at ${sandbox.url}`);
   }
+  let stateRun: StateRun | undefined;
+  let history: { id: string; started: number } | undefined;
+  let result: UploadResult | undefined;
+  let report: string | undefined;
   try {
-    const { result, delta } = await send(
+    // The target's state, with its run lock: two cron runs to the same target must not overlap (exit 5).
+    if (!up.settings.dryRun && apiUrl && key) {
+      stateRun = openStateRun(
+        up,
+        { apiUrl, key, format: feed.format, ...(sandbox ? { sandbox: { db: sandboxDb } } : {}) },
+        ctx.env,
+      );
+      if (stateRun) history = { id: stateRun.startRun(files), started: Date.now() };
+    }
+    result = await send(
       files,
       feed,
       up,
@@ -93,6 +106,7 @@ export async function runUpload(
       log,
       ctx,
       flags,
+      stateRun,
     );
     const target = apiUrl ? `POST ${apiUrl.replace(/\/+$/, '')}${up.settings.path}` : undefined;
     const meta: UploadReportMeta = { format: feed.format, kind: feed.kind, files, target };
@@ -100,9 +114,19 @@ export async function runUpload(
       const { applied } = await sandbox.runBatch();
       meta.sandbox = { url: sandbox.url, applied, ...(sandboxDb ? { db: sandboxDb } : {}) };
     } else if (!up.settings.dryRun && result.summary.accepted > 0) meta.searchable = searchableLine(feed);
-    const stateLine = delta ? `state: ${deltaLine(delta.delta.counts, delta.full)}` : undefined;
-    return finish(result, meta, ctx, log, flags, stateLine);
+    const stateLine = stateRun ? `state: ${deltaLine(stateRun.delta.counts, stateRun.full)}` : undefined;
+    if (history) report = uploadReportText(result, meta);
+    const code = finish(result, meta, ctx, log, flags, stateLine);
+    if (history) stateRun?.finishRun(history.id, result, code, report, Date.now() - history.started);
+    return code;
+  } catch (err) {
+    if (history) {
+      const code = err instanceof ExitError ? err.exitCode : ExitCode.internal;
+      stateRun?.finishRun(history.id, result, code, report, Date.now() - history.started);
+    }
+    throw err;
   } finally {
+    stateRun?.state.close();
     await sandbox?.close();
   }
 }
@@ -157,7 +181,8 @@ async function send(
   log: Logger,
   ctx: CommandContext,
   flags: Record<string, unknown>,
-): Promise<{ result: UploadResult; delta?: StateRun }> {
+  stateRun: StateRun | undefined,
+): Promise<UploadResult> {
   const json = flags.json === true;
   const quiet = flags.quiet === true;
   const { apiUrl, key } = to;
@@ -176,22 +201,6 @@ async function send(
           keyHeader: feed.format === 'legacy' ? 'x-api-key' : 'apiKey',
           key,
         });
-
-  // The target's state, with its run lock: two cron runs to the same target must not overlap (exit 5).
-  let stateRun: StateRun | undefined;
-  try {
-    stateRun =
-      poster && apiUrl && key
-        ? openStateRun(
-            up,
-            { apiUrl, key, format: feed.format, ...(to.sandbox ? { sandbox: { db: up.sandboxDb } } : {}) },
-            ctx.env,
-          )
-        : undefined;
-  } catch (err) {
-    await poster?.close();
-    throw err;
-  }
 
   // Ctrl-C: stop taking batches, let in-flight ones finish, print the summary, exit 130.
   const interrupt = new AbortController();
@@ -234,12 +243,11 @@ async function send(
         ...(stateRun ? { state: stateRun.delta } : {}),
       },
     );
-    return { result, ...(stateRun ? { delta: stateRun } : {}) };
+    return result;
   } finally {
     progress.stop();
     process.removeListener('SIGINT', onSigint);
     process.removeListener('SIGTERM', onSigint);
-    stateRun?.state.close();
     await poster?.close();
   }
 }

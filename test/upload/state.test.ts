@@ -11,6 +11,7 @@ import { ExitError } from '../../src/shared/errors.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { openDatabase } from '../../src/storage/sqlite.js';
 import { Delta, deltaLine, payloadHash } from '../../src/upload/state/delta.js';
+import { finishRun, KEEP_RUNS, listRuns, startRun } from '../../src/upload/state/runs.js';
 import { SCHEMA_VERSION } from '../../src/upload/state/schema.js';
 import { UploadState } from '../../src/upload/state/store.js';
 import {
@@ -164,6 +165,28 @@ describe('state database', () => {
     state.close();
   });
 
+  it('history keeps the last 100 runs; a run never finished shows no exit code', async () => {
+    const d = fresh('history');
+    mkdirSync(d);
+    const state = UploadState.open(d, target());
+    const ids: string[] = [];
+    for (let i = 0; i < 105; i++) ids.push(startRun(state.db, `feed-${i}.csv`));
+    finishRun(state.db, ids[104], {
+      exitCode: 0,
+      durationMs: 1500,
+      counts: { rows: 3, sent: 3, accepted: 3, rejected: 0, failed: 0, unchanged: 0 },
+    });
+    const runs = listRuns(state.db);
+    expect(runs).toHaveLength(KEEP_RUNS);
+    expect(runs[0]).toMatchObject({ id: ids[104], exitCode: 0, rows: 3, durationMs: 1500 });
+    expect(runs[1].exitCode).toBeUndefined();
+    expect(runs.at(-1)?.feed).toBe('feed-5.csv');
+    state.close();
+    const out = await genser(['runs', '--state', d], {});
+    expect(out.stdout).toContain('feed-104.csv');
+    expect(out.stdout.split('\n')[2]).toMatch(/feed-103\.csv\s+-\s+-\s+-\s+-\s+-\s+-\s+-$/);
+  });
+
   it('lock: a live holder stops the run with exit 5 naming pid and start; a dead one is taken over', async () => {
     const d = fresh('lock');
     mkdirSync(d);
@@ -231,6 +254,26 @@ describe('genser upload with state (sandbox on 127.0.0.1)', () => {
     expect(report.summary.unchanged).toBe(0);
     expect(full.stderr).not.toContain('state:');
     expect(readdirSync(stateDir).filter((f) => f.endsWith('.sqlite'))).toHaveLength(1);
+
+    // The history: four runs, newest first, each with its counts and exit code.
+    const runs = await genser(['runs'], env);
+    expect(runs.code).toBe(0);
+    const lines = runs.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(
+      /^id\s+start\s+duration\s+feed\s+rows\s+sent\s+accepted\s+rejected\s+failed\s+unchanged\s+exit$/,
+    );
+    expect(lines).toHaveLength(5);
+    expect(lines[1]).toMatch(/^[0-9a-f]{8}\s.*\s25\s+25\s+25\s+0\s+0\s+0\s+0$/);
+    expect(lines[3]).toMatch(/\s25\s+0\s+0\s+0\s+0\s+25\s+0$/);
+    const id = lines[1].split(/\s+/)[0];
+    const shown = await genser(['runs', 'show', id, '--json'], env);
+    expect(JSON.parse(shown.stdout)).toEqual(report);
+    const human = await genser(['runs', 'show', id], env);
+    expect(human.stdout).toContain(`run ${id}: ${sandbox.url}`);
+    expect(human.stdout).toContain('rows 25, sent 25, accepted 25');
+    const none = await genser(['runs', 'show', 'ffffffff'], env);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no run ffffffff in');
     // The key never lands in the state directory.
     for (const f of readdirSync(stateDir))
       expect(readFileSync(join(stateDir, f)).includes(Buffer.from(sandbox.apiKey))).toBe(false);

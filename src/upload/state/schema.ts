@@ -18,7 +18,23 @@ export const MIGRATIONS: readonly string[] = [
      sku TEXT PRIMARY KEY,
      hash TEXT NOT NULL,
      accepted_at TEXT NOT NULL
-   ) WITHOUT ROWID;`,
+   ) WITHOUT ROWID;
+   CREATE TABLE runs (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     started TEXT NOT NULL,
+     pid INTEGER NOT NULL,
+     feed TEXT NOT NULL,
+     duration_ms INTEGER,
+     rows INTEGER,
+     sent INTEGER,
+     accepted INTEGER,
+     rejected INTEGER,
+     failed INTEGER,
+     unchanged INTEGER,
+     exit_code INTEGER,
+     report TEXT
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

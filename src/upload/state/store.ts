@@ -42,7 +42,11 @@ export class UploadState {
 
   /** Opens (creating or migrating) the state of `target` in `dir`; exit 2 for a newer or foreign file. */
   static open(dir: string, target: StateTarget): UploadState {
-    const file = join(dir, stateFileName(target));
+    return UploadState.openFile(join(dir, stateFileName(target)), target);
+  }
+
+  /** Opens a state file as it is (`genser runs`): its target is read from it. */
+  static openFile(file: string, target?: StateTarget): UploadState {
     let db: Database;
     try {
       db = openDatabase(file);
@@ -57,7 +61,7 @@ export class UploadState {
           'upgrade genser, or use another state directory with --state DIR',
         );
       if (version < SCHEMA_VERSION) migrate(db, version);
-      checkTarget(db, file, target);
+      if (target) checkTarget(db, file, target);
       return new UploadState(db, file);
     } catch (err) {
       db.close();
@@ -110,6 +114,12 @@ export class UploadState {
   /** How many SKUs the service has accepted from this state. */
   knownCount(): number {
     return Number(this.db.prepare<{ n: number }>('SELECT count(*) AS n FROM products').get()?.n ?? 0);
+  }
+
+  /** The target this file is for, as its meta table says (the key only as its fingerprint). */
+  target(): { apiUrl: string; format: string } {
+    const get = this.db.prepare<{ value: string }>('SELECT value FROM meta WHERE key = ?');
+    return { apiUrl: get.get('api_url')?.value ?? '?', format: get.get('format')?.value ?? '?' };
   }
 
   close(): void {
