@@ -98,6 +98,10 @@ export async function runUpload(
       );
       if (stateRun) history = { id: stateRun.startRun(files), started: Date.now() };
     }
+    if (stateRun && stateRun.delta.resumable > 0)
+      log.info(
+        `state: ${stateRun.delta.resumable} batch(es) of an earlier run were never answered: sent again with their own envelope ids`,
+      );
     result = await send(
       files,
       feed,
@@ -114,6 +118,7 @@ export async function runUpload(
       const { applied } = await sandbox.runBatch();
       meta.sandbox = { url: sandbox.url, applied, ...(sandboxDb ? { db: sandboxDb } : {}) };
     } else if (!up.settings.dryRun && result.summary.accepted > 0) meta.searchable = searchableLine(feed);
+    stateRun?.delta.finish(result.readToEnd && !result.stop);
     const stateLine = stateRun ? `state: ${deltaLine(stateRun.delta.counts, stateRun.full)}` : undefined;
     if (history) report = uploadReportText(result, meta);
     const code = finish(result, meta, ctx, log, flags, stateLine);

@@ -86,6 +86,9 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
     }
   }
   outcome.status = batchStatus(seen);
+  // Answered is final (a replay of the same id would get the same answer); unconfirmed is not:
+  // the service may have applied it, so the next run re-sends it with the same id.
+  if (!seen.has('unconfirmed')) ctx.state?.settled(outcome.requestId);
 }
 
 /** One body: the whole batch (its id is the batch's requestId) or a part of it (a new id). */

@@ -24,6 +24,8 @@ export interface PendingBatch {
   bytes: number;
   /** The envelope type of this batch, when not the run's `--type` (the state sorts new from known). */
   type?: 'create_product' | 'update_product';
+  /** The envelope id to send it with (a batch resumed from a crashed run); else a new one. */
+  requestId?: string;
 }
 
 export interface BatcherSettings {

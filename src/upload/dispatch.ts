@@ -25,7 +25,7 @@ export class Dispatcher {
     const { ctx } = this;
     const { stats } = ctx.ledger;
     const bytes = this.framingBytes + batch.bytes;
-    const outcome = batchOutcome(batch, bytes, ctx.newId());
+    const outcome = batchOutcome(batch, bytes, batch.requestId ?? ctx.newId());
     this.batches.push(outcome);
     if (!ctx.settings.dryRun) {
       await this.inFlight.slot(() => ctx.run.stopped);
@@ -39,6 +39,8 @@ export class Dispatcher {
     }
     // When the batch went out and when its last answer came, for the HTML report's time line.
     outcome.startedMs = (ctx.deps.now ?? Date.now)() - stats.startedAt;
+    // Recorded before the first byte goes: after a crash the next run re-sends it with this id.
+    ctx.state?.sending(batch, outcome.requestId);
     this.inFlight.add(
       runBatch(batch, outcome, ctx)
         .catch((err: unknown) => {

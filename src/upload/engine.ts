@@ -15,6 +15,7 @@ import { Batcher, type PendingBatch } from './batcher.js';
 import { maxDepthFor } from './bisect.js';
 import { Dispatcher } from './dispatch.js';
 import { RowLedger } from './ledger.js';
+import { ResumeGroups } from './resume.js';
 import type {
   EnvelopeType,
   LiveStats,
@@ -109,6 +110,7 @@ export async function uploadFeed(
     return batcher;
   };
 
+  const resumed = new ResumeGroups(counter);
   const read = { lastRow: 0, toEnd: false };
   try {
     try {
@@ -127,8 +129,12 @@ export async function uploadFeed(
           if (plan === undefined) stats.unchanged++;
           else {
             // Serialized once; this very buffer is in every body (and retry) that carries the product.
-            const ref = { file: item.file, row: item.row, line: item.line, sku: item.sku };
-            batcherFor(plan.type).add(json, plan.hash === undefined ? ref : { ...ref, hash: plan.hash });
+            const base = { file: item.file, row: item.row, line: item.line, sku: item.sku };
+            const ref = plan.hash === undefined ? base : { ...base, hash: plan.hash };
+            if (plan.resume) {
+              const batch = resumed.add(json, ref, { ...plan, resume: plan.resume });
+              if (batch) ready.push(batch);
+            } else batcherFor(plan.type).add(json, ref);
             while (ready.length > 0) await dispatcher.dispatch(ready.shift()!);
           }
         }
@@ -142,6 +148,7 @@ export async function uploadFeed(
       const message = oneLine(err instanceof Error ? err.message : String(err));
       run.halt(usage ? 'input' : 'internal', message, usage ? err.hint : undefined, err);
     }
+    for (const left of resumed.leftovers()) batcherFor(left.type).add(left.json, left.ref);
     for (const batcher of batchers.values()) batcher.finish();
     while (ready.length > 0) await dispatcher.dispatch(ready.shift()!);
   } finally {

@@ -12,6 +12,8 @@ export type EnvelopeType = 'create_product' | 'update_product';
 export interface SendPlan {
   type: EnvelopeType;
   hash?: string;
+  /** The row was in a batch sent by a run that did not learn its outcome: rebuilt and sent with the same id. */
+  resume?: { envelopeId: string; position: number; size: number };
 }
 
 /** The upload state's part in a run: which rows go (and how), and what the service accepted. */
@@ -20,6 +22,10 @@ export interface StateHooks {
   plan(sku: string | undefined, json: Uint8Array): SendPlan | undefined;
   /** One body's accepted rows (called once per body, as its answer lands). */
   accepted(rows: readonly RowRef[]): void;
+  /** Before a batch's first request: its id and rows, so a crash can be resumed with the same id. */
+  sending(batch: { rows: readonly RowRef[]; type?: EnvelopeType }, envelopeId: string): void;
+  /** The batch was answered (nothing unconfirmed): its id is not to be re-sent. */
+  settled(envelopeId: string): void;
 }
 
 /** Settings of one upload run, resolved from flags, environment and config (see settings.ts). */

@@ -375,6 +375,60 @@ describe('genser upload with state (sandbox on 127.0.0.1)', () => {
   }, 20_000);
 });
 
+describe('resume after kill -9', () => {
+  it('the next run sends only what was not confirmed, in-flight batches with their own ids: every product once', async () => {
+    sandbox = await startSandbox({ port: 0, quiet: true, faults: { latencyMs: 200 } });
+    const stateDir = fresh('crash');
+    const env = { GENSER_API_URL: sandbox.url, GENSER_API_KEY: sandbox.apiKey, GENSER_STATE_DIR: stateDir };
+    const file = catalog();
+    const child = spawn(process.execPath, [bin, 'upload', file, '--batch-size', '5', '--concurrency', '2'], {
+      env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+    });
+    const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, sig) => r(sig)));
+    // Killed once one batch is confirmed in the state: the next ones are in flight.
+    let accepted = 0;
+    let inflight = 0;
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && accepted === 0) {
+      await new Promise((r) => setTimeout(r, 20));
+      const f = readdirSafe(stateDir).find((x) => x.endsWith('.sqlite'));
+      if (!f) continue;
+      const db = openDatabase(join(stateDir, f));
+      try {
+        accepted = Number(db.prepare('SELECT count(*) AS n FROM products').get()?.n ?? 0);
+        inflight = Number(db.prepare('SELECT count(*) AS n FROM inflight').get()?.n ?? 0);
+      } catch {
+        // schema not there yet
+      } finally {
+        db.close();
+      }
+      if (accepted > 0) child.kill('SIGKILL');
+    }
+    expect(await exited).toBe('SIGKILL');
+    expect(accepted).toBeGreaterThan(0);
+    expect(accepted).toBeLessThan(25);
+    expect(inflight).toBeGreaterThan(0);
+
+    const second = await genser(['upload', file, '--batch-size', '5', '--concurrency', '2'], env);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain('never answered: sent again with their own envelope ids');
+    expect(second.stderr).toMatch(new RegExp(`${accepted} unchanged \\(not sent\\)`));
+    const list = (await (await fetch(`${sandbox.url}/_sandbox/products?limit=100`)).json()) as {
+      total: number;
+      items: { sku: string; receivedCount: number }[];
+    };
+    expect(list.total).toBe(25);
+    expect(list.items.filter((p) => p.receivedCount !== 1)).toEqual([]);
+
+    // The killed run is in the history with no exit code; a third run sends nothing.
+    const runs = await genser(['runs'], env);
+    expect(runs.stdout.trim().split('\n')).toHaveLength(3);
+    expect(runs.stdout.trim().split('\n')[2]).toMatch(/\s-$/);
+    const third = await genser(['upload', file], env);
+    expect(third.stderr).toContain('0 new, 0 changed, 25 unchanged (not sent)');
+  }, 20_000);
+});
+
 function readdirSafe(d: string): string[] {
   try {
     return readdirSync(d);

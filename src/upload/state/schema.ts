@@ -19,6 +19,15 @@ export const MIGRATIONS: readonly string[] = [
      hash TEXT NOT NULL,
      accepted_at TEXT NOT NULL
    ) WITHOUT ROWID;
+   CREATE TABLE inflight (
+     envelope_id TEXT NOT NULL,
+     type TEXT NOT NULL,
+     position INTEGER NOT NULL,
+     size INTEGER NOT NULL,
+     sku TEXT NOT NULL,
+     hash TEXT NOT NULL,
+     PRIMARY KEY (envelope_id, position)
+   ) WITHOUT ROWID;
    CREATE TABLE runs (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
      id TEXT NOT NULL UNIQUE,

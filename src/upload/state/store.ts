@@ -10,6 +10,15 @@ import { type StateTarget, stateFileName } from './target.js';
  * bytes the service last accepted. Every write is its own short transaction, so a run killed at
  * any point leaves the file as of its last confirmed batch.
  */
+export interface InflightRow {
+  envelopeId: string;
+  type: 'create_product' | 'update_product';
+  position: number;
+  size: number;
+  sku: string;
+  hash: string;
+}
+
 export interface LockHolder {
   pid: number;
   host: string;
@@ -108,6 +117,33 @@ export class UploadState {
     this.db.transaction(() => {
       for (const r of rows)
         if (r.sku !== undefined && r.hash !== undefined) this.upsert.run(r.sku, r.hash, at);
+    });
+  }
+
+  /** Batches sent but never answered (a crash, a timeout), by SKU. */
+  inflight(): Map<string, InflightRow> {
+    const rows = this.db
+      .prepare<InflightRow>('SELECT envelope_id AS envelopeId, type, position, size, sku, hash FROM inflight')
+      .all();
+    return new Map(rows.map((r) => [r.sku, r]));
+  }
+
+  /** Records a batch before it is sent: its id, type and each row's SKU and hash, in order. */
+  recordInflight(envelopeId: string, type: string, rows: readonly { sku?: string; hash?: string }[]): void {
+    // A row with no SKU or hash cannot be matched again next run: nothing to resume.
+    if (rows.some((r) => r.sku === undefined || r.hash === undefined)) return;
+    const insert = this.db.prepare(
+      'INSERT OR REPLACE INTO inflight (envelope_id, type, position, size, sku, hash) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.db.transaction(() => {
+      rows.forEach((r, i) => insert.run(envelopeId, type, i, rows.length, r.sku!, r.hash!));
+    });
+  }
+
+  forgetInflight(envelopeIds: readonly string[]): void {
+    const del = this.db.prepare('DELETE FROM inflight WHERE envelope_id = ?');
+    this.db.transaction(() => {
+      for (const id of envelopeIds) del.run(id);
     });
   }
 
