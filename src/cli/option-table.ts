@@ -1,6 +1,6 @@
 import { EVENT_TYPES } from '../events/kinds.js';
 import type { EncodingName, InputType, Language, LegacyKind, PayloadFormat } from '../shared/types.js';
-import { parseInvalidBudget } from '../upload/budget.js';
+import { type InvalidBudget, parseInvalidBudget } from '../upload/budget.js';
 import * as p from './parsers.js';
 
 /**
@@ -629,6 +629,24 @@ export const OPTIONS = {
     help: 'send every valid product, not only the new and changed ones the state knows of',
     env: 'GENSER_FULL',
     parse: p.bool,
+    commands: ['upload'],
+  }),
+  missing: opt({
+    flag: '--missing <mode>',
+    help: 'products accepted before and gone from this complete feed: ignore them, or send them as out of stock',
+    env: 'GENSER_MISSING',
+    default: 'ignore' as 'ignore' | 'out-of-stock',
+    parse: p.oneOf(['ignore', 'out-of-stock'] as const),
+    choices: ['ignore', 'out-of-stock'],
+    commands: ['upload'],
+  }),
+  maxChange: opt({
+    flag: '--max-change <n|p%>',
+    help: 'send nothing (exit 1) when more known products than this change or (with --missing out-of-stock) are gone',
+    env: 'GENSER_MAX_CHANGE',
+    default: { kind: 'percent', max: 20 } as InvalidBudget,
+    defaultText: '20%',
+    parse: parseInvalidBudget,
     commands: ['upload'],
   }),
 } as const;

@@ -22,6 +22,8 @@ export interface StateRun {
   state: UploadState;
   delta: Delta;
   full: boolean;
+  /** Products gone from the feed and sent as out of stock (`--missing out-of-stock`), once counted. */
+  gone?: number;
   /** Records the run's start in the history; returns its id. */
   startRun(files: string[]): string;
   /** Completes the run's history row (never throws: the run's own outcome matters more). */

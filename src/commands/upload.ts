@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { feedRows } from '../feed/threads.js';
+import { type FeedRow, feedRows } from '../feed/threads.js';
 import { stopExitCode } from '../http/run.js';
 import { UndiciSender } from '../http/sender.js';
 import {
@@ -21,9 +21,11 @@ import { countLines } from '../upload/estimate.js';
 import { startProgress } from '../upload/progress.js';
 import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
 import { deltaLine } from '../upload/state/delta.js';
+import { type MissingMode, withMissing } from '../upload/state/missing.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
 import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
+import { checkMassChange } from './upload-guard.js';
 import { openStateRun, type StateRun } from './upload-state.js';
 
 export interface UploadCommandSettings extends FeedSettings, UploadInputs {
@@ -35,6 +37,8 @@ export interface UploadCommandSettings extends FeedSettings, UploadInputs {
   sandboxDb?: string;
   state?: string;
   full?: boolean;
+  missing?: MissingMode;
+  maxChange?: InvalidBudget;
 }
 
 export interface ResolvedUpload {
@@ -47,6 +51,8 @@ export interface ResolvedUpload {
   state?: string;
   full?: boolean;
   sandboxDb?: string;
+  missing: MissingMode;
+  maxChange?: InvalidBudget;
 }
 
 /** The `genser upload` action: settings, optional sandbox, the run, the report, the exit code. */
@@ -97,6 +103,8 @@ export async function runUpload(
         ctx.env,
       );
       if (stateRun) history = { id: stateRun.startRun(files), started: Date.now() };
+      if (stateRun && up.maxChange)
+        await checkMassChange(files, feed, stateRun.state, up.maxChange, up.missing, log);
     }
     if (stateRun && stateRun.delta.resumable > 0)
       log.info(
@@ -119,7 +127,13 @@ export async function runUpload(
       meta.sandbox = { url: sandbox.url, applied, ...(sandboxDb ? { db: sandboxDb } : {}) };
     } else if (!up.settings.dryRun && result.summary.accepted > 0) meta.searchable = searchableLine(feed);
     stateRun?.delta.finish(result.readToEnd && !result.stop);
-    const stateLine = stateRun ? `state: ${deltaLine(stateRun.delta.counts, stateRun.full)}` : undefined;
+    const gone =
+      stateRun?.gone !== undefined
+        ? `; ${stateRun.gone.toLocaleString('en-US')} gone from the feed (--missing out-of-stock; counted above)`
+        : '';
+    const stateLine = stateRun
+      ? `state: ${deltaLine(stateRun.delta.counts, stateRun.full)}${gone}`
+      : undefined;
     if (history) report = uploadReportText(result, meta);
     const code = finish(result, meta, ctx, log, flags, stateLine);
     if (history) stateRun?.finishRun(history.id, result, code, report, Date.now() - history.started);
@@ -168,6 +182,8 @@ function checkTarget(
     state: s.state,
     full: s.full,
     sandboxDb: s.sandboxDb,
+    missing: s.missing ?? 'ignore',
+    maxChange: s.maxChange,
   };
 }
 
@@ -233,21 +249,22 @@ async function send(
     totalLines: () => estimated,
   });
   say = progress.log;
+  let items: AsyncIterable<FeedRow> = feedRows(files, feed, progress.log, stdinFor(files), {
+    serialize: true,
+    threaded: threadedFrom({ threads: flags.threads as FeedSettings['threads'] }),
+  });
+  if (stateRun && up.missing === 'out-of-stock')
+    items = withMissing(items, stateRun.state, stateRun.delta.seenSkus, feed.format, (n) => {
+      stateRun.gone = n;
+    });
   try {
-    const result = await uploadFeed(
-      feedRows(files, feed, progress.log, stdinFor(files), {
-        serialize: true,
-        threaded: threadedFrom({ threads: flags.threads as FeedSettings['threads'] }),
-      }),
-      up.settings,
-      {
-        poster,
-        log: progress.log,
-        interrupt: interrupt.signal,
-        stats,
-        ...(stateRun ? { state: stateRun.delta } : {}),
-      },
-    );
+    const result = await uploadFeed(items, up.settings, {
+      poster,
+      log: progress.log,
+      interrupt: interrupt.signal,
+      stats,
+      ...(stateRun ? { state: stateRun.delta } : {}),
+    });
     return result;
   } finally {
     progress.stop();

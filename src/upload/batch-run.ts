@@ -60,7 +60,10 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
     const result = await sendGroup(batch, group, rows, outcome, ctx);
     if (result.kind === 'accepted') {
       // State first: when it cannot be written, the rows count as unconfirmed (sent again next run).
-      ctx.state?.accepted(rows);
+      ctx.state?.accepted(
+        rows,
+        group.indices.map((i) => batch.parts[i]),
+      );
       ledger.accept(rows);
       seen.add('accepted');
     } else if (result.kind === 'rejected') {

@@ -121,6 +121,7 @@ export async function uploadFeed(
         if (isFileLevel(item)) continue;
         stats.rows++;
         stats.line = item.line;
+        if (item.sku !== undefined) deps.state?.seen?.(item.sku);
         read.lastRow = item.row;
         const json = item.valid ? payloadJson(item) : undefined;
         if (json === undefined) stats.invalid++;

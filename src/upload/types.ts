@@ -20,8 +20,10 @@ export interface SendPlan {
 export interface StateHooks {
   /** undefined: the service already has these exact bytes; the row is not sent. */
   plan(sku: string | undefined, json: Uint8Array): SendPlan | undefined;
-  /** One body's accepted rows (called once per body, as its answer lands). */
-  accepted(rows: readonly RowRef[]): void;
+  /** One body's accepted rows and their payload bytes (called once per body, as its answer lands). */
+  accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void;
+  /** Every row read that names a SKU, valid or not (a SKU seen is not gone from the feed). */
+  seen?(sku: string): void;
   /** Before a batch's first request: its id and rows, so a crash can be resumed with the same id. */
   sending(batch: { rows: readonly RowRef[]; type?: EnvelopeType }, envelopeId: string): void;
   /** The batch was answered (nothing unconfirmed): its id is not to be re-sent. */

@@ -37,8 +37,8 @@ const [header, ...sample] = fixture;
 const PRICE = header.indexOf('price');
 
 /** The fixture catalog (25 products), with `reprice` rows (1-based) given another price. */
-function catalog(reprice: Record<number, string> = {}): string {
-  const rows = sample.map((r, i) => {
+function catalog(reprice: Record<number, string> = {}, count = sample.length): string {
+  const rows = sample.slice(0, count).map((r, i) => {
     const row = [...r];
     if (reprice[i + 1] !== undefined) row[PRICE] = reprice[i + 1];
     return row;
@@ -154,7 +154,7 @@ describe('state database', () => {
     expect(plan).toEqual({ type: 'create_product', hash: payloadHash(a) });
     // Not accepted yet: still new next time.
     expect(delta.plan('A', a)?.type).toBe('create_product');
-    delta.accepted([{ file: 'f', row: 1, line: 2, sku: 'A', hash: plan!.hash }]);
+    delta.accepted([{ file: 'f', row: 1, line: 2, sku: 'A', hash: plan!.hash }], [a]);
     expect(delta.plan('A', a)).toBeUndefined();
     expect(delta.plan('A', Buffer.from('{"sku":"A","x":1}'))?.type).toBe('update_product');
     expect(new Delta(state, true).plan('A', a)?.type).toBe('update_product');
@@ -373,6 +373,56 @@ describe('genser upload with state (sandbox on 127.0.0.1)', () => {
     children[0].kill('SIGKILL');
     expect((await first).code).toBeNull();
   }, 20_000);
+});
+
+describe('products gone from the feed', () => {
+  it('--missing out-of-stock sends the gone ones as OutOfStock; the --max-change guard refuses 32% and sends nothing', async () => {
+    sandbox = await startSandbox({ port: 0, quiet: true });
+    const env = {
+      GENSER_API_URL: sandbox.url,
+      GENSER_API_KEY: sandbox.apiKey,
+      GENSER_STATE_DIR: fresh('gone'),
+    };
+    expect((await genser(['upload', catalog()], env)).code).toBe(0);
+    const sku = (i: number) => sample[i - 1][header.indexOf('sku')];
+    const product = async (i: number) =>
+      (await (await fetch(`${sandbox!.url}/_sandbox/products/${encodeURIComponent(sku(i))}`)).json()) as {
+        receivedCount: number;
+        data: { offers: { availability: string } };
+      };
+
+    // The default ignores them.
+    const ignored = await genser(['upload', catalog({}, 20)], env);
+    expect(ignored.code).toBe(0);
+    expect((await product(25)).receivedCount).toBe(1);
+
+    // 8 of 25 gone (32%): over the default 20%; nothing sent.
+    const refused = await genser(['upload', catalog({ 1: '999' }, 17), '--missing', 'out-of-stock'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('1 changed and 8 gone from the feed of 25 known products (9)');
+    expect(refused.stderr).toContain('--max-change');
+    expect((await product(1)).receivedCount).toBe(1);
+    expect((await product(25)).receivedCount).toBe(1);
+
+    // 5 of 25 (20%) is allowed: the 5 go again from their last payload, out of stock.
+    const sent = await genser(['upload', catalog({}, 20), '--missing', 'out-of-stock'], env);
+    expect(sent.code).toBe(0);
+    expect(sent.stderr).toContain('5 gone from the feed');
+    const inStock = (i: number) => !/out/i.test(sample[i - 1][header.indexOf('availability')]);
+    const gone = [21, 22, 23, 24, 25];
+    // Those already out of stock in the feed had these very bytes accepted: not sent again.
+    expect(sent.stderr).toContain(`0 new, ${gone.filter(inStock).length} changed`);
+    expect(gone.filter(inStock).length).toBeGreaterThan(0);
+    for (const i of gone) {
+      const p = await product(i);
+      expect(p.receivedCount).toBe(inStock(i) ? 2 : 1);
+      expect(p.data.offers.availability).toBe('OutOfStock');
+    }
+    expect((await product(20)).data.offers.availability).toBe('InStock');
+    // Already out of stock: not sent again.
+    await genser(['upload', catalog({}, 20), '--missing', 'out-of-stock'], env);
+    expect((await product(25)).receivedCount).toBe(2);
+  });
 });
 
 describe('resume after kill -9', () => {

@@ -82,8 +82,15 @@ export class Delta implements StateHooks {
     if (stale.size > 0) this.state.forgetInflight([...stale]);
   }
 
-  accepted(rows: readonly RowRef[]): void {
-    this.state.accepted(rows);
+  accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void {
+    this.state.accepted(rows, parts);
+  }
+
+  /** SKUs of this feed, when it is checked for products gone from it. */
+  readonly seenSkus = new Set<string>();
+
+  seen(sku: string): void {
+    this.seenSkus.add(sku);
   }
 }
 

@@ -17,7 +17,8 @@ export const MIGRATIONS: readonly string[] = [
    CREATE TABLE products (
      sku TEXT PRIMARY KEY,
      hash TEXT NOT NULL,
-     accepted_at TEXT NOT NULL
+     accepted_at TEXT NOT NULL,
+     payload BLOB NOT NULL
    ) WITHOUT ROWID;
    CREATE TABLE inflight (
      envelope_id TEXT NOT NULL,

@@ -45,7 +45,7 @@ export class UploadState {
   ) {
     this.known = db.prepare<{ hash: string }>('SELECT hash FROM products WHERE sku = ?');
     this.upsert = db.prepare(
-      'INSERT INTO products (sku, hash, accepted_at) VALUES (?, ?, ?) ON CONFLICT(sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at',
+      'INSERT INTO products (sku, hash, accepted_at, payload) VALUES (?, ?, ?, ?) ON CONFLICT(sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at, payload = excluded.payload',
     );
   }
 
@@ -111,13 +111,32 @@ export class UploadState {
     return this.known.get(sku)?.hash;
   }
 
-  /** Records one body's accepted products, in one transaction. */
-  accepted(rows: readonly { sku?: string; hash?: string }[], now: Date = new Date()): void {
+  /** Records one body's accepted products (their exact payload bytes too), in one transaction. */
+  accepted(
+    rows: readonly { sku?: string; hash?: string }[],
+    parts: readonly Uint8Array[],
+    now: Date = new Date(),
+  ): void {
     const at = now.toISOString();
     this.db.transaction(() => {
-      for (const r of rows)
-        if (r.sku !== undefined && r.hash !== undefined) this.upsert.run(r.sku, r.hash, at);
+      rows.forEach((r, i) => {
+        if (r.sku !== undefined && r.hash !== undefined) this.upsert.run(r.sku, r.hash, at, parts[i]);
+      });
     });
+  }
+
+  /** Accepted SKUs for which `keep` is false, with their last accepted payload, in SKU order. */
+  *absent(keep: (sku: string) => boolean): Generator<{ sku: string; payload: Uint8Array }> {
+    // SKUs first (small), payloads one at a time: the run writes between two of them.
+    const gone = this.db
+      .prepare<{ sku: string }>('SELECT sku FROM products ORDER BY sku')
+      .all()
+      .filter((r) => !keep(r.sku));
+    const payload = this.db.prepare<{ payload: Uint8Array }>('SELECT payload FROM products WHERE sku = ?');
+    for (const { sku } of gone) {
+      const row = payload.get(sku);
+      if (row) yield { sku, payload: row.payload };
+    }
   }
 
   /** Batches sent but never answered (a crash, a timeout), by SKU. */
