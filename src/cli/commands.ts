@@ -61,7 +61,7 @@ export const COMMAND_DEFS: CommandDef[] = [
   {
     name: 'upload',
     description: 'validate a feed, then send its valid products in bounded, concurrent, retried batches',
-    args: [['<file...>', FEED_FILES]],
+    args: [['[file...]', `${FEED_FILES}; none with --retry-failed`]],
     examples: [
       'genser upload catalog.csv --sandbox               try it against an embedded local sandbox',
       'genser upload catalog.csv --dry-run               everything but sending',

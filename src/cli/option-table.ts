@@ -649,6 +649,12 @@ export const OPTIONS = {
     parse: parseInvalidBudget,
     commands: ['upload'],
   }),
+  retryFailed: opt({
+    flag: '--retry-failed',
+    help: "send again only the rows the target's last run did not get accepted, from their saved payloads (no feed)",
+    commands: ['upload'],
+    noConfig: true,
+  }),
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

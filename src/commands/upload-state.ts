@@ -25,7 +25,7 @@ export interface StateRun {
   /** Products gone from the feed and sent as out of stock (`--missing out-of-stock`), once counted. */
   gone?: number;
   /** Records the run's start in the history; returns its id. */
-  startRun(files: string[]): string;
+  startRun(files: string[], label?: string): string;
   /** Completes the run's history row (never throws: the run's own outcome matters more). */
   finishRun(
     id: string,
@@ -73,7 +73,11 @@ export function openStateRun(
     state,
     delta: new Delta(state, full),
     full,
-    startRun: (files) => startRun(state.db, files.map((f) => (f === '-' ? f : resolve(f))).join(' ')),
+    startRun(files, label) {
+      const id = startRun(state.db, label ?? files.map((f) => (f === '-' ? f : resolve(f))).join(' '));
+      this.delta.runId = id;
+      return id;
+    },
     finishRun(id, result, exitCode, report, durationMs) {
       const sum = result?.summary;
       try {

@@ -22,6 +22,7 @@ import { startProgress } from '../upload/progress.js';
 import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
 import { deltaLine } from '../upload/state/delta.js';
 import { type MissingMode, withMissing } from '../upload/state/missing.js';
+import { retryRows } from '../upload/state/retry.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
 import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
@@ -39,6 +40,7 @@ export interface UploadCommandSettings extends FeedSettings, UploadInputs {
   full?: boolean;
   missing?: MissingMode;
   maxChange?: InvalidBudget;
+  retryFailed?: boolean;
 }
 
 export interface ResolvedUpload {
@@ -64,10 +66,26 @@ export async function runUpload(
 ): Promise<number> {
   const feed = feedOptionsFrom(s, ctx);
   const log = ctx.log;
+  const retry = s.retryFailed === true;
+  if (retry && files.length > 0)
+    throw new UsageError(
+      '--retry-failed takes no feed: it sends the saved rows of the last run',
+      'drop the file names, or drop --retry-failed to upload the feed',
+    );
+  if (!retry && files.length === 0)
+    throw new UsageError(
+      'no feed to upload',
+      'name the feed files (or "-" for stdin), or use --retry-failed',
+    );
+  if (retry && (s.dryRun || (s.sandbox && s.state === undefined)))
+    throw new UsageError(
+      '--retry-failed needs the upload state of a real target',
+      'run it with the same --api-url, key and format as the failed run (with --sandbox, give --state and --sandbox-db)',
+    );
   const up = checkTarget(s, feed, loadedKey, ctx);
   const flags = { json: s.json, quiet: s.quiet, report: s.report, threads: s.threads };
 
-  if (up.maxInvalid) {
+  if (up.maxInvalid && !retry) {
     const over = await checkInvalidBudget(files, feed, up.maxInvalid, log);
     if (over) throw over;
   }
@@ -94,6 +112,7 @@ export async function runUpload(
   let history: { id: string; started: number } | undefined;
   let result: UploadResult | undefined;
   let report: string | undefined;
+  let source: AsyncIterable<FeedRow> | undefined;
   try {
     // The target's state, with its run lock: two cron runs to the same target must not overlap (exit 5).
     if (!up.settings.dryRun && apiUrl && key) {
@@ -102,9 +121,19 @@ export async function runUpload(
         { apiUrl, key, format: feed.format, ...(sandbox ? { sandbox: { db: sandboxDb } } : {}) },
         ctx.env,
       );
-      if (stateRun) history = { id: stateRun.startRun(files), started: Date.now() };
-      if (stateRun && up.maxChange)
-        await checkMassChange(files, feed, stateRun.state, up.maxChange, up.missing, log);
+      if (stateRun && retry) {
+        const last = stateRun.state.lastRunRetry('');
+        if (last.runId === undefined)
+          throw new UsageError('--retry-failed: this target has no run to retry', 'upload the feed first');
+        log.info(
+          `retry: ${last.rows.length.toLocaleString('en-US')} ${last.rows.length === 1 ? 'row' : 'rows'} of run ${last.runId} not accepted; sending them again`,
+        );
+        source = retryRows(last.rows);
+        history = { id: stateRun.startRun([], `--retry-failed of run ${last.runId}`), started: Date.now() };
+      } else if (stateRun) {
+        history = { id: stateRun.startRun(files), started: Date.now() };
+        if (up.maxChange) await checkMassChange(files, feed, stateRun.state, up.maxChange, up.missing, log);
+      }
     }
     if (stateRun && stateRun.delta.resumable > 0)
       log.info(
@@ -119,6 +148,7 @@ export async function runUpload(
       ctx,
       flags,
       stateRun,
+      source,
     );
     const target = apiUrl ? `POST ${apiUrl.replace(/\/+$/, '')}${up.settings.path}` : undefined;
     const meta: UploadReportMeta = { format: feed.format, kind: feed.kind, files, target };
@@ -203,6 +233,7 @@ async function send(
   ctx: CommandContext,
   flags: Record<string, unknown>,
   stateRun: StateRun | undefined,
+  source?: AsyncIterable<FeedRow>,
 ): Promise<UploadResult> {
   const json = flags.json === true;
   const quiet = flags.quiet === true;
@@ -249,11 +280,13 @@ async function send(
     totalLines: () => estimated,
   });
   say = progress.log;
-  let items: AsyncIterable<FeedRow> = feedRows(files, feed, progress.log, stdinFor(files), {
-    serialize: true,
-    threaded: threadedFrom({ threads: flags.threads as FeedSettings['threads'] }),
-  });
-  if (stateRun && up.missing === 'out-of-stock')
+  let items: AsyncIterable<FeedRow> =
+    source ??
+    feedRows(files, feed, progress.log, stdinFor(files), {
+      serialize: true,
+      threaded: threadedFrom({ threads: flags.threads as FeedSettings['threads'] }),
+    });
+  if (stateRun && !source && up.missing === 'out-of-stock')
     items = withMissing(items, stateRun.state, stateRun.delta.seenSkus, feed.format, (n) => {
       stateRun.gone = n;
     });

@@ -52,18 +52,17 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
   while (groups.length > 0) {
     const group = groups.shift()!;
     const rows = group.indices.map((i) => batch.rows[i]);
+    const parts = () => group.indices.map((i) => batch.parts[i]);
     if (run.stopped && group.depth > 0) {
       ledger.notSent(rows, batch.index, run.stopMessage);
+      ctx.state?.notAccepted?.(rows, parts());
       seen.add('not_sent');
       continue;
     }
     const result = await sendGroup(batch, group, rows, outcome, ctx);
     if (result.kind === 'accepted') {
       // State first: when it cannot be written, the rows count as unconfirmed (sent again next run).
-      ctx.state?.accepted(
-        rows,
-        group.indices.map((i) => batch.parts[i]),
-      );
+      ctx.state?.accepted(rows, parts());
       ledger.accept(rows);
       seen.add('accepted');
     } else if (result.kind === 'rejected') {
@@ -78,6 +77,7 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
       for (const r of plan.rejected) {
         const ref = rows[r.index];
         ledger.settle([ref], 'rejected', batch.index, result.status, r.message);
+        ctx.state?.notAccepted?.([ref], [batch.parts[group.indices[r.index]]]);
         ctx.log.warn(`${where(ref)}: rejected (HTTP ${result.status}): ${r.message}`);
       }
       if (plan.rejected.length > 0) seen.add('rejected');
@@ -85,6 +85,7 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
         groups.push({ indices: part.map((i) => group.indices[i]), depth: group.depth + 1 });
     } else {
       ledger.settle(rows, result.kind, batch.index, result.status, result.message);
+      ctx.state?.notAccepted?.(rows, parts());
       seen.add(result.kind);
     }
   }

@@ -29,7 +29,10 @@ export class Dispatcher {
     this.batches.push(outcome);
     if (!ctx.settings.dryRun) {
       await this.inFlight.slot(() => ctx.run.stopped);
-      if (ctx.run.stopped) return ctx.ledger.notSent(batch.rows, batch.index, ctx.run.stopMessage);
+      if (ctx.run.stopped) {
+        ctx.state?.notAccepted?.(batch.rows, batch.parts);
+        return ctx.ledger.notSent(batch.rows, batch.index, ctx.run.stopMessage);
+      }
     }
     stats.batches++;
     stats.bytes += bytes;
@@ -47,6 +50,7 @@ export class Dispatcher {
           // A bug: the rows' outcome is unknown, and the run stops (exit 70) rather than go on.
           const message = oneLine(String(err));
           ctx.ledger.settle(batch.rows, 'unconfirmed', batch.index, 'internal', message);
+          ctx.state?.notAccepted?.(batch.rows, batch.parts);
           outcome.status = 'unconfirmed';
           ctx.run.halt('internal', message, undefined, err);
         })

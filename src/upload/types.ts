@@ -22,6 +22,8 @@ export interface StateHooks {
   plan(sku: string | undefined, json: Uint8Array): SendPlan | undefined;
   /** One body's accepted rows and their payload bytes (called once per body, as its answer lands). */
   accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void;
+  /** Rows sent (or meant to be) and not accepted, with their payloads: `--retry-failed` sends them again. */
+  notAccepted?(rows: readonly RowRef[], parts: readonly Uint8Array[]): void;
   /** Every row read that names a SKU, valid or not (a SKU seen is not gone from the feed). */
   seen?(sku: string): void;
   /** Before a batch's first request: its id and rows, so a crash can be resumed with the same id. */

@@ -375,6 +375,56 @@ describe('genser upload with state (sandbox on 127.0.0.1)', () => {
   }, 20_000);
 });
 
+describe('--retry-failed', () => {
+  it('sends again only the rows the last run did not get accepted, from their saved payloads, named by file, row and line', async () => {
+    let reject = true;
+    const sku5 = sample[4][header.indexOf('sku')];
+    server = await scriptedServer((req, res) => {
+      const products = productsOf(req.body);
+      const at = products.findIndex((p) => p.sku === sku5);
+      if (reject && at >= 0)
+        return json(res, 400, {
+          type: 'about:blank',
+          title: 'Bad Request',
+          status: 400,
+          detail: 'rejected',
+          errors: [{ pointer: `/@graph/${at}`, detail: 'bad brand' }],
+        });
+      json(res, 200, {});
+    });
+    const env = {
+      GENSER_API_URL: server.url,
+      GENSER_API_KEY: 'retry-key-123456',
+      GENSER_STATE_DIR: fresh('retry'),
+    };
+    const file = catalog();
+    expect((await genser(['upload', file], env)).code).toBe(1);
+
+    server.requests.length = 0;
+    const again = await genser(['upload', '--retry-failed'], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('retry: 1 row of run');
+    expect(again.stderr).toContain(`${file} row 5 (line 6, sku ${sku5}): rejected (HTTP 400)`);
+    expect(server.requests.flatMap((r) => productsOf(r.body).map((p) => p.sku))).toEqual([sku5]);
+
+    reject = false;
+    server.requests.length = 0;
+    const ok = await genser(['upload', '--retry-failed'], env);
+    expect(ok.code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    const nothing = await genser(['upload', '--retry-failed'], env);
+    expect(nothing.code).toBe(0);
+    expect(nothing.stderr).toContain('retry: 0 rows of run');
+    expect(server.requests).toHaveLength(1);
+
+    const withFeed = await genser(['upload', file, '--retry-failed'], env);
+    expect(withFeed.code).toBe(2);
+    expect(withFeed.stderr).toContain('--retry-failed takes no feed');
+    const runs = await genser(['runs'], env);
+    expect(runs.stdout).toContain('--retry-failed of run');
+  });
+});
+
 describe('products gone from the feed', () => {
   it('--missing out-of-stock sends the gone ones as OutOfStock; the --max-change guard refuses 32% and sends nothing', async () => {
     sandbox = await startSandbox({ port: 0, quiet: true });

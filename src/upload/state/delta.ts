@@ -86,6 +86,13 @@ export class Delta implements StateHooks {
     this.state.accepted(rows, parts);
   }
 
+  /** The history id of this run, once started (rows not accepted are kept under it). */
+  runId?: string;
+
+  notAccepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void {
+    if (this.runId !== undefined) this.state.saveRetry(this.runId, rows, parts);
+  }
+
   /** SKUs of this feed, when it is checked for products gone from it. */
   readonly seenSkus = new Set<string>();
 

@@ -29,6 +29,16 @@ export const MIGRATIONS: readonly string[] = [
      hash TEXT NOT NULL,
      PRIMARY KEY (envelope_id, position)
    ) WITHOUT ROWID;
+   CREATE TABLE retry (
+     run_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     file TEXT NOT NULL,
+     row INTEGER NOT NULL,
+     line INTEGER NOT NULL,
+     sku TEXT,
+     payload BLOB NOT NULL,
+     PRIMARY KEY (run_id, seq)
+   ) WITHOUT ROWID;
    CREATE TABLE runs (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
      id TEXT NOT NULL UNIQUE,

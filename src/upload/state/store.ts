@@ -19,6 +19,14 @@ export interface InflightRow {
   hash: string;
 }
 
+export interface RetryRow {
+  file: string;
+  row: number;
+  line: number;
+  sku: string | null;
+  payload: Uint8Array;
+}
+
 export interface LockHolder {
   pid: number;
   host: string;
@@ -137,6 +145,32 @@ export class UploadState {
       const row = payload.get(sku);
       if (row) yield { sku, payload: row.payload };
     }
+  }
+
+  /** Keeps rows of run `runId` that were not accepted, for `--retry-failed`. */
+  saveRetry(
+    runId: string,
+    rows: readonly { file: string; row: number; line: number; sku?: string }[],
+    parts: readonly Uint8Array[],
+  ): void {
+    const insert = this.db.prepare(
+      'INSERT INTO retry (run_id, seq, file, row, line, sku, payload) VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM retry WHERE run_id = ?), ?, ?, ?, ?, ?)',
+    );
+    this.db.transaction(() => {
+      rows.forEach((r, i) => insert.run(runId, runId, r.file, r.row, r.line, r.sku ?? null, parts[i]));
+    });
+  }
+
+  /** The last run before `current` (newest first), and its rows kept for `--retry-failed`. */
+  lastRunRetry(current: string): { runId?: string; rows: RetryRow[] } {
+    const last = this.db
+      .prepare<{ id: string }>('SELECT id FROM runs WHERE id != ? ORDER BY seq DESC LIMIT 1')
+      .get(current);
+    if (!last) return { rows: [] };
+    const rows = this.db
+      .prepare<RetryRow>('SELECT file, row, line, sku, payload FROM retry WHERE run_id = ? ORDER BY row, seq')
+      .all(last.id);
+    return { runId: last.id, rows };
   }
 
   /** Batches sent but never answered (a crash, a timeout), by SKU. */
