@@ -475,6 +475,43 @@ describe('products gone from the feed', () => {
   });
 });
 
+describe('legacy format', () => {
+  it('its own state (format in the target); unchanged rows not sent; gone ones sent with isInStock false', async () => {
+    sandbox = await startSandbox({ port: 0, quiet: true });
+    const stateDir = fresh('legacy');
+    const env = { GENSER_API_URL: sandbox.url, GENSER_API_KEY: sandbox.apiKey, GENSER_STATE_DIR: stateDir };
+    const lines = readFileSync(join(root, 'fixtures', 'legacy-catalog.csv'), 'utf8')
+      .trimEnd()
+      .split('\n');
+    const full = `${fresh('legacy')}.csv`;
+    writeFileSync(full, `${lines.join('\n')}\n`);
+    const fewer = `${fresh('legacy')}.csv`;
+    writeFileSync(fewer, `${lines.slice(0, -1).join('\n')}\n`);
+    const gone = lines.at(-1)!.split(',')[0];
+
+    const first = await genser(['upload', full, '--format', 'legacy'], env);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain(`state: ${lines.length - 1} new`);
+    const second = await genser(
+      ['upload', fewer, '--format', 'legacy', '--missing', 'out-of-stock', '--max-change', '100%'],
+      env,
+    );
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain('1 gone from the feed');
+    const p = (await (
+      await fetch(`${sandbox.url}/_sandbox/products/${encodeURIComponent(gone)}`)
+    ).json()) as {
+      receivedCount: number;
+      inStock: boolean;
+    };
+    expect(p.receivedCount).toBe(2);
+    expect(p.inStock).toBe(false);
+    // The standard state of the same url and key is another file.
+    await genser(['upload', catalog()], env);
+    expect(readdirSync(stateDir).filter((f) => f.endsWith('.sqlite'))).toHaveLength(2);
+  });
+});
+
 describe('resume after kill -9', () => {
   it('the next run sends only what was not confirmed, in-flight batches with their own ids: every product once', async () => {
     sandbox = await startSandbox({ port: 0, quiet: true, faults: { latencyMs: 200 } });
