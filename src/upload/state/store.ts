@@ -157,7 +157,9 @@ export class UploadState {
       'INSERT INTO retry (run_id, seq, file, row, line, sku, payload) VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM retry WHERE run_id = ?), ?, ?, ?, ?, ?)',
     );
     this.db.transaction(() => {
-      rows.forEach((r, i) => insert.run(runId, runId, r.file, r.row, r.line, r.sku ?? null, parts[i]));
+      rows.forEach((r, i) => {
+        insert.run(runId, runId, r.file, r.row, r.line, r.sku ?? null, parts[i]);
+      });
     });
   }
 
@@ -189,7 +191,9 @@ export class UploadState {
       'INSERT OR REPLACE INTO inflight (envelope_id, type, position, size, sku, hash) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.db.transaction(() => {
-      rows.forEach((r, i) => insert.run(envelopeId, type, i, rows.length, r.sku!, r.hash!));
+      rows.forEach((r, i) => {
+        insert.run(envelopeId, type, i, rows.length, r.sku!, r.hash!);
+      });
     });
   }
 
