@@ -65,7 +65,7 @@ export const COMMAND_DEFS: CommandDef[] = [
   {
     name: 'upload',
     description: 'validate a feed, then send its valid products in bounded, concurrent, retried batches',
-    args: [['<file...>', FEED_FILES]],
+    args: [['[file...]', `${FEED_FILES}; none with --retry-failed`]],
     examples: [
       'genser upload catalog.csv --sandbox               try it against an embedded local sandbox',
       'genser upload catalog.csv --dry-run               everything but sending',
@@ -178,6 +178,20 @@ export const COMMAND_DEFS: CommandDef[] = [
       const s = resolved.settings;
       const key = s.sandbox || s.dryRun ? undefined : loadServiceKey(resolved, ctx.env);
       return runBackfillCommand(args[0] as string, s, key, ctx);
+    },
+  },
+  {
+    name: 'runs',
+    description:
+      "list the upload runs kept in the state directory, or print one run's report (`runs show ID`)",
+    args: [['[words...]', 'nothing to list the runs; `show ID` for one run']],
+    examples: [
+      "genser runs                                       every target's runs, newest first",
+      "genser runs show 1f2e3d4c --json                  that run's --json report",
+    ],
+    async run(args, resolved, ctx) {
+      const { runRuns } = await import('../commands/runs.js');
+      return runRuns(args[0] as string[], resolved.settings, ctx);
     },
   },
 ];

@@ -49,6 +49,7 @@ export function renderOptionDocs(): string {
     ['`init`', optionsOf('init').filter((n) => !COMMON.includes(n))],
     ['`search`', optionsOf('search').filter((n) => !COMMON.includes(n))],
     ['`events backfill`', optionsOf('events backfill').filter((n) => !COMMON.includes(n))],
+    ['`runs`', optionsOf('runs').filter((n) => !COMMON.includes(n))],
     [
       '`events example`, `events validate` and `events send`',
       [

@@ -3,7 +3,7 @@ import { REPORTER_NAMES } from '../report/reporter-names.js';
 import { UsageError } from '../shared/errors.js';
 import type { EncodingName, InputType, Language, LegacyKind, PayloadFormat } from '../shared/types.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../storage/drivers.js';
-import { parseInvalidBudget } from '../upload/budget.js';
+import { type InvalidBudget, parseInvalidBudget } from '../upload/budget.js';
 import * as p from './parsers.js';
 
 /**
@@ -24,7 +24,8 @@ export type CommandName =
   | 'events example'
   | 'events validate'
   | 'events send'
-  | 'events backfill';
+  | 'events backfill'
+  | 'runs';
 
 export const COMMANDS: readonly CommandName[] = [
   'config',
@@ -38,6 +39,7 @@ export const COMMANDS: readonly CommandName[] = [
   'events validate',
   'events send',
   'events backfill',
+  'runs',
 ];
 
 export interface OptionSpec<T> {
@@ -679,6 +681,48 @@ export const OPTIONS = {
     help: 'seed for the fault dice, for repeatable runs',
     parse: p.int(0, 2 ** 32 - 1),
     commands: ['sandbox'],
+  }),
+
+  // upload state (nightly)
+  state: opt({
+    flag: '--state <dir>',
+    help: 'keep upload state (what the service accepted, the run lock) in this directory; --sandbox uses none unless given',
+    env: 'GENSER_STATE_DIR',
+    defaultText: '$XDG_STATE_HOME/genser, else ~/.local/state/genser',
+    parse: p.path,
+    commands: ['upload', 'runs'],
+    isPath: true,
+  }),
+  full: opt({
+    flag: '--full',
+    help: 'send every valid product, not only the new and changed ones the state knows of',
+    env: 'GENSER_FULL',
+    parse: p.bool,
+    commands: ['upload'],
+  }),
+  missing: opt({
+    flag: '--missing <mode>',
+    help: 'products accepted before and gone from this complete feed: ignore them, or send them as out of stock',
+    env: 'GENSER_MISSING',
+    default: 'ignore' as 'ignore' | 'out-of-stock',
+    parse: p.oneOf(['ignore', 'out-of-stock'] as const),
+    choices: ['ignore', 'out-of-stock'],
+    commands: ['upload'],
+  }),
+  maxChange: opt({
+    flag: '--max-change <n|p%>',
+    help: 'send nothing (exit 1) when more known products than this change or (with --missing out-of-stock) are gone',
+    env: 'GENSER_MAX_CHANGE',
+    default: { kind: 'percent', max: 20 } as InvalidBudget,
+    defaultText: '20%',
+    parse: parseInvalidBudget,
+    commands: ['upload'],
+  }),
+  retryFailed: opt({
+    flag: '--retry-failed',
+    help: "send again only the rows the target's last run did not get accepted, from their saved payloads (no feed)",
+    commands: ['upload'],
+    noConfig: true,
   }),
 } as const;
 

@@ -1,4 +1,4 @@
-import { feedRows } from '../feed/threads.js';
+import { type FeedRow, feedRows } from '../feed/threads.js';
 import { stopExitCode } from '../http/run.js';
 import { UndiciSender } from '../http/sender.js';
 import { missingFieldLines } from '../report/missing-fields.js';
@@ -6,6 +6,7 @@ import {
   type UploadReportMeta,
   uploadIssueLines,
   uploadReport,
+  uploadReportText,
   uploadSummaryLines,
 } from '../report/upload-report.js';
 import type { RunningSandbox } from '../sandbox/index.js';
@@ -19,13 +20,17 @@ import { describeNextBatch } from '../time/zones.js';
 import { exceedsBudget, type InvalidBudget } from '../upload/budget.js';
 import { newStats, uploadFeed } from '../upload/engine.js';
 import { countLines } from '../upload/estimate.js';
-import { acquireLock, type Lock, lockPathFor } from '../upload/lock.js';
 import { startProgress } from '../upload/progress.js';
 import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
+import { deltaLine } from '../upload/state/delta.js';
+import { type MissingMode, withMissing } from '../upload/state/missing.js';
+import { retryRows } from '../upload/state/retry.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
 import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
 import { finishReports, reportersOf } from './reporting.js';
+import { checkMassChange } from './upload-guard.js';
+import { openStateRun, type StateRun } from './upload-state.js';
 
 export interface UploadCommandSettings extends FeedSettings, UploadInputs {
   apiUrl?: string;
@@ -35,6 +40,11 @@ export interface UploadCommandSettings extends FeedSettings, UploadInputs {
   sandbox?: boolean;
   sandboxDb?: string;
   sqlite?: BackendChoice;
+  state?: string;
+  full?: boolean;
+  missing?: MissingMode;
+  maxChange?: InvalidBudget;
+  retryFailed?: boolean;
 }
 
 export interface ResolvedUpload {
@@ -44,6 +54,11 @@ export interface ResolvedUpload {
   sandbox: boolean;
   timeoutMs: number;
   maxInvalid?: InvalidBudget;
+  state?: string;
+  full?: boolean;
+  sandboxDb?: string;
+  missing: MissingMode;
+  maxChange?: InvalidBudget;
 }
 
 /** The `genser upload` action: settings, optional sandbox, the run, the report, the exit code. */
@@ -55,10 +70,26 @@ export async function runUpload(
 ): Promise<number> {
   const feed = feedOptionsFrom(s, ctx);
   const log = ctx.log;
+  const retry = s.retryFailed === true;
+  if (retry && files.length > 0)
+    throw new UsageError(
+      '--retry-failed takes no feed: it sends the saved rows of the last run',
+      'drop the file names, or drop --retry-failed to upload the feed',
+    );
+  if (!retry && files.length === 0)
+    throw new UsageError(
+      'no feed to upload',
+      'name the feed files (or "-" for stdin), or use --retry-failed',
+    );
+  if (retry && (s.dryRun || (s.sandbox && s.state === undefined)))
+    throw new UsageError(
+      '--retry-failed needs the upload state of a real target',
+      'run it with the same --api-url, key and format as the failed run (with --sandbox, give --state and --sandbox-db)',
+    );
   const up = checkTarget(s, feed, loadedKey, ctx);
   const flags = { json: s.json, quiet: s.quiet, report: s.report, threads: s.threads };
 
-  if (up.maxInvalid) {
+  if (up.maxInvalid && !retry) {
     const over = await checkInvalidBudget(files, feed, up.maxInvalid, log);
     if (over) throw over;
   }
@@ -82,8 +113,38 @@ export async function runUpload(
     key = sandbox.apiKey;
     log.info(`sandbox: started an embedded sandbox at ${sandbox.url}`);
   }
+  let stateRun: StateRun | undefined;
+  let history: { id: string; started: number } | undefined;
+  let result: UploadResult | undefined;
+  let report: string | undefined;
+  let source: AsyncIterable<FeedRow> | undefined;
   try {
-    const result = await send(
+    // The target's state, with its run lock: two cron runs to the same target must not overlap (exit 5).
+    if (!up.settings.dryRun && apiUrl && key) {
+      stateRun = openStateRun(
+        up,
+        { apiUrl, key, format: feed.format, ...(sandbox ? { sandbox: { db: sandboxDb } } : {}) },
+        ctx.env,
+      );
+      if (stateRun && retry) {
+        const last = stateRun.state.lastRunRetry('');
+        if (last.runId === undefined)
+          throw new UsageError('--retry-failed: this target has no run to retry', 'upload the feed first');
+        log.info(
+          `retry: ${last.rows.length.toLocaleString('en-US')} ${last.rows.length === 1 ? 'row' : 'rows'} of run ${last.runId} not accepted; sending them again`,
+        );
+        source = retryRows(last.rows);
+        history = { id: stateRun.startRun([], `--retry-failed of run ${last.runId}`), started: Date.now() };
+      } else if (stateRun) {
+        history = { id: stateRun.startRun(files), started: Date.now() };
+        if (up.maxChange) await checkMassChange(files, feed, stateRun.state, up.maxChange, up.missing, log);
+      }
+    }
+    if (stateRun && stateRun.delta.resumable > 0)
+      log.info(
+        `state: ${stateRun.delta.resumable} batch(es) of an earlier run were never answered: sent again with their own envelope ids`,
+      );
+    result = await send(
       files,
       feed,
       up,
@@ -91,6 +152,8 @@ export async function runUpload(
       log,
       ctx,
       flags,
+      stateRun,
+      source,
     );
     const target = apiUrl ? `POST ${apiUrl.replace(/\/+$/, '')}${up.settings.path}` : undefined;
     const meta: UploadReportMeta = { format: feed.format, kind: feed.kind, files, target };
@@ -98,8 +161,26 @@ export async function runUpload(
       const { applied } = await sandbox.runBatch();
       meta.sandbox = { url: sandbox.url, applied, ...(sandboxDb ? { db: sandboxDb } : {}) };
     } else if (!up.settings.dryRun && result.summary.accepted > 0) meta.searchable = searchableLine(feed);
-    return finish(result, meta, ctx, log, flags);
+    stateRun?.delta.finish(result.readToEnd && !result.stop);
+    const gone =
+      stateRun?.gone !== undefined
+        ? `; ${stateRun.gone.toLocaleString('en-US')} gone from the feed (--missing out-of-stock; counted above)`
+        : '';
+    const stateLine = stateRun
+      ? `state: ${deltaLine(stateRun.delta.counts, stateRun.full)}${gone}`
+      : undefined;
+    if (history) report = uploadReportText(result, meta);
+    const code = finish(result, meta, ctx, log, flags, stateLine);
+    if (history) stateRun?.finishRun(history.id, result, code, report, Date.now() - history.started);
+    return code;
+  } catch (err) {
+    if (history) {
+      const code = err instanceof ExitError ? err.exitCode : ExitCode.internal;
+      stateRun?.finishRun(history.id, result, code, report, Date.now() - history.started);
+    }
+    throw err;
   } finally {
+    stateRun?.state.close();
     await sandbox?.close();
   }
 }
@@ -133,6 +214,11 @@ function checkTarget(
     sandbox,
     timeoutMs: s.timeout * 1000,
     maxInvalid: s.maxInvalid,
+    state: s.state,
+    full: s.full,
+    sandboxDb: s.sandboxDb,
+    missing: s.missing ?? 'ignore',
+    maxChange: s.maxChange,
   };
 }
 
@@ -151,6 +237,8 @@ async function send(
   log: Logger,
   ctx: CommandContext,
   flags: Record<string, unknown>,
+  stateRun: StateRun | undefined,
+  source?: AsyncIterable<FeedRow>,
 ): Promise<UploadResult> {
   const json = flags.json === true;
   const quiet = flags.quiet === true;
@@ -170,10 +258,6 @@ async function send(
           keyHeader: feed.format === 'legacy' ? 'x-api-key' : 'apiKey',
           key,
         });
-
-  // Two cron runs of the same feed to the same real target must not overlap (exit 5).
-  const lock: Lock | undefined =
-    poster && !to.sandbox && target ? acquireLock(lockPathFor(files, target)) : undefined;
 
   // Ctrl-C: stop taking batches, let in-flight ones finish, print the summary, exit 130.
   const interrupt = new AbortController();
@@ -201,25 +285,29 @@ async function send(
     totalLines: () => estimated,
   });
   say = progress.log;
+  let items: AsyncIterable<FeedRow> =
+    source ??
+    feedRows(files, feed, progress.log, stdinFor(files), {
+      serialize: true,
+      threaded: threadedFrom({ threads: flags.threads as FeedSettings['threads'] }),
+    });
+  if (stateRun && !source && up.missing === 'out-of-stock')
+    items = withMissing(items, stateRun.state, stateRun.delta.seenSkus, feed.format, (n) => {
+      stateRun.gone = n;
+    });
   try {
-    return await uploadFeed(
-      feedRows(files, feed, progress.log, stdinFor(files), {
-        serialize: true,
-        threaded: threadedFrom({ threads: flags.threads as FeedSettings['threads'] }),
-      }),
-      up.settings,
-      {
-        poster,
-        log: progress.log,
-        interrupt: interrupt.signal,
-        stats,
-      },
-    );
+    const result = await uploadFeed(items, up.settings, {
+      poster,
+      log: progress.log,
+      interrupt: interrupt.signal,
+      stats,
+      ...(stateRun ? { state: stateRun.delta } : {}),
+    });
+    return result;
   } finally {
     progress.stop();
     process.removeListener('SIGINT', onSigint);
     process.removeListener('SIGTERM', onSigint);
-    lock?.release();
     await poster?.close();
   }
 }
@@ -231,6 +319,7 @@ function finish(
   ctx: CommandContext,
   log: Logger,
   flags: Record<string, unknown>,
+  stateLine?: string,
 ): number {
   const { stop, summary } = result;
   // A feed that failed before its first row (no such file, stdin without --input-type) is a
@@ -248,6 +337,7 @@ function finish(
         // A required field missing on many rows: the one flag or mapping line that fills it.
         ...missingFieldLines(uploadReport(result, meta)),
       ];
+      if (stateLine) lines.push(stateLine);
       if (meta.sandbox) lines.push(sandboxLine(meta.sandbox));
       for (const line of lines) ctx.stderr.write(redact(`${line}\n`));
     },

@@ -8,7 +8,7 @@ import type { PendingBatch, RowRef } from './batcher.js';
 import { planRejection } from './bisect.js';
 import { batchStatus, type RowLedger } from './ledger.js';
 import { isLegacyFail, readRejection, type ServerVerdict } from './response.js';
-import type { BatchOutcome, UploadSettings } from './types.js';
+import type { BatchOutcome, StateHooks, UploadSettings } from './types.js';
 
 /**
  * One batch, sent until each of its rows has an outcome: the whole batch first; when the
@@ -25,6 +25,7 @@ export interface BatchContext {
   log: Logger;
   newId: () => string;
   maxDepth: number;
+  state?: StateHooks;
 }
 
 /** Indices into the batch's rows, and how many splits made this group. */
@@ -51,13 +52,17 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
   while (groups.length > 0) {
     const group = groups.shift()!;
     const rows = group.indices.map((i) => batch.rows[i]);
+    const parts = () => group.indices.map((i) => batch.parts[i]);
     if (run.stopped && group.depth > 0) {
       ledger.notSent(rows, batch.index, run.stopMessage);
+      ctx.state?.notAccepted?.(rows, parts());
       seen.add('not_sent');
       continue;
     }
     const result = await sendGroup(batch, group, rows, outcome, ctx);
     if (result.kind === 'accepted') {
+      // State first: when it cannot be written, the rows count as unconfirmed (sent again next run).
+      ctx.state?.accepted(rows, parts());
       ledger.accept(rows);
       seen.add('accepted');
     } else if (result.kind === 'rejected') {
@@ -72,6 +77,7 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
       for (const r of plan.rejected) {
         const ref = rows[r.index];
         ledger.settle([ref], 'rejected', batch.index, result.status, r.message);
+        ctx.state?.notAccepted?.([ref], [batch.parts[group.indices[r.index]]]);
         ctx.log.warn(`${where(ref)}: rejected (HTTP ${result.status}): ${r.message}`);
       }
       if (plan.rejected.length > 0) seen.add('rejected');
@@ -79,10 +85,14 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
         groups.push({ indices: part.map((i) => group.indices[i]), depth: group.depth + 1 });
     } else {
       ledger.settle(rows, result.kind, batch.index, result.status, result.message);
+      ctx.state?.notAccepted?.(rows, parts());
       seen.add(result.kind);
     }
   }
   outcome.status = batchStatus(seen);
+  // Answered is final (a replay of the same id would get the same answer); unconfirmed is not:
+  // the service may have applied it, so the next run re-sends it with the same id.
+  if (!seen.has('unconfirmed')) ctx.state?.settled(outcome.requestId);
 }
 
 /** One body: the whole batch (its id is the batch's requestId) or a part of it (a new id). */
@@ -102,7 +112,7 @@ async function sendGroup(
   const result = await exchange(
     {
       path: ctx.settings.path,
-      body: buildBody(framingFor(id, ctx.settings), parts),
+      body: buildBody(framingFor(id, { ...ctx.settings, type: batch.type ?? ctx.settings.type }), parts),
       headers: () => ({ 'idempotency-key': id }),
       label,
     },

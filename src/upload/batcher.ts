@@ -10,6 +10,8 @@ export interface RowRef {
   row: number;
   line: number;
   sku?: string;
+  /** Hash of the product's payload bytes, kept in the upload state once accepted. */
+  hash?: string;
 }
 
 export interface PendingBatch {
@@ -20,6 +22,10 @@ export interface PendingBatch {
   parts: Uint8Array[];
   /** Bytes of the parts plus their separating commas (framing excluded). */
   bytes: number;
+  /** The envelope type of this batch, when not the run's `--type` (the state sorts new from known). */
+  type?: 'create_product' | 'update_product';
+  /** The envelope id to send it with (a batch resumed from a crashed run); else a new one. */
+  requestId?: string;
 }
 
 export interface BatcherSettings {
@@ -27,16 +33,21 @@ export interface BatcherSettings {
   maxBytes: number;
   /** Bytes of the framing (envelope head and tail) that every body carries. */
   framingBytes: number;
+  /** Stamped on every batch. */
+  type?: 'create_product' | 'update_product';
+  /** Shared by batchers of one run, so batch numbers stay unique. */
+  counter?: { next: number };
 }
 
 export class Batcher {
   private current: PendingBatch;
-  private nextIndex = 1;
+  private readonly counter: { next: number };
 
   constructor(
     private readonly settings: BatcherSettings,
     private readonly emit: (batch: PendingBatch) => void,
   ) {
+    this.counter = settings.counter ?? { next: 1 };
     this.current = this.fresh();
   }
 
@@ -66,6 +77,8 @@ export class Batcher {
   }
 
   private fresh(): PendingBatch {
-    return { index: this.nextIndex++, rows: [], parts: [], bytes: 0 };
+    const batch: PendingBatch = { index: this.counter.next++, rows: [], parts: [], bytes: 0 };
+    if (this.settings.type) batch.type = this.settings.type;
+    return batch;
   }
 }

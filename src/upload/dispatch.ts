@@ -25,11 +25,14 @@ export class Dispatcher {
     const { ctx } = this;
     const { stats } = ctx.ledger;
     const bytes = this.framingBytes + batch.bytes;
-    const outcome = batchOutcome(batch, bytes, ctx.newId());
+    const outcome = batchOutcome(batch, bytes, batch.requestId ?? ctx.newId());
     this.batches.push(outcome);
     if (!ctx.settings.dryRun) {
       await this.inFlight.slot(() => ctx.run.stopped);
-      if (ctx.run.stopped) return ctx.ledger.notSent(batch.rows, batch.index, ctx.run.stopMessage);
+      if (ctx.run.stopped) {
+        ctx.state?.notAccepted?.(batch.rows, batch.parts);
+        return ctx.ledger.notSent(batch.rows, batch.index, ctx.run.stopMessage);
+      }
     }
     stats.batches++;
     stats.bytes += bytes;
@@ -39,12 +42,15 @@ export class Dispatcher {
     }
     // When the batch went out and when its last answer came, for the HTML report's time line.
     outcome.startedMs = (ctx.deps.now ?? Date.now)() - stats.startedAt;
+    // Recorded before the first byte goes: after a crash the next run re-sends it with this id.
+    ctx.state?.sending(batch, outcome.requestId);
     this.inFlight.add(
       runBatch(batch, outcome, ctx)
         .catch((err: unknown) => {
           // A bug: the rows' outcome is unknown, and the run stops (exit 70) rather than go on.
           const message = oneLine(String(err));
           ctx.ledger.settle(batch.rows, 'unconfirmed', batch.index, 'internal', message);
+          ctx.state?.notAccepted?.(batch.rows, batch.parts);
           outcome.status = 'unconfirmed';
           ctx.run.halt('internal', message, undefined, err);
         })

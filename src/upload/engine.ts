@@ -15,7 +15,15 @@ import { Batcher, type PendingBatch } from './batcher.js';
 import { maxDepthFor } from './bisect.js';
 import { Dispatcher } from './dispatch.js';
 import { RowLedger } from './ledger.js';
-import type { LiveStats, UploadResult, UploadSettings, UploadSummary } from './types.js';
+import { ResumeGroups } from './resume.js';
+import type {
+  EnvelopeType,
+  LiveStats,
+  StateHooks,
+  UploadResult,
+  UploadSettings,
+  UploadSummary,
+} from './types.js';
 
 /**
  * The upload run: reads FeedItems, batches the valid ones and hands full batches to the
@@ -36,6 +44,8 @@ export interface UploadDeps {
   newId?: () => string;
   /** Live counters, for progress displays. Created when not given. */
   stats?: LiveStats;
+  /** The target's upload state (src/upload/state/): only new and changed rows go, by type. */
+  state?: StateHooks;
 }
 
 export function newStats(now: number = Date.now()): LiveStats {
@@ -43,6 +53,7 @@ export function newStats(now: number = Date.now()): LiveStats {
     rows: 0,
     line: 0,
     invalid: 0,
+    unchanged: 0,
     sent: 0,
     ...noOutcomes(),
     retries: 0,
@@ -78,11 +89,28 @@ export async function uploadFeed(
   const collector = new IssueCollector(settings.maxErrors);
   const feedStats = emptyStats();
   const ready: PendingBatch[] = [];
-  const batcher = new Batcher(
-    { maxCount: settings.batchSize, maxBytes: settings.maxBatchBytes, framingBytes },
-    (batch) => ready.push(batch),
-  );
+  // One batcher per envelope type (an envelope has one type); both envelopes frame to the same size.
+  const counter = { next: 1 };
+  const batchers = new Map<EnvelopeType, Batcher>();
+  const batcherFor = (type: EnvelopeType): Batcher => {
+    let batcher = batchers.get(type);
+    if (!batcher) {
+      batcher = new Batcher(
+        {
+          maxCount: settings.batchSize,
+          maxBytes: settings.maxBatchBytes,
+          framingBytes,
+          counter,
+          ...(deps.state ? { type } : {}),
+        },
+        (batch) => ready.push(batch),
+      );
+      batchers.set(type, batcher);
+    }
+    return batcher;
+  };
 
+  const resumed = new ResumeGroups(counter);
   const read = { lastRow: 0, toEnd: false };
   try {
     try {
@@ -93,13 +121,23 @@ export async function uploadFeed(
         if (isFileLevel(item)) continue;
         stats.rows++;
         stats.line = item.line;
+        if (item.sku !== undefined) deps.state?.seen?.(item.sku);
         read.lastRow = item.row;
         const json = item.valid ? payloadJson(item) : undefined;
         if (json === undefined) stats.invalid++;
         else {
-          // Serialized once; this very buffer is in every body (and retry) that carries the product.
-          batcher.add(json, { file: item.file, row: item.row, line: item.line, sku: item.sku });
-          while (ready.length > 0) await dispatcher.dispatch(ready.shift()!);
+          const plan = deps.state ? deps.state.plan(item.sku, json) : { type: settings.type };
+          if (plan === undefined) stats.unchanged++;
+          else {
+            // Serialized once; this very buffer is in every body (and retry) that carries the product.
+            const base = { file: item.file, row: item.row, line: item.line, sku: item.sku };
+            const ref = plan.hash === undefined ? base : { ...base, hash: plan.hash };
+            if (plan.resume) {
+              const batch = resumed.add(json, ref, { ...plan, resume: plan.resume });
+              if (batch) ready.push(batch);
+            } else batcherFor(plan.type).add(json, ref);
+            while (ready.length > 0) await dispatcher.dispatch(ready.shift()!);
+          }
         }
         if (run.stopped) break;
       }
@@ -111,7 +149,8 @@ export async function uploadFeed(
       const message = oneLine(err instanceof Error ? err.message : String(err));
       run.halt(usage ? 'input' : 'internal', message, usage ? err.hint : undefined, err);
     }
-    batcher.finish();
+    for (const left of resumed.leftovers()) batcherFor(left.type).add(left.json, left.ref);
+    for (const batcher of batchers.values()) batcher.finish();
     while (ready.length > 0) await dispatcher.dispatch(ready.shift()!);
   } finally {
     // Whatever happened: let what is in flight finish before reporting it.
@@ -120,7 +159,7 @@ export async function uploadFeed(
   }
 
   return {
-    summary: summaryOf(stats, feedStats.fileErrors, settings.dryRun, now()),
+    summary: summaryOf(stats, feedStats.fileErrors, settings.dryRun, now(), deps.state !== undefined),
     failures: ctx.ledger.sorted(),
     batches: dispatcher.batches,
     issues: collector.issues,
@@ -160,13 +199,21 @@ function batchContext(
     log: deps.log,
     newId: deps.newId ?? randomUUID,
     maxDepth: maxDepthFor(settings.batchSize),
+    ...(deps.state ? { state: deps.state } : {}),
   };
 }
 
-function summaryOf(stats: LiveStats, fileErrors: number, dryRun: boolean, now: number): UploadSummary {
+function summaryOf(
+  stats: LiveStats,
+  fileErrors: number,
+  dryRun: boolean,
+  now: number,
+  withState: boolean,
+): UploadSummary {
   return {
     rows: stats.rows,
     invalid: stats.invalid,
+    ...(withState ? { unchanged: stats.unchanged } : {}),
     fileErrors,
     sent: stats.sent,
     accepted: stats.accepted,

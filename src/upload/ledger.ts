@@ -22,7 +22,7 @@ export class RowLedger {
     status: number | string,
     message: string,
   ): void {
-    for (const ref of rows) this.failures.push({ kind, ...ref, status, message, batch });
+    for (const { hash: _hash, ...ref } of rows) this.failures.push({ kind, ...ref, status, message, batch });
     tallyOutcome(this.stats, kind, rows.length);
   }
 

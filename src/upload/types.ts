@@ -4,6 +4,33 @@ import type { BackoffSettings } from '../http/retry-policy.js';
 import type { RunStop } from '../http/run.js';
 import type { IssueCollector } from '../report/issues.js';
 import type { Issue, PayloadFormat } from '../shared/types.js';
+import type { RowRef } from './batcher.js';
+
+export type EnvelopeType = 'create_product' | 'update_product';
+
+/** How a valid row is sent when the run keeps state (src/upload/state/): its envelope and payload hash. */
+export interface SendPlan {
+  type: EnvelopeType;
+  hash?: string;
+  /** The row was in a batch sent by a run that did not learn its outcome: rebuilt and sent with the same id. */
+  resume?: { envelopeId: string; position: number; size: number };
+}
+
+/** The upload state's part in a run: which rows go (and how), and what the service accepted. */
+export interface StateHooks {
+  /** undefined: the service already has these exact bytes; the row is not sent. */
+  plan(sku: string | undefined, json: Uint8Array): SendPlan | undefined;
+  /** One body's accepted rows and their payload bytes (called once per body, as its answer lands). */
+  accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void;
+  /** Rows sent (or meant to be) and not accepted, with their payloads: `--retry-failed` sends them again. */
+  notAccepted?(rows: readonly RowRef[], parts: readonly Uint8Array[]): void;
+  /** Every row read that names a SKU, valid or not (a SKU seen is not gone from the feed). */
+  seen?(sku: string): void;
+  /** Before a batch's first request: its id and rows, so a crash can be resumed with the same id. */
+  sending(batch: { rows: readonly RowRef[]; type?: EnvelopeType }, envelopeId: string): void;
+  /** The batch was answered (nothing unconfirmed): its id is not to be re-sent. */
+  settled(envelopeId: string): void;
+}
 
 /** Settings of one upload run, resolved from flags, environment and config (see settings.ts). */
 export interface UploadSettings {
@@ -16,7 +43,7 @@ export interface UploadSettings {
   /** Retries after the first attempt. */
   retries: number;
   backoff: BackoffSettings;
-  type: 'create_product' | 'update_product';
+  type: EnvelopeType;
   agentName: string;
   dryRun: boolean;
   /** Issues of invalid rows kept in detail (the rest are counted). */
@@ -69,10 +96,12 @@ export interface Failure {
   batch: number;
 }
 
-/** rows = invalid + accepted + rejected + failed + unconfirmed + notSent. */
+/** rows = invalid + unchanged + accepted + rejected + failed + unconfirmed + notSent. */
 export interface UploadSummary extends OutcomeCounts {
   rows: number;
   invalid: number;
+  /** With upload state: valid rows not sent because the service has them unchanged. */
+  unchanged?: number;
   /** File-level errors (an empty file, a duplicate header): the feed is not clean. */
   fileErrors: number;
   /** Rows put in at least one request. */
@@ -110,6 +139,7 @@ export interface LiveStats extends OutcomeCounts {
   /** Physical line where the last row read starts (for the ETA). */
   line: number;
   invalid: number;
+  unchanged: number;
   sent: number;
   retries: number;
   requests: number;

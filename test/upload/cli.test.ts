@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Papa from 'papaparse';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clearSecrets } from '../../src/shared/secrets.js';
-import { genser } from '../helpers/run-cli.js';
+import { genser as run } from '../helpers/run-cli.js';
 import { json, problem, productsOf, type ScriptedServer, scriptedServer } from './servers.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -33,10 +33,21 @@ function catalog(name: string, rows: number, bad: number[] = []): string {
   return file;
 }
 
+/** Each run its own upload state: these tests look at one run, not at the delta between runs. */
+let states = 0;
+function freshState(): string {
+  return join(dir, `state-${++states}`);
+}
+
 interface Ran {
   code: number;
   stdout: string;
   stderr: string;
+}
+
+/** In-process run through the real CLI entry, each with a state directory of its own. */
+function genser(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+  return run(args, { GENSER_STATE_DIR: freshState(), ...env });
 }
 
 /** A separate process, as cron runs it. */
@@ -47,7 +58,7 @@ function spawnGenser(
 ): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...args], {
-      env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+      env: { PATH: process.env.PATH, NO_COLOR: '1', GENSER_STATE_DIR: freshState(), ...env },
       cwd: dir,
     });
     let stdout = '';

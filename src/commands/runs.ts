@@ -1,0 +1,177 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../shared/errors.js';
+import { listRuns, type RunRecord, runReport } from '../upload/state/runs.js';
+import { UploadState } from '../upload/state/store.js';
+import { defaultStateDir } from '../upload/state/target.js';
+import type { CommandContext } from './context.js';
+
+/**
+ * `genser runs`: the upload history kept in the state directory, every target's runs newest
+ * first; `genser runs show ID` prints one run's report (docs/nightly.md).
+ */
+export interface RunsSettings {
+  state?: string;
+  json?: boolean;
+}
+
+interface TargetRuns {
+  target: string;
+  runs: RunRecord[];
+}
+
+function stateFiles(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.sqlite'))
+      .map((f) => join(dir, f));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new UsageError(
+      `cannot read the state directory ${dir}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+      'check --state DIR or GENSER_STATE_DIR',
+    );
+  }
+}
+
+function withState<T>(file: string, fn: (state: UploadState) => T): T {
+  const state = UploadState.openFile(file);
+  try {
+    return fn(state);
+  } finally {
+    state.close();
+  }
+}
+
+function allRuns(dir: string): TargetRuns[] {
+  return stateFiles(dir).map((file) =>
+    withState(file, (state) => {
+      const t = state.target();
+      return { target: `${t.apiUrl} (${t.format})`, runs: listRuns(state.db) };
+    }),
+  );
+}
+
+const num = (n: number | undefined) => (n === undefined ? '-' : n.toLocaleString('en-US'));
+
+function duration(ms: number | undefined): string {
+  if (ms === undefined) return '-';
+  return ms < 60_000
+    ? `${(ms / 1000).toFixed(1)} s`
+    : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** A run with no exit code was killed, or is still going. */
+function exitText(r: RunRecord): string {
+  return r.exitCode === undefined ? 'none (killed, or running)' : String(r.exitCode);
+}
+
+export function runsTable(targets: TargetRuns[]): string[] {
+  const head = [
+    'id',
+    'start',
+    'duration',
+    'feed',
+    'rows',
+    'sent',
+    'accepted',
+    'rejected',
+    'failed',
+    'unchanged',
+    'exit',
+  ];
+  const rows: string[][] = [];
+  for (const t of targets)
+    for (const r of t.runs)
+      rows.push([
+        r.id,
+        r.started.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
+        duration(r.durationMs),
+        r.feed,
+        num(r.rows),
+        num(r.sent),
+        num(r.accepted),
+        num(r.rejected),
+        num(r.failed),
+        num(r.unchanged),
+        r.exitCode === undefined ? '-' : String(r.exitCode),
+      ]);
+  rows.sort((a, b) => b[1].localeCompare(a[1]));
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i >= 4 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(head), ...rows.map(line)];
+}
+
+export async function runRuns(words: string[], s: RunsSettings, ctx: CommandContext): Promise<number> {
+  const dir = s.state ?? defaultStateDir(ctx.env);
+  const [action, id, ...rest] = words;
+  if (action === undefined) {
+    const targets = allRuns(dir);
+    if (s.json) {
+      ctx.stdout.write(`${JSON.stringify(targets, null, 2)}\n`);
+      return 0;
+    }
+    if (targets.every((t) => t.runs.length === 0)) {
+      ctx.log.info(`no upload runs recorded in ${dir}`);
+      return 0;
+    }
+    for (const l of runsTable(targets)) ctx.stdout.write(`${l}\n`);
+    return 0;
+  }
+  if (action !== 'show' || id === undefined || rest.length > 0)
+    throw new UsageError(
+      `unknown runs command '${words.join(' ')}'`,
+      'use `genser runs` or `genser runs show ID`',
+    );
+  for (const file of stateFiles(dir)) {
+    const found = withState(file, (state) => {
+      const r = runReport(state.db, id);
+      return r ? { ...r, target: state.target() } : undefined;
+    });
+    if (!found) continue;
+    if (s.json) {
+      if (found.report === undefined)
+        throw new UsageError(
+          `run ${id} has no report: it did not finish (exit code ${exitText(found.run)})`,
+          'its products that were not confirmed are sent again by the next run',
+        );
+      ctx.stdout.write(found.report.endsWith('\n') ? found.report : `${found.report}\n`);
+      return 0;
+    }
+    const r = found.run;
+    const lines = [
+      `run ${r.id}: ${found.target.apiUrl} (${found.target.format})`,
+      `started ${r.started} by pid ${r.pid}, took ${duration(r.durationMs)}, exit code ${exitText(r)}`,
+      `feed: ${r.feed}`,
+      `rows ${num(r.rows)}, sent ${num(r.sent)}, accepted ${num(r.accepted)}, rejected ${num(r.rejected)}, failed ${num(r.failed)}, unchanged ${num(r.unchanged)}`,
+      ...failureLines(found.report),
+    ];
+    for (const l of lines) ctx.stdout.write(`${l}\n`);
+    return 0;
+  }
+  throw new UsageError(
+    `no run ${id} in ${dir}`,
+    '`genser runs` lists the runs kept (the last 100 of each target)',
+  );
+}
+
+/** The rows the run did not get accepted, from its stored report. */
+function failureLines(report: string | undefined): string[] {
+  if (report === undefined) return [];
+  let doc: {
+    failures?: { kind: string; file: string; row: number; line: number; sku?: string; message: string }[];
+  };
+  try {
+    doc = JSON.parse(report);
+  } catch {
+    return [];
+  }
+  return (doc.failures ?? []).map(
+    (f) =>
+      `  ${f.kind}: ${f.file} row ${f.row} (line ${f.line}${f.sku !== undefined ? `, sku ${f.sku}` : ''}): ${f.message}`,
+  );
+}

@@ -1,0 +1,78 @@
+import type { Database } from '../../storage/sqlite.js';
+
+/**
+ * The state database's schema, versioned in its `meta` table. Each migration takes the schema
+ * from its index to the next; a file whose version is above the last one was written by a newer
+ * genser and is refused, never rewritten.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 0 -> 1
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE lock (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     pid INTEGER NOT NULL,
+     host TEXT NOT NULL,
+     started TEXT NOT NULL
+   );
+   CREATE TABLE products (
+     sku TEXT PRIMARY KEY,
+     hash TEXT NOT NULL,
+     accepted_at TEXT NOT NULL,
+     payload BLOB NOT NULL
+   ) WITHOUT ROWID;
+   CREATE TABLE inflight (
+     envelope_id TEXT NOT NULL,
+     type TEXT NOT NULL,
+     position INTEGER NOT NULL,
+     size INTEGER NOT NULL,
+     sku TEXT NOT NULL,
+     hash TEXT NOT NULL,
+     PRIMARY KEY (envelope_id, position)
+   ) WITHOUT ROWID;
+   CREATE TABLE retry (
+     run_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     file TEXT NOT NULL,
+     row INTEGER NOT NULL,
+     line INTEGER NOT NULL,
+     sku TEXT,
+     payload BLOB NOT NULL,
+     PRIMARY KEY (run_id, seq)
+   ) WITHOUT ROWID;
+   CREATE TABLE runs (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     started TEXT NOT NULL,
+     pid INTEGER NOT NULL,
+     feed TEXT NOT NULL,
+     duration_ms INTEGER,
+     rows INTEGER,
+     sent INTEGER,
+     accepted INTEGER,
+     rejected INTEGER,
+     failed INTEGER,
+     unchanged INTEGER,
+     exit_code INTEGER,
+     report TEXT
+   );`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The file's schema version: 0 for a new (empty) database. */
+export function schemaVersion(db: Database): number {
+  const table = db.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
+  if (!table) return 0;
+  const row = db.prepare<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get();
+  return row ? Number(row.value) : 0;
+}
+
+/** Runs the migrations from `from` up, in one transaction. */
+export function migrate(db: Database, from: number): void {
+  db.transaction(() => {
+    for (let v = from; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
+    db.prepare(
+      "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    ).run(String(SCHEMA_VERSION));
+  });
+}

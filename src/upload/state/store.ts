@@ -1,0 +1,259 @@
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
+import { type Database, openDatabase, SqliteError } from '../../storage/sqlite.js';
+import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
+import { type StateTarget, stateFileName } from './target.js';
+
+/**
+ * One target's upload state (docs/nightly.md): the run lock, and per SKU the hash of the payload
+ * bytes the service last accepted. Every write is its own short transaction, so a run killed at
+ * any point leaves the file as of its last confirmed batch.
+ */
+export interface InflightRow {
+  envelopeId: string;
+  type: 'create_product' | 'update_product';
+  position: number;
+  size: number;
+  sku: string;
+  hash: string;
+}
+
+export interface RetryRow {
+  file: string;
+  row: number;
+  line: number;
+  sku: string | null;
+  payload: Uint8Array;
+}
+
+export interface LockHolder {
+  pid: number;
+  host: string;
+  started: string;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class UploadState {
+  private locked = false;
+  private readonly known;
+  private readonly upsert;
+
+  private constructor(
+    readonly db: Database,
+    readonly file: string,
+  ) {
+    this.known = db.prepare<{ hash: string }>('SELECT hash FROM products WHERE sku = ?');
+    this.upsert = db.prepare(
+      'INSERT INTO products (sku, hash, accepted_at, payload) VALUES (?, ?, ?, ?) ON CONFLICT(sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at, payload = excluded.payload',
+    );
+  }
+
+  /** Opens (creating or migrating) the state of `target` in `dir`; exit 2 for a newer or foreign file. */
+  static open(dir: string, target: StateTarget): UploadState {
+    return UploadState.openFile(join(dir, stateFileName(target)), target);
+  }
+
+  /** Opens a state file as it is (`genser runs`): its target is read from it. */
+  static openFile(file: string, target?: StateTarget): UploadState {
+    let db: Database;
+    try {
+      db = openDatabase(file);
+    } catch (err) {
+      throw unreadable(file, err);
+    }
+    try {
+      const version = schemaVersion(db);
+      if (version > SCHEMA_VERSION)
+        throw new UsageError(
+          `the upload state ${file} was written by a newer genser (schema ${version}; this genser knows up to ${SCHEMA_VERSION}): it was not changed`,
+          'upgrade genser, or use another state directory with --state DIR',
+        );
+      if (version < SCHEMA_VERSION) migrate(db, version);
+      if (target) checkTarget(db, file, target);
+      return new UploadState(db, file);
+    } catch (err) {
+      db.close();
+      throw err instanceof ExitError ? err : unreadable(file, err);
+    }
+  }
+
+  /**
+   * Takes the run lock (one row, written in a transaction): a holder whose process is gone on
+   * this host is replaced; a live one stops this run with exit 5, naming its pid and start.
+   */
+  lock(now: Date = new Date()): void {
+    const me: LockHolder = { pid: process.pid, host: hostname(), started: now.toISOString() };
+    const holder = this.db.transaction(() => {
+      const taken = this.db
+        .prepare('INSERT INTO lock (id, pid, host, started) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO NOTHING')
+        .run(me.pid, me.host, me.started);
+      if (taken.changes === 1) return undefined;
+      const held = this.db.prepare<LockHolder>('SELECT pid, host, started FROM lock WHERE id = 1').get()!;
+      // A lock of another host cannot be checked from here: it stands.
+      if (held.host !== me.host || (held.pid !== process.pid && alive(held.pid))) return held;
+      this.db
+        .prepare('UPDATE lock SET pid = ?, host = ?, started = ? WHERE id = 1')
+        .run(me.pid, me.host, me.started);
+      return undefined;
+    });
+    if (holder)
+      throw new ExitError(
+        ExitCode.locked,
+        `another genser upload to the same target is running (pid ${holder.pid} on ${holder.host}, started ${holder.started})`,
+        `wait for it to finish; the lock is in ${this.file}`,
+      );
+    this.locked = true;
+  }
+
+  /** The hash of the payload last accepted for `sku`, if any. */
+  acceptedHash(sku: string): string | undefined {
+    return this.known.get(sku)?.hash;
+  }
+
+  /** Records one body's accepted products (their exact payload bytes too), in one transaction. */
+  accepted(
+    rows: readonly { sku?: string; hash?: string }[],
+    parts: readonly Uint8Array[],
+    now: Date = new Date(),
+  ): void {
+    const at = now.toISOString();
+    this.db.transaction(() => {
+      rows.forEach((r, i) => {
+        if (r.sku !== undefined && r.hash !== undefined) this.upsert.run(r.sku, r.hash, at, parts[i]);
+      });
+    });
+  }
+
+  /** Accepted SKUs for which `keep` is false, with their last accepted payload, in SKU order. */
+  *absent(keep: (sku: string) => boolean): Generator<{ sku: string; payload: Uint8Array }> {
+    // SKUs first (small), payloads one at a time: the run writes between two of them.
+    const gone = this.db
+      .prepare<{ sku: string }>('SELECT sku FROM products ORDER BY sku')
+      .all()
+      .filter((r) => !keep(r.sku));
+    const payload = this.db.prepare<{ payload: Uint8Array }>('SELECT payload FROM products WHERE sku = ?');
+    for (const { sku } of gone) {
+      const row = payload.get(sku);
+      if (row) yield { sku, payload: row.payload };
+    }
+  }
+
+  /** Keeps rows of run `runId` that were not accepted, for `--retry-failed`. */
+  saveRetry(
+    runId: string,
+    rows: readonly { file: string; row: number; line: number; sku?: string }[],
+    parts: readonly Uint8Array[],
+  ): void {
+    const insert = this.db.prepare(
+      'INSERT INTO retry (run_id, seq, file, row, line, sku, payload) VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM retry WHERE run_id = ?), ?, ?, ?, ?, ?)',
+    );
+    this.db.transaction(() => {
+      rows.forEach((r, i) => {
+        insert.run(runId, runId, r.file, r.row, r.line, r.sku ?? null, parts[i]);
+      });
+    });
+  }
+
+  /** The last run before `current` (newest first), and its rows kept for `--retry-failed`. */
+  lastRunRetry(current: string): { runId?: string; rows: RetryRow[] } {
+    const last = this.db
+      .prepare<{ id: string }>('SELECT id FROM runs WHERE id != ? ORDER BY seq DESC LIMIT 1')
+      .get(current);
+    if (!last) return { rows: [] };
+    const rows = this.db
+      .prepare<RetryRow>('SELECT file, row, line, sku, payload FROM retry WHERE run_id = ? ORDER BY row, seq')
+      .all(last.id);
+    return { runId: last.id, rows };
+  }
+
+  /** Batches sent but never answered (a crash, a timeout), by SKU. */
+  inflight(): Map<string, InflightRow> {
+    const rows = this.db
+      .prepare<InflightRow>('SELECT envelope_id AS envelopeId, type, position, size, sku, hash FROM inflight')
+      .all();
+    return new Map(rows.map((r) => [r.sku, r]));
+  }
+
+  /** Records a batch before it is sent: its id, type and each row's SKU and hash, in order. */
+  recordInflight(envelopeId: string, type: string, rows: readonly { sku?: string; hash?: string }[]): void {
+    // A row with no SKU or hash cannot be matched again next run: nothing to resume.
+    if (rows.some((r) => r.sku === undefined || r.hash === undefined)) return;
+    const insert = this.db.prepare(
+      'INSERT OR REPLACE INTO inflight (envelope_id, type, position, size, sku, hash) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.db.transaction(() => {
+      rows.forEach((r, i) => {
+        insert.run(envelopeId, type, i, rows.length, r.sku!, r.hash!);
+      });
+    });
+  }
+
+  forgetInflight(envelopeIds: readonly string[]): void {
+    const del = this.db.prepare('DELETE FROM inflight WHERE envelope_id = ?');
+    this.db.transaction(() => {
+      for (const id of envelopeIds) del.run(id);
+    });
+  }
+
+  /** How many SKUs the service has accepted from this state. */
+  knownCount(): number {
+    return Number(this.db.prepare<{ n: number }>('SELECT count(*) AS n FROM products').get()?.n ?? 0);
+  }
+
+  /** The target this file is for, as its meta table says (the key only as its fingerprint). */
+  target(): { apiUrl: string; format: string } {
+    const get = this.db.prepare<{ value: string }>('SELECT value FROM meta WHERE key = ?');
+    return { apiUrl: get.get('api_url')?.value ?? '?', format: get.get('format')?.value ?? '?' };
+  }
+
+  close(): void {
+    if (!this.db.isOpen) return;
+    if (this.locked) {
+      try {
+        this.db.prepare('DELETE FROM lock WHERE id = 1 AND pid = ?').run(process.pid);
+      } catch {
+        // The lock of a dead pid is taken over by the next run anyway.
+      }
+    }
+    this.db.close();
+  }
+}
+
+function checkTarget(db: Database, file: string, target: StateTarget): void {
+  const entries: [string, string][] = [
+    ['api_url', target.apiUrl],
+    ['format', target.format],
+    ['key_fingerprint', target.keyFingerprint],
+  ];
+  const get = db.prepare<{ value: string }>('SELECT value FROM meta WHERE key = ?');
+  db.transaction(() => {
+    for (const [key, value] of entries) {
+      const have = get.get(key)?.value;
+      if (have === undefined) db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(key, value);
+      else if (have !== value)
+        throw new UsageError(
+          `the upload state ${file} belongs to another target (its ${key} differs)`,
+          'move the file away, or use another state directory with --state DIR',
+        );
+    }
+  });
+}
+
+function unreadable(file: string, err: unknown): ExitError {
+  const code = err instanceof SqliteError ? err.code : undefined;
+  return new UsageError(
+    `cannot use the upload state ${file}${code ? ` (${code})` : ''}`,
+    code === 'SQLITE_NOTADB'
+      ? 'it is not an SQLite database: move it away and the next run starts a fresh state (sending everything)'
+      : 'check the permissions of the state directory (--state DIR or GENSER_STATE_DIR)',
+  );
+}
