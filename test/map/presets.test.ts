@@ -244,6 +244,21 @@ describe('google-merchant', () => {
     expect(bySku('GM-2').offers).toMatchObject({ price: 30, availability: 'PreOrder' });
     expect(bySku('GM-3').offers.availability).toBe('OutOfStock');
   });
+
+  it('reads the same product data saved as CSV (commas, quoted where needed)', async () => {
+    const tsv = await run(own('google-merchant.tsv'), {
+      preset: 'google-merchant',
+      set: ['availability_starts=today'],
+    });
+    const lines = readFileSync(own('google-merchant.tsv'), 'utf8').trimEnd().split('\n');
+    const quote = (cell: string) => (/[",\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
+    const csv = join(mkdtempSync(join(tmpdir(), 'genser-gmc-')), 'products.csv');
+    writeFileSync(csv, `${lines.map((l) => l.split('\t').map(quote).join(',')).join('\n')}\n`);
+    const fromCsv = await run(csv, { preset: 'google-merchant', set: ['availability_starts=today'] });
+    expect(fromCsv.rows.map((r) => r.sku)).toEqual(['GM-1', 'GM-2', 'GM-3']);
+    expect(fromCsv.rows.map((r) => r.valid)).toEqual(tsv.rows.map((r) => r.valid));
+    expect(fromCsv.bySku('GM-1').offers).toEqual(tsv.bySku('GM-1').offers);
+  });
 });
 
 describe('shop edge cases, on small exports of our own', () => {
