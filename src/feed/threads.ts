@@ -7,6 +7,7 @@ import { type ExitCodeValue, ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedItem, FeedOptions, Issue, ReadItem } from '../shared/types.js';
 import { feedItems, sameKeys } from './pipeline.js';
+import { pooledRows, poolPlans } from './pool.js';
 
 /**
  * The pipeline on two threads: this thread reads (decode, parse, positions, read issues) and the
@@ -26,6 +27,15 @@ export interface FeedRowsOptions {
   threaded?: boolean;
   /** The worker's module (tests point it at the build). */
   workerUrl?: URL;
+  /**
+   * 2 or more: a pool of that many workers, each reading whole chunks (src/feed/pool.ts), for
+   * runs whose files are all UTF-8 CSV or NDJSON; other runs keep the path `threaded` picks.
+   */
+  pool?: number;
+  /** The pool worker's module (tests point it at the build). */
+  poolWorkerUrl?: URL;
+  /** Bytes per pool chunk (tests make it small). */
+  chunkTarget?: number;
 }
 
 /** The payload as UTF-8 JSON: made on the worker, or here for rows that came in-thread. */
@@ -89,6 +99,17 @@ export function feedRows(
   stdin: NodeJS.ReadableStream | undefined,
   options: FeedRowsOptions,
 ): AsyncIterable<FeedRow> {
+  if (options.pool !== undefined && options.pool >= 2) {
+    const plans = poolPlans(files, feed);
+    if (plans) {
+      return pooledRows(files, feed, log, plans, {
+        threads: options.pool,
+        serialize: options.serialize,
+        workerUrl: options.poolWorkerUrl,
+        chunkTarget: options.chunkTarget,
+      });
+    }
+  }
   const url = options.workerUrl ?? WORKER_URL;
   const threaded = (options.threaded ?? worthAThread(files)) && existsSync(fileURLToPath(url));
   return threaded
