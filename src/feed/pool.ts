@@ -15,8 +15,8 @@ import type { Logger } from '../shared/logger.js';
 import type { FeedItem, FeedOptions, Issue } from '../shared/types.js';
 import { SkuSet } from '../validate/duplicates.js';
 import { CHUNK_TARGET, Chunker, type ChunkKind, type FeedChunk } from './chunker.js';
+import type { FeedRow } from './feed-row.js';
 import { duplicateProblem, issueOf } from './pipeline.js';
-import type { FeedRow } from './threads.js';
 
 /**
  * The feed pipeline on N worker threads (`--threads N`, N >= 2; docs/reading.md, "Threads").

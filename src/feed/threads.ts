@@ -6,6 +6,7 @@ import { resolveFeedMapping } from '../map/presets.js';
 import { type ExitCodeValue, ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedItem, FeedOptions, Issue, ReadItem } from '../shared/types.js';
+import type { FeedRow } from './feed-row.js';
 import { feedItems, sameKeys } from './pipeline.js';
 import { pooledRows, poolPlans } from './pool.js';
 
@@ -15,10 +16,7 @@ import { pooledRows, poolPlans } from './pool.js';
  * cores the reading then hides behind the per-row work (BENCHMARKS.md). Items come out exactly as
  * `feedItems` yields them, in order: the worker runs the same `processReads` over the same reads.
  */
-export interface FeedRow extends FeedItem {
-  /** A valid row's payload as UTF-8 JSON, made once on the worker; `payload` is then absent. */
-  json?: Uint8Array;
-}
+export type { FeedRow } from './feed-row.js';
 
 export interface FeedRowsOptions {
   /** Consumers that write or send the payloads ask for their JSON. */
