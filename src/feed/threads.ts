@@ -21,8 +21,11 @@ export type { FeedRow } from './feed-row.js';
 export interface FeedRowsOptions {
   /** Consumers that write or send the payloads ask for their JSON. */
   serialize: boolean;
-  /** true/false forces the choice; by default a second thread is used for inputs of 4 MiB or more. */
-  threaded?: boolean;
+  /**
+   * true/false forces the choice; by default a second thread is used for inputs of 4 MiB or
+   * more. A number N >= 2 (`--threads N`) asks for a pool of N workers (as `pool`).
+   */
+  threaded?: boolean | number;
   /** The worker's module (tests point it at the build). */
   workerUrl?: URL;
   /**
@@ -97,11 +100,12 @@ export function feedRows(
   stdin: NodeJS.ReadableStream | undefined,
   options: FeedRowsOptions,
 ): AsyncIterable<FeedRow> {
-  if (options.pool !== undefined && options.pool >= 2) {
+  const pool = options.pool ?? (typeof options.threaded === 'number' ? options.threaded : undefined);
+  if (pool !== undefined && pool >= 2) {
     const plans = poolPlans(files, feed);
     if (plans) {
       return pooledRows(files, feed, log, plans, {
-        threads: options.pool,
+        threads: pool,
         serialize: options.serialize,
         workerUrl: options.poolWorkerUrl,
         chunkTarget: options.chunkTarget,
@@ -109,7 +113,9 @@ export function feedRows(
     }
   }
   const url = options.workerUrl ?? WORKER_URL;
-  const threaded = (options.threaded ?? worthAThread(files)) && existsSync(fileURLToPath(url));
+  // A count asked for a pool the files cannot use: they get the second thread.
+  const asked = typeof options.threaded === 'number' ? options.threaded >= 1 : options.threaded;
+  const threaded = (asked ?? worthAThread(files)) && existsSync(fileURLToPath(url));
   return threaded
     ? threadedRows(files, feed, log, stdin, options.serialize, url)
     : feedItems(files, feed, log, stdin);
