@@ -10,7 +10,7 @@ import { HEAD_BYTES } from '../read/limits.js';
 import { READ_CHUNK } from '../read/open.js';
 import { excelSepLine, guessNewline, sniffDelimiter } from '../read/sniff.js';
 import { incompleteTail } from '../read/utf8.js';
-import { type ExitCodeValue, ExitError } from '../shared/errors.js';
+import { type ExitCodeValue, ExitError, UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedItem, FeedOptions, Issue } from '../shared/types.js';
 import { SkuSet } from '../validate/duplicates.js';
@@ -141,6 +141,8 @@ interface Sent {
   fileIndex: number;
   chunk: number;
   offset: number;
+  /** The file's last chunk. */
+  last: boolean;
 }
 
 /** A file's running totals, as its chunks are put back in order. */
@@ -180,6 +182,7 @@ export async function* pooledRows(
       stateFile = meta.fileIndex;
       state = { rows: 0, lines: 0, said: new Set() };
     }
+    if (!meta.last) checkCut(m, files[meta.fileIndex], state.lines);
     yield* rowsOf(m, meta, state, skus, files, feed, options.serialize);
     state.rows += m.rows;
     state.lines += m.lines;
@@ -206,7 +209,7 @@ export async function* pooledRows(
       const send = async function* (chunk: FeedChunk, final: boolean): AsyncGenerator<FeedRow> {
         if (plan.kind === 'csv' && delimiter === undefined) delimiter = sniff(chunk, final);
         while (seq - next >= limit) yield* settle();
-        sent.set(seq, { fileIndex, chunk: chunk.index, offset: chunk.offset });
+        sent.set(seq, { fileIndex, chunk: chunk.index, offset: chunk.offset, last: final });
         pool.send({
           seq: seq++,
           fileIndex,
@@ -233,6 +236,23 @@ export async function* pooledRows(
     while (next < seq) yield* settle();
   } finally {
     await pool.close();
+  }
+}
+
+/**
+ * A quote left open at the end of a chunk that is not the file's last: the quote scan was
+ * thrown off (a quote inside an unquoted value, `5" screen`), and this chunk and the next were
+ * cut inside a record. Their rows would differ from one thread's: stop rather than guess.
+ */
+function checkCut(m: FromPool, file: string, linesBefore: number): void {
+  for (const item of m.items) {
+    for (const issue of item.issues) {
+      if (issue.code !== 'unclosed_quote') continue;
+      throw new UsageError(
+        `${file}: the worker pool cannot cut this file at record boundaries (a quote near line ${(issue.line ?? 0) + linesBefore} is not closed where a record ends)`,
+        'A value holds a quote without being quoted (write it "5"" screen"); or run with --threads 1.',
+      );
+    }
   }
 }
 
