@@ -67,7 +67,10 @@ export interface PoolOptions {
 }
 
 const WORKER_URL = new URL('./pool-worker.js', import.meta.url);
-/** Chunks each worker may hold (sent, not yet put back in order): memory stays bounded. */
+/**
+ * Chunks each worker may have in hand; twice as many may wait, done, to be put back in order:
+ * memory stays bounded by the chunks, never by the feed.
+ */
 const PER_WORKER = 2;
 /** Read issues whose messages name rows and lines (shifted with them). */
 const READ_CODES = new Set([
@@ -208,7 +211,13 @@ export async function* pooledRows(
       let last: FeedChunk | undefined;
       const send = async function* (chunk: FeedChunk, final: boolean): AsyncGenerator<FeedRow> {
         if (plan.kind === 'csv' && delimiter === undefined) delimiter = sniff(chunk, final);
-        while (seq - next >= limit) yield* settle();
+        // Out with what is ready; then wait while every worker has its fill, or while too many
+        // results wait behind a slow chunk (memory). A worker is never kept idle by the order.
+        for (;;) {
+          while (pool.has(next)) yield* settle();
+          if (pool.inFlight() < limit && seq - next < 2 * limit) break;
+          await pool.anyResult();
+        }
         sent.set(seq, { fileIndex, chunk: chunk.index, offset: chunk.offset, last: final });
         pool.send({
           seq: seq++,
@@ -349,6 +358,7 @@ class Pool {
   private readonly owner = new Map<number, number>();
   private readonly results = new Map<number, FromPool>();
   private waiting: { seq: number; resolve: (m: FromPool) => void; reject: (e: Error) => void } | undefined;
+  private anyWaiting: { resolve: () => void; reject: (e: Error) => void } | undefined;
   private failure: Error | undefined;
 
   constructor(threads: number, url: URL, input: PoolInput) {
@@ -358,6 +368,9 @@ class Pool {
         this.load[this.owner.get(m.seq)!]--;
         this.owner.delete(m.seq);
         this.results.set(m.seq, m);
+        const any = this.anyWaiting;
+        this.anyWaiting = undefined;
+        any?.resolve();
         if (this.waiting?.seq === m.seq) {
           const { resolve } = this.waiting;
           this.waiting = undefined;
@@ -376,6 +389,24 @@ class Pool {
     const w = this.waiting;
     this.waiting = undefined;
     w?.reject(this.failure);
+    const any = this.anyWaiting;
+    this.anyWaiting = undefined;
+    any?.reject(this.failure);
+  }
+
+  has(seq: number): boolean {
+    return this.results.has(seq);
+  }
+
+  /** Chunks sent and not answered yet. */
+  inFlight(): number {
+    return this.owner.size;
+  }
+
+  /** Resolves at the next result from any worker. */
+  anyResult(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => (this.anyWaiting = { resolve, reject }));
   }
 
   private take(seq: number): FromPool {
