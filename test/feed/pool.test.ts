@@ -157,4 +157,38 @@ describe('the worker pool (--threads N >= 2)', () => {
       { numRuns: 3 },
     );
   });
+
+  it('gives the one-thread items for random NDJSON feeds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'genser-pool-'));
+    let n = 0;
+    const line = fc
+      .tuple(
+        fc.constantFrom('P1', 'P2', 'Q', ''),
+        fc.string({ maxLength: 8 }),
+        fc.integer({ min: -5, max: 99999 }),
+      )
+      .map(([sku, name, price]) => JSON.stringify({ sku, name: `${name}"한\n`, price: String(price) }));
+    const file = fc
+      .tuple(
+        fc.array(fc.oneof(line, line, line, fc.constantFrom('', '{bad', '[1]')), { maxLength: 30 }),
+        fc.constantFrom('\n', '\r\n'),
+      )
+      .map(([lines, end]) => lines.join(end));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(file, { minLength: 6, maxLength: 6 }),
+        fc.integer({ min: 1, max: 300 }),
+        async (texts, target) => {
+          const files = texts.map((text) => {
+            const path = join(dir, `f${n++}.ndjson`);
+            writeFileSync(path, text || '{}');
+            return path;
+          });
+          expect(poolPlans(files, standard)).toBeDefined();
+          await expectSame(files, standard, target);
+        },
+      ),
+      { numRuns: 2 },
+    );
+  });
 });
