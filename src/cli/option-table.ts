@@ -112,7 +112,8 @@ export const INPUT_TYPES = ['csv', 'json', 'ndjson'] as const satisfies readonly
 export const LANGUAGES = ['ko', 'en', 'ja'] as const satisfies readonly Language[];
 export const ENVELOPE_TYPES = ['create_product', 'update_product'] as const;
 export type EnvelopeType = (typeof ENVELOPE_TYPES)[number];
-const THREADS = ['auto', '0', '1'] as const;
+/** Workers a `--threads` pool may have. */
+const MAX_THREADS = 64;
 
 /**
  * `--reporter` values: repeated flags and a config file's list arrive as arrays, the
@@ -265,12 +266,11 @@ export const OPTIONS = {
   }),
   threads: opt({
     flag: '--threads <n>',
-    help: '0: all on one thread; 1: reading on one thread, mapping and validation on a second',
+    help: '0: all on one thread; 1: reading on one thread, mapping and validation on a second; 2-64: a pool of that many workers, each reading, mapping and validating whole chunks of UTF-8 CSV or NDJSON files (other inputs: as 1)',
     env: 'GENSER_THREADS',
-    default: 'auto' as (typeof THREADS)[number],
+    default: 'auto' as 'auto' | number,
     defaultText: 'auto: a second thread for inputs of 4 MiB or more, and stdin',
-    parse: p.oneOf(THREADS),
-    choices: THREADS,
+    parse: p.threads(MAX_THREADS),
     commands: FEED,
   }),
   maxErrors: opt({

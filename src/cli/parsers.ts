@@ -20,6 +20,19 @@ export function int(min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> 
   };
 }
 
+/** `--threads`: auto, or a count from 0 to `max` (0 and 1 keep their meanings; 2+ is a pool). */
+export function threads(max: number): Parser<'auto' | number> {
+  const count = int(0, max);
+  return (raw, from) => {
+    if (text(raw) === 'auto') return 'auto';
+    try {
+      return count(raw, from);
+    } catch {
+      throw new UsageError(`${from} must be auto or a whole number from 0 to ${max}; got "${String(raw)}"`);
+    }
+  };
+}
+
 export function oneOf<T extends string>(values: readonly T[], aliases: Record<string, T> = {}): Parser<T> {
   return (raw, from) => {
     const s = text(raw);

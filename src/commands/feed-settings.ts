@@ -22,7 +22,7 @@ export interface FeedSettings {
   language: Language;
   country: string;
   strict?: boolean;
-  threads: 'auto' | '0' | '1';
+  threads: 'auto' | number;
   maxErrors?: number;
   report?: string;
   reporter?: string[];
@@ -60,7 +60,14 @@ export function feedOptionsFrom(s: FeedSettings, ctx: Pick<CommandContext, 'expl
   return options;
 }
 
-/** `--threads`: auto (by size), 0 (one thread), 1 (a second thread even for small feeds). */
-export function threadedFrom(s: Pick<FeedSettings, 'threads'>): boolean | undefined {
-  return s.threads === 'auto' ? undefined : s.threads === '1';
+/**
+ * `--threads`: auto (by size), 0 (one thread), 1 (a second thread even for small feeds), or
+ * N >= 2: a pool of N workers (src/feed/pool.ts) for UTF-8 CSV and NDJSON files.
+ */
+export function threadedFrom(s: Pick<FeedSettings, 'threads'>): boolean | number | undefined {
+  const t = s.threads;
+  if (t === 'auto') return undefined;
+  // Settings read before this option took counts may still hold '0' or '1'.
+  const n = Number(t);
+  return n >= 2 ? n : n === 1;
 }

@@ -130,38 +130,47 @@ export async function* processReads(
   const feed = new FeedProcessor(options, mapping, sources);
   const runDate = options.runDate ? new Date(options.runDate) : new Date();
   for (let fileIndex = 0; fileIndex < sources.length; fileIndex++) {
-    feed.startFile(fileIndex);
-    let pending: Issue[] = [];
     // A shop preset's transform reshapes the rows (variants, drafts) before they are mapped.
     const reads = transformReads(mapping?.transform, read(sources[fileIndex]), { runDate });
-    for await (const item of reads) {
-      if (item.type === 'issue') {
-        const issue = item.issue;
-        if (issue.row === undefined) yield fileItem(issue);
-        else pending.push(issue);
-        continue;
-      }
-      const record = item.record;
-      let attached: Issue[] | undefined;
-      if (pending.length > 0) {
-        for (const issue of pending) {
-          if (issue.row === record.row && issue.file === record.file) {
-            attached ??= [];
-            attached.push(issue);
-          } else yield rowIssueItem(issue);
-        }
-        pending = [];
-      }
-      for (const fileIssue of feed.fileIssuesFor(record)) yield fileItem(fileIssue);
-      const out = feed.process(record);
-      if (attached) {
-        out.issues.unshift(...attached);
-        out.valid = out.valid && !attached.some((i) => i.severity === 'error');
-      }
-      yield out;
-    }
-    for (const issue of pending) yield rowIssueItem(issue);
+    yield* processFile(feed, fileIndex, reads);
   }
+}
+
+/** One file's reads through the processor: what `processReads` runs per file, and a pool worker per chunk. */
+export async function* processFile(
+  feed: FeedProcessor,
+  fileIndex: number,
+  reads: AsyncIterable<ReadItem>,
+): AsyncGenerator<FeedItem> {
+  feed.startFile(fileIndex);
+  let pending: Issue[] = [];
+  for await (const item of reads) {
+    if (item.type === 'issue') {
+      const issue = item.issue;
+      if (issue.row === undefined) yield fileItem(issue);
+      else pending.push(issue);
+      continue;
+    }
+    const record = item.record;
+    let attached: Issue[] | undefined;
+    if (pending.length > 0) {
+      for (const issue of pending) {
+        if (issue.row === record.row && issue.file === record.file) {
+          attached ??= [];
+          attached.push(issue);
+        } else yield rowIssueItem(issue);
+      }
+      pending = [];
+    }
+    for (const fileIssue of feed.fileIssuesFor(record)) yield fileItem(fileIssue);
+    const out = feed.process(record);
+    if (attached) {
+      out.issues.unshift(...attached);
+      out.valid = out.valid && !attached.some((i) => i.severity === 'error');
+    }
+    yield out;
+  }
+  for (const issue of pending) yield rowIssueItem(issue);
 }
 
 function fileItem(issue: Issue): FeedItem {
@@ -220,6 +229,8 @@ export class FeedProcessor {
     private readonly options: FeedOptions,
     private readonly mapping: Mapping | undefined,
     private readonly sources: string[],
+    /** false in pool workers: duplicates across chunks are found in order on the main thread. */
+    private readonly checkDuplicates = true,
   ) {
     this.validate = payloadValidator(options.format, options.kind, options.strict);
     this.zone = timeZoneForCountry(options.country);
@@ -356,45 +367,64 @@ export class FeedProcessor {
           ? payload.name
           : payload.code;
     const sku = typeof rawSku === 'string' && rawSku !== '' ? rawSku : undefined;
-    if (sku !== undefined && payload) {
-      const first = this.skus.add(sku, this.fileIndex, record.row);
-      if (first) {
-        const where =
-          first.fileIndex === this.fileIndex
-            ? `row ${first.row}`
-            : `row ${first.row} of ${this.sources[first.fileIndex]}`;
-        problems.push({
-          code: 'duplicate_sku',
-          field: format === 'standard' ? 'sku' : kind === 'filters' ? 'name' : 'code',
-          value: sku,
-          message: `${format === 'standard' ? 'SKU' : kind === 'filters' ? 'filter' : 'code'} ${sku} appears again; first seen at ${where}`,
-          hint: 'each product must appear once per feed; the later row would overwrite the earlier one',
-        });
-      }
+    if (sku !== undefined && payload && this.checkDuplicates) {
+      const dup = duplicateProblem(this.skus, this.options, this.sources, sku, this.fileIndex, record.row);
+      if (dup) problems.push(dup);
     }
     const issues: Issue[] = [];
     let valid = true;
     for (const p of problems) {
-      const severity = p.severity ?? 'error';
-      if (severity === 'error') valid = false;
-      const issue: Issue = {
-        severity,
-        code: p.code,
-        file: record.file,
-        row: record.row,
-        line: record.line,
-      } as Issue;
-      if (sku !== undefined) issue.sku = sku;
-      if (p.column !== undefined) issue.column = p.column;
-      if (p.field) issue.field = p.field;
-      if (p.value !== undefined) issue.value = p.value;
-      issue.message = p.hint ? `${p.message}; ${p.hint}` : p.message;
-      if (p.hint) issue.hint = p.hint;
-      issues.push(issue);
+      if ((p.severity ?? 'error') === 'error') valid = false;
+      issues.push(issueOf(p, record, sku));
     }
     const item: FeedItem = { file: record.file, row: record.row, line: record.line, issues, valid };
     if (sku !== undefined) item.sku = sku;
     if (payload) item.payload = payload;
     return item;
   }
+}
+
+/** The `duplicate_sku` problem when `sku` was seen before in the run (and records it otherwise). */
+export function duplicateProblem(
+  skus: SkuSet,
+  options: Pick<FeedOptions, 'format' | 'kind'>,
+  sources: string[],
+  sku: string,
+  fileIndex: number,
+  row: number,
+): MapProblem | undefined {
+  const { format, kind } = options;
+  const first = skus.add(sku, fileIndex, row);
+  if (!first) return undefined;
+  const where =
+    first.fileIndex === fileIndex ? `row ${first.row}` : `row ${first.row} of ${sources[first.fileIndex]}`;
+  return {
+    code: 'duplicate_sku',
+    field: format === 'standard' ? 'sku' : kind === 'filters' ? 'name' : 'code',
+    value: sku,
+    message: `${format === 'standard' ? 'SKU' : kind === 'filters' ? 'filter' : 'code'} ${sku} appears again; first seen at ${where}`,
+    hint: 'each product must appear once per feed; the later row would overwrite the earlier one',
+  };
+}
+
+/** A row's problem as the issue it is reported as. */
+export function issueOf(
+  p: MapProblem,
+  at: { file: string; row: number; line: number },
+  sku: string | undefined,
+): Issue {
+  const issue: Issue = {
+    severity: p.severity ?? 'error',
+    code: p.code,
+    file: at.file,
+    row: at.row,
+    line: at.line,
+  } as Issue;
+  if (sku !== undefined) issue.sku = sku;
+  if (p.column !== undefined) issue.column = p.column;
+  if (p.field) issue.field = p.field;
+  if (p.value !== undefined) issue.value = p.value;
+  issue.message = p.hint ? `${p.message}; ${p.hint}` : p.message;
+  if (p.hint) issue.hint = p.hint;
+  return issue;
 }

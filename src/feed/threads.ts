@@ -6,7 +6,9 @@ import { resolveFeedMapping } from '../map/presets.js';
 import { type ExitCodeValue, ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedItem, FeedOptions, Issue, ReadItem } from '../shared/types.js';
+import type { FeedRow } from './feed-row.js';
 import { feedItems, sameKeys } from './pipeline.js';
+import { pooledRows, poolPlans } from './pool.js';
 
 /**
  * The pipeline on two threads: this thread reads (decode, parse, positions, read issues) and the
@@ -14,18 +16,27 @@ import { feedItems, sameKeys } from './pipeline.js';
  * cores the reading then hides behind the per-row work (BENCHMARKS.md). Items come out exactly as
  * `feedItems` yields them, in order: the worker runs the same `processReads` over the same reads.
  */
-export interface FeedRow extends FeedItem {
-  /** A valid row's payload as UTF-8 JSON, made once on the worker; `payload` is then absent. */
-  json?: Uint8Array;
-}
+export type { FeedRow } from './feed-row.js';
 
 export interface FeedRowsOptions {
   /** Consumers that write or send the payloads ask for their JSON. */
   serialize: boolean;
-  /** true/false forces the choice; by default a second thread is used for inputs of 4 MiB or more. */
-  threaded?: boolean;
+  /**
+   * true/false forces the choice; by default a second thread is used for inputs of 4 MiB or
+   * more. A number N >= 2 (`--threads N`) asks for a pool of N workers (as `pool`).
+   */
+  threaded?: boolean | number;
   /** The worker's module (tests point it at the build). */
   workerUrl?: URL;
+  /**
+   * 2 or more: a pool of that many workers, each reading whole chunks (src/feed/pool.ts), for
+   * runs whose files are all UTF-8 CSV or NDJSON; other runs keep the path `threaded` picks.
+   */
+  pool?: number;
+  /** The pool worker's module (tests point it at the build). */
+  poolWorkerUrl?: URL;
+  /** Bytes per pool chunk (tests make it small). */
+  chunkTarget?: number;
 }
 
 /** The payload as UTF-8 JSON: made on the worker, or here for rows that came in-thread. */
@@ -89,8 +100,22 @@ export function feedRows(
   stdin: NodeJS.ReadableStream | undefined,
   options: FeedRowsOptions,
 ): AsyncIterable<FeedRow> {
+  const pool = options.pool ?? (typeof options.threaded === 'number' ? options.threaded : undefined);
+  if (pool !== undefined && pool >= 2) {
+    const plans = poolPlans(files, feed);
+    if (plans) {
+      return pooledRows(files, feed, log, plans, {
+        threads: pool,
+        serialize: options.serialize,
+        workerUrl: options.poolWorkerUrl,
+        chunkTarget: options.chunkTarget,
+      });
+    }
+  }
   const url = options.workerUrl ?? WORKER_URL;
-  const threaded = (options.threaded ?? worthAThread(files)) && existsSync(fileURLToPath(url));
+  // A count asked for a pool the files cannot use: they get the second thread.
+  const asked = typeof options.threaded === 'number' ? options.threaded >= 1 : options.threaded;
+  const threaded = (asked ?? worthAThread(files)) && existsSync(fileURLToPath(url));
   return threaded
     ? threadedRows(files, feed, log, stdin, options.serialize, url)
     : feedItems(files, feed, log, stdin);

@@ -91,7 +91,7 @@ export async function* readFeed(
 }
 
 /** `--delimiter` as given: `\t` and `tab` mean a tab; line breaks and quotes cannot delimit. */
-function delimiterOption(given: string | undefined): string | undefined {
+export function delimiterOption(given: string | undefined): string | undefined {
   if (given === undefined) return undefined;
   if (given === '\\t' || given.toLowerCase() === 'tab') return '\t';
   if (given === '' || /["\r\n\uFEFF]/.test(given)) {

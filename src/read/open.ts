@@ -5,7 +5,8 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { errorMessage, UsageError } from '../shared/errors.js';
 
-const READ_CHUNK = 256 * 1024;
+/** Bytes per read; the first read is the sample the encoding is detected from. */
+export const READ_CHUNK = 256 * 1024;
 
 /** The raw bytes of a file, or of stdin for `-`. Fatal problems become a UsageError naming the file. */
 export async function openBytes(

@@ -1,0 +1,7 @@
+import type { FeedItem } from '../shared/types.js';
+
+/** An item as the threaded paths hand it on. */
+export interface FeedRow extends FeedItem {
+  /** A valid row's payload as UTF-8 JSON, made once on a worker; `payload` is then absent. */
+  json?: Uint8Array;
+}

@@ -1,0 +1,113 @@
+import { isUtf8 } from 'node:buffer';
+import { parentPort, workerData } from 'node:worker_threads';
+import { resolveFeedMapping } from '../map/presets.js';
+import { readCsv } from '../read/csv.js';
+import { decodeChunks } from '../read/decode.js';
+import { readNdjson } from '../read/ndjson.js';
+import { ExitError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { FeedItem, ReadItem } from '../shared/types.js';
+import { FeedProcessor, processFile } from './pipeline.js';
+import type { FromPool, PoolInput, ToPool } from './pool.js';
+
+/**
+ * A pool worker (src/feed/pool.ts): decodes one chunk of whole records, parses it with the
+ * file's header, and runs the same per-file processing as one thread (`processFile`), with
+ * rows and lines counted from the chunk's start. Duplicate SKUs are left to the main thread,
+ * which sees every chunk in order.
+ */
+const port = parentPort!;
+const { files, feed, serialize } = workerData as PoolInput;
+const processor = new FeedProcessor(feed, resolveFeedMapping(feed), files, false);
+const silent: Logger = { fancy: false, info() {}, warn() {}, error() {}, debug() {} };
+
+const queue: ToPool[] = [];
+let busy = false;
+port.on('message', (m: ToPool) => {
+  queue.push(m);
+  if (!busy) void drain();
+});
+
+async function drain(): Promise<void> {
+  busy = true;
+  for (let m = queue.shift(); m; m = queue.shift()) {
+    const { message, transfer } = await processChunk(m);
+    port.postMessage(message, transfer);
+  }
+  busy = false;
+}
+
+/** The chunk's text after the header: `toString` when it is valid UTF-8 (fast), else the fatal decoder (for its message). */
+async function* texts(header: string, body: Uint8Array): AsyncGenerator<string> {
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (isUtf8(bytes)) {
+    yield header + bytes.toString('utf8');
+    return;
+  }
+  if (header.length > 0) yield header;
+  yield* decodeChunks(one(bytes), 'utf-8');
+}
+
+async function* one(bytes: Buffer): AsyncGenerator<Buffer> {
+  yield bytes;
+}
+
+/** Valid rows' payload JSON as UTF-8 in one growing buffer; row i's bytes end at ends[i]. */
+class JsonBytes {
+  bytes = Buffer.allocUnsafeSlow(64 * 1024);
+  used = 0;
+  ends: number[] = [];
+
+  add(text: string | undefined): void {
+    if (text === undefined) {
+      this.ends.push(-1);
+      return;
+    }
+    const need = this.used + text.length * 3;
+    if (need > this.bytes.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(need, this.bytes.length * 2));
+      this.bytes.copy(grown, 0, 0, this.used);
+      this.bytes = grown;
+    }
+    this.used += this.bytes.write(text, this.used);
+    this.ends.push(this.used);
+  }
+}
+
+async function processChunk(m: ToPool): Promise<{ message: FromPool; transfer: ArrayBuffer[] }> {
+  const file = files[m.fileIndex];
+  const items: FeedItem[] = [];
+  const checked: boolean[] = [];
+  const json = serialize ? new JsonBytes() : undefined;
+  let rows = 0;
+  let error: FromPool['error'];
+  try {
+    const text = texts(m.header, m.body);
+    const reads: AsyncIterable<ReadItem> =
+      m.kind === 'csv'
+        ? readCsv(text, { file, delimiter: m.delimiter, autoEncoding: m.autoEncoding })
+        : readNdjson(text, { file, autoEncoding: m.autoEncoding, log: silent });
+    for await (const item of processFile(processor, m.fileIndex, reads)) {
+      if (item.row > rows) rows = item.row;
+      checked.push(item.payload !== undefined && item.sku !== undefined);
+      json?.add(item.valid && item.payload !== undefined ? JSON.stringify(item.payload) : undefined);
+      const { payload: _payload, ...rest } = item;
+      items.push(rest);
+    }
+  } catch (err) {
+    error =
+      err instanceof ExitError
+        ? { code: err.exitCode, m: err.message, hint: err.hint }
+        : { m: err instanceof Error ? err.message : String(err), stack: (err as Error)?.stack };
+  }
+  let lines = 0;
+  for (let at = m.body.indexOf(0x0a); at !== -1; at = m.body.indexOf(0x0a, at + 1)) lines++;
+  const message: FromPool = { seq: m.seq, items, checked, rows, lines, error };
+  const transfer: ArrayBuffer[] = [];
+  if (json) {
+    const ends = Int32Array.from(json.ends);
+    message.json = { bytes: new Uint8Array(json.bytes.buffer, 0, json.used), ends };
+    transfer.push(ends.buffer, json.bytes.buffer as ArrayBuffer);
+  }
+  return { message, transfer };
+}

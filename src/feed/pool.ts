@@ -1,0 +1,441 @@
+import { isUtf8 } from 'node:buffer';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { resolveFeedMapping } from '../map/presets.js';
+import { binaryKind } from '../read/binary.js';
+import { detectEncoding } from '../read/detect-encoding.js';
+import { delimiterOption } from '../read/index.js';
+import { inputTypeFromName } from '../read/input-type.js';
+import { HEAD_BYTES } from '../read/limits.js';
+import { READ_CHUNK } from '../read/open.js';
+import { excelSepLine, guessNewline, sniffDelimiter } from '../read/sniff.js';
+import { incompleteTail } from '../read/utf8.js';
+import { type ExitCodeValue, ExitError, UsageError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { FeedItem, FeedOptions, Issue } from '../shared/types.js';
+import { SkuSet } from '../validate/duplicates.js';
+import { CHUNK_TARGET, Chunker, type ChunkKind, type FeedChunk } from './chunker.js';
+import type { FeedRow } from './feed-row.js';
+import { duplicateProblem, issueOf } from './pipeline.js';
+
+/**
+ * The feed pipeline on N worker threads (`--threads N`, N >= 2; docs/reading.md, "Threads").
+ * This thread only reads bytes and cuts them into chunks of whole records (src/feed/chunker.ts);
+ * each worker decodes, parses, maps, validates and serializes a chunk (src/feed/pool-worker.ts).
+ * Results are put back in order here, with the row and line offsets of the chunks before them,
+ * and what must be sequential is done here: duplicate SKUs across the run, file-level issues
+ * said once per file. Callers see rows, never chunks or messages.
+ */
+export interface PoolInput {
+  files: string[];
+  feed: FeedOptions;
+  serialize: boolean;
+}
+
+/** Main thread -> worker: one chunk (its body transferred). */
+export interface ToPool {
+  seq: number;
+  fileIndex: number;
+  kind: ChunkKind;
+  header: string;
+  body: Uint8Array;
+  delimiter?: string;
+  autoEncoding: boolean;
+}
+
+/** Worker -> main thread: one chunk's items, rows and lines counted from the chunk's start. */
+export interface FromPool {
+  seq: number;
+  items: FeedItem[];
+  /** Items that had a payload and a SKU: the duplicate check applies to them. */
+  checked: boolean[];
+  /** Data rows the chunk held (its last row number). */
+  rows: number;
+  /** Line feeds in the chunk's body. */
+  lines: number;
+  json?: { bytes: Uint8Array; ends: Int32Array };
+  /** A failure after the items (bad bytes); the run stops there. */
+  error?: { code?: ExitCodeValue; m: string; hint?: string; stack?: string };
+}
+
+export interface PoolOptions {
+  threads: number;
+  serialize: boolean;
+  workerUrl?: URL;
+  /** Bytes per chunk (tests make it small). */
+  chunkTarget?: number;
+}
+
+const WORKER_URL = new URL('./pool-worker.js', import.meta.url);
+/**
+ * Chunks each worker may have in hand; twice as many may wait, done, to be put back in order:
+ * memory stays bounded by the chunks, never by the feed.
+ */
+const PER_WORKER = 2;
+/** Read issues whose messages name rows and lines (shifted with them). */
+const READ_CODES = new Set([
+  'unclosed_quote',
+  'malformed_quote',
+  'ragged_row',
+  'field_too_large',
+  'invalid_json',
+  'not_an_object',
+  'too_deep',
+  'mixed_line_ends',
+]);
+
+/** How a file is read by the pool, or undefined when it keeps the one-thread path. */
+interface Plan {
+  kind: ChunkKind;
+  /** What `--encoding auto` says on stderr, as the one-thread reader says it. */
+  detected?: string;
+}
+
+/**
+ * The plans of all files when every one can go to the pool: UTF-8 CSV or NDJSON files, not
+ * gzip, not stdin, not CR-only line ends, no preset transform. Anything else keeps today's path.
+ */
+export function poolPlans(files: string[], feed: FeedOptions): Plan[] | undefined {
+  if (files.length === 0) return undefined;
+  if (feed.encoding !== 'auto' && feed.encoding !== 'utf-8') return undefined;
+  try {
+    if (resolveFeedMapping(feed)?.transform) return undefined;
+    delimiterOption(feed.delimiter);
+  } catch {
+    return undefined; // the one-thread path says it
+  }
+  const plans: Plan[] = [];
+  for (const file of files) {
+    if (file === '-') return undefined;
+    const kind = feed.inputType ?? inputTypeFromName(file);
+    if (kind !== 'csv' && kind !== 'ndjson') return undefined;
+    // The same sample as the one-thread reader's: its first read, "final" under 64 KiB.
+    const head = readHead(file);
+    if (!head || head.length === 0) return undefined;
+    const final = head.length < HEAD_BYTES;
+    const whole = final ? head : head.subarray(0, head.length - incompleteTail(head));
+    if (!isUtf8(whole) || binaryKind(head, feed.encoding, false)) return undefined;
+    const detection = detectEncoding(head, final);
+    if (detection.encoding !== 'utf-8') return undefined;
+    if (kind === 'csv' && guessNewline(whole.toString('utf8')) === '\r') return undefined;
+    plans.push({ kind, detected: feed.encoding === 'auto' ? detection.reason : undefined });
+  }
+  return plans;
+}
+
+function readHead(file: string): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const head = Buffer.alloc(READ_CHUNK);
+    const n = readSync(fd, head, 0, READ_CHUNK, 0);
+    const sub = head.subarray(0, n);
+    // gzip: the one-thread path decompresses it.
+    if (sub[0] === 0x1f && sub[1] === 0x8b) return undefined;
+    return sub;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+interface Sent {
+  fileIndex: number;
+  chunk: number;
+  offset: number;
+  /** The file's last chunk. */
+  last: boolean;
+}
+
+/** A file's running totals, as its chunks are put back in order. */
+interface FileState {
+  rows: number;
+  lines: number;
+  /** File-level issues said already (from the first chunk, or a later one). */
+  said: Set<string>;
+}
+
+export async function* pooledRows(
+  files: string[],
+  feed: FeedOptions,
+  log: Logger,
+  plans: Plan[],
+  options: PoolOptions,
+): AsyncGenerator<FeedRow> {
+  feed = { ...feed, runDate: feed.runDate ?? new Date().toISOString() };
+  const input: PoolInput = { files, feed, serialize: options.serialize };
+  const url = options.workerUrl ?? WORKER_URL;
+  const pool = new Pool(options.threads, url, input);
+  const limit = options.threads * PER_WORKER;
+  const skus = new SkuSet();
+  const sent = new Map<number, Sent>();
+  let seq = 0;
+  let next = 0;
+  let state: FileState = { rows: 0, lines: 0, said: new Set() };
+  let stateFile = -1;
+
+  /** Puts the next chunk's rows out in order. */
+  async function* settle(): AsyncGenerator<FeedRow> {
+    const m = await pool.result(next);
+    const meta = sent.get(next)!;
+    sent.delete(next);
+    next++;
+    if (meta.fileIndex !== stateFile) {
+      stateFile = meta.fileIndex;
+      state = { rows: 0, lines: 0, said: new Set() };
+    }
+    if (!meta.last) checkCut(m, files[meta.fileIndex], state.lines);
+    yield* rowsOf(m, meta, state, skus, files, feed, options.serialize);
+    state.rows += m.rows;
+    state.lines += m.lines;
+    if (m.error) {
+      const message = shiftByteOffset(
+        shiftPositions(m.error.m, state.rows - m.rows, state.lines - m.lines),
+        meta.offset,
+      );
+      if (m.error.code !== undefined) throw new ExitError(m.error.code, message, m.error.hint);
+      const err = new Error(message);
+      if (m.error.stack) err.stack = m.error.stack;
+      throw err;
+    }
+  }
+
+  try {
+    for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
+      const file = files[fileIndex];
+      const plan = plans[fileIndex];
+      if (plan.detected) log.info(`${file}: encoding utf-8 (auto-detected: ${plan.detected})`);
+      const chunker = new Chunker(plan.kind, { target: options.chunkTarget ?? CHUNK_TARGET });
+      let delimiter = delimiterOption(feed.delimiter);
+      let last: FeedChunk | undefined;
+      const send = async function* (chunk: FeedChunk, final: boolean): AsyncGenerator<FeedRow> {
+        if (plan.kind === 'csv' && delimiter === undefined) delimiter = sniff(chunk, final);
+        // Out with what is ready; then wait while every worker has its fill, or while too many
+        // results wait behind a slow chunk (memory). A worker is never kept idle by the order.
+        for (;;) {
+          while (pool.has(next)) yield* settle();
+          if (pool.inFlight() < limit && seq - next < 2 * limit) break;
+          await pool.anyResult();
+        }
+        sent.set(seq, { fileIndex, chunk: chunk.index, offset: chunk.offset, last: final });
+        pool.send({
+          seq: seq++,
+          fileIndex,
+          kind: plan.kind,
+          header: chunk.header.toString('utf8'),
+          body: chunk.body,
+          delimiter,
+          autoEncoding: feed.encoding === 'auto',
+        });
+      };
+      // One chunk is held back so the last one is known to be last (the sniffer needs that).
+      for await (const bytes of createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+        for (const chunk of chunker.push(bytes as Buffer)) {
+          if (last) yield* send(last, false);
+          last = chunk;
+        }
+      }
+      for (const chunk of chunker.end()) {
+        if (last) yield* send(last, false);
+        last = chunk;
+      }
+      if (last) yield* send(last, true);
+    }
+    while (next < seq) yield* settle();
+  } finally {
+    await pool.close();
+  }
+}
+
+/**
+ * A quote left open at the end of a chunk that is not the file's last: the quote scan was
+ * thrown off (a quote inside an unquoted value, `5" screen`), and this chunk and the next were
+ * cut inside a record. Their rows would differ from one thread's: stop rather than guess.
+ */
+function checkCut(m: FromPool, file: string, linesBefore: number): void {
+  for (const item of m.items) {
+    for (const issue of item.issues) {
+      if (issue.code !== 'unclosed_quote') continue;
+      throw new UsageError(
+        `${file}: the worker pool cannot cut this file at record boundaries (a quote near line ${(issue.line ?? 0) + linesBefore} is not closed where a record ends)`,
+        'A value holds a quote without being quoted (write it "5"" screen"); or run with --threads 1.',
+      );
+    }
+  }
+}
+
+/** The delimiter as the one-thread reader sniffs it from the first rows (src/read/csv.ts `start`). */
+function sniff(chunk: FeedChunk, final: boolean): string {
+  const text = chunk.header.toString('utf8') + chunk.body.toString('utf8');
+  const sep = excelSepLine(text);
+  if (sep) return sep.delimiter;
+  return sniffDelimiter(text, guessNewline(text), final);
+}
+
+function* rowsOf(
+  m: FromPool,
+  meta: Sent,
+  state: FileState,
+  skus: SkuSet,
+  files: string[],
+  feed: FeedOptions,
+  serialize: boolean,
+): Generator<FeedRow> {
+  const rowShift = state.rows;
+  const lineShift = state.lines;
+  const first = meta.chunk === 0;
+  let start = 0;
+  for (let i = 0; i < m.items.length; i++) {
+    const item: FeedRow = m.items[i];
+    let json: Uint8Array | undefined;
+    if (serialize && m.json) {
+      const end = m.json.ends[i];
+      if (end >= 0) {
+        json = m.json.bytes.subarray(start, end);
+        start = end;
+      }
+    }
+    if (item.row === 0) {
+      // Said once per file: what the header or the columns cause comes with every chunk.
+      const key = fileIssueKey(item.issues[0]);
+      if (!first && (state.said.has(key) || key.startsWith('no_rows') || key.startsWith('empty_file')))
+        continue;
+      state.said.add(key);
+    }
+    if (!first) shift(item, rowShift, lineShift);
+    if (m.checked[i] && item.sku !== undefined) {
+      const dup = duplicateProblem(skus, feed, files, item.sku, meta.fileIndex, item.row);
+      if (dup) {
+        item.issues.push(issueOf(dup, item, item.sku));
+        item.valid = false;
+        json = undefined;
+      }
+    }
+    if (json) item.json = json;
+    yield item;
+  }
+}
+
+function fileIssueKey(issue: Issue | undefined): string {
+  if (!issue) return '';
+  // Mixed line ends: once per file, wherever they are first seen.
+  if (issue.code === 'mixed_line_ends') return issue.code;
+  return `${issue.code}\u0000${issue.column ?? ''}\u0000${issue.value ?? ''}`;
+}
+
+function shift(item: FeedItem, rows: number, lines: number): void {
+  if (item.row > 0) item.row += rows;
+  if (item.line > 0) item.line += lines;
+  for (const issue of item.issues) {
+    if (issue.row !== undefined && issue.row > 0) issue.row += rows;
+    if (issue.line !== undefined && issue.line > 0) issue.line += lines;
+    if (READ_CODES.has(issue.code)) issue.message = shiftPositions(issue.message, rows, lines);
+  }
+}
+
+/** A read message's "row N", "line N" and "lines N-M", counted from a chunk's start, counted from the file's. */
+export function shiftPositions(message: string, rows: number, lines: number): string {
+  if (rows === 0 && lines === 0) return message;
+  return message.replace(
+    /\b(rows?|lines?) (\d+)(?:-(\d+))?/g,
+    (_all, word: string, a: string, b?: string) => {
+      const by = word.startsWith('row') ? rows : lines;
+      const from = `${word} ${Number(a) + by}`;
+      return b === undefined ? from : `${from}-${Number(b) + by}`;
+    },
+  );
+}
+
+function shiftByteOffset(message: string, offset: number): string {
+  return message.replace(/byte offset (\d+)/g, (_all, n: string) => `byte offset ${Number(n) + offset}`);
+}
+
+/** N workers; each result waits here until it is asked for, in order. */
+class Pool {
+  private readonly workers: Worker[] = [];
+  private readonly load: number[] = [];
+  private readonly owner = new Map<number, number>();
+  private readonly results = new Map<number, FromPool>();
+  private waiting: { seq: number; resolve: (m: FromPool) => void; reject: (e: Error) => void } | undefined;
+  private anyWaiting: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  private failure: Error | undefined;
+
+  constructor(threads: number, url: URL, input: PoolInput) {
+    for (let i = 0; i < threads; i++) {
+      const worker = new Worker(url, { workerData: input });
+      worker.on('message', (m: FromPool) => {
+        this.load[this.owner.get(m.seq)!]--;
+        this.owner.delete(m.seq);
+        this.results.set(m.seq, m);
+        const any = this.anyWaiting;
+        this.anyWaiting = undefined;
+        any?.resolve();
+        if (this.waiting?.seq === m.seq) {
+          const { resolve } = this.waiting;
+          this.waiting = undefined;
+          resolve(this.take(m.seq));
+        }
+      });
+      worker.on('error', (err) => this.fail(err));
+      worker.on('exit', () => this.fail(new Error('a feed pool worker stopped without finishing')));
+      this.workers.push(worker);
+      this.load.push(0);
+    }
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    const w = this.waiting;
+    this.waiting = undefined;
+    w?.reject(this.failure);
+    const any = this.anyWaiting;
+    this.anyWaiting = undefined;
+    any?.reject(this.failure);
+  }
+
+  has(seq: number): boolean {
+    return this.results.has(seq);
+  }
+
+  /** Chunks sent and not answered yet. */
+  inFlight(): number {
+    return this.owner.size;
+  }
+
+  /** Resolves at the next result from any worker. */
+  anyResult(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => (this.anyWaiting = { resolve, reject }));
+  }
+
+  private take(seq: number): FromPool {
+    const m = this.results.get(seq)!;
+    this.results.delete(seq);
+    return m;
+  }
+
+  /** To the worker with the fewest chunks in hand; the body is transferred, not copied. */
+  send(m: ToPool): void {
+    let w = 0;
+    for (let i = 1; i < this.workers.length; i++) if (this.load[i] < this.load[w]) w = i;
+    this.load[w]++;
+    this.owner.set(m.seq, w);
+    const body = m.body;
+    // A body that shares its ArrayBuffer (Node's pool) cannot be transferred: the chunker's never does.
+    const transfer =
+      body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? [body.buffer as ArrayBuffer] : [];
+    this.workers[w].postMessage(m, transfer);
+  }
+
+  result(seq: number): Promise<FromPool> {
+    if (this.results.has(seq)) return Promise.resolve(this.take(seq));
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => (this.waiting = { seq, resolve, reject }));
+  }
+
+  async close(): Promise<void> {
+    this.failure ??= new Error('closed');
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
