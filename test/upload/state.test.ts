@@ -88,6 +88,9 @@ describe('state target', () => {
   it('canonical url, default directory, one file per url + format + key, the key never stored', () => {
     expect(canonicalApiUrl('HTTPS://API.Example.com:443/v1//')).toBe('https://api.example.com/v1');
     expect(canonicalApiUrl('http://127.0.0.1:8080')).toBe('http://127.0.0.1:8080');
+    // One machine's loopback under its three names is one target (one state, one lock).
+    expect(canonicalApiUrl('http://localhost:8080/')).toBe('http://127.0.0.1:8080');
+    expect(canonicalApiUrl('http://[::1]:8080')).toBe('http://127.0.0.1:8080');
     expect(defaultStateDir({ XDG_STATE_HOME: '/x/state' }, '/home/u')).toBe('/x/state/genser');
     expect(defaultStateDir({ XDG_STATE_HOME: 'relative' }, '/home/u')).toBe('/home/u/.local/state/genser');
     expect(defaultStateDir({}, '/home/u')).toBe('/home/u/.local/state/genser');

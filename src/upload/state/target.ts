@@ -38,7 +38,7 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 export function canonicalApiUrl(url: string): string {
   const u = new URL(url);
   const path = u.pathname.replace(/\/+$/, '');
-  const host = LOOPBACK.has(u.hostname) ? 'localhost' : u.hostname;
+  const host = LOOPBACK.has(u.hostname) ? '127.0.0.1' : u.hostname;
   return `${u.protocol}//${host}${u.port ? `:${u.port}` : ''}${path}`;
 }
 
