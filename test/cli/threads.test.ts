@@ -57,14 +57,16 @@ describe('upload on two threads', () => {
     return { counts: { rows, invalid, sent, accepted, rejected, failed, batches }, issues: report.issues };
   };
 
-  it('delivers the same rows into the embedded sandbox and reports the same problems', () => {
-    for (const file of ['fixtures/catalog.csv', 'fixtures/catalog-invalid.csv']) {
+  // One test per feed: each starts two uploads, each with an embedded sandbox.
+  it.each(['fixtures/catalog.csv', 'fixtures/catalog-invalid.csv'])(
+    'delivers the same rows of %s into the embedded sandbox and reports the same problems',
+    (file) => {
       const args = ['upload', file, '--sandbox', '--json', '--batch-size', '4'];
       const one = genser(args, '0');
       const two = genser(args, '1');
       expect(two.status, two.stderr).toBe(one.status);
       expect(outcome(two.stdout)).toEqual(outcome(one.stdout));
       expect(outcome(two.stdout).counts.accepted).toBeGreaterThan(0);
-    }
-  });
+    },
+  );
 });
