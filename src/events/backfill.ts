@@ -4,7 +4,7 @@ import type { OrderMapping, OrderTarget } from './backfill-mapping.js';
 import { checkEvent } from './check.js';
 import { canonicalJson, eventIdentity, eventKey, type KeyOptions } from './keys.js';
 import { kindByType } from './kinds.js';
-import type { CheckedEvent, EventProblemLine } from './source.js';
+import { type CheckedEvent, type EventProblemLine, readProblem } from './source.js';
 
 /**
  * Order export rows -> purchase events (docs/events.md, "Backfill"). Rows of one order are
@@ -117,18 +117,7 @@ export async function* backfillEvents(
   for await (const item of items) {
     if (item.type === 'issue') {
       if (item.issue.severity !== 'error') continue;
-      const i = item.issue;
-      yield {
-        kind: 'problem',
-        problem: {
-          file: i.file,
-          row: i.row ?? 0,
-          line: i.line ?? 0,
-          pointer: i.column ?? '',
-          message: i.message,
-          code: i.code,
-        },
-      };
+      yield { kind: 'problem', problem: readProblem(item.issue) };
       continue;
     }
     const record = item.record;

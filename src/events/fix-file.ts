@@ -8,7 +8,7 @@ import type { Logger } from '../shared/logger.js';
 import { checkEvent } from './check.js';
 import { type EventFix, fixEvent } from './quirks.js';
 import { type EventsForm, readEvents } from './read.js';
-import type { EventProblemLine, EventReadSettings } from './source.js';
+import { type EventProblemLine, type EventReadSettings, readProblem } from './source.js';
 
 /**
  * `genser events validate FILE --fix -o OUT`: writes a copy of an events file with the contract's
@@ -58,17 +58,9 @@ export async function fixEventsFile(
     const options = { encoding: settings.encoding, inputType: settings.inputType };
     for await (const item of readEvents(input, options, log, stdin, seen)) {
       if (item.type === 'issue') {
-        const i = item.issue;
-        if (i.severity !== 'error') continue;
+        if (item.issue.severity !== 'error') continue;
         unreadable++;
-        result.problems.push({
-          file: i.file,
-          row: i.row ?? 0,
-          line: i.line ?? 0,
-          pointer: i.column ?? '',
-          message: i.message,
-          code: i.code,
-        });
+        result.problems.push(readProblem(item.issue));
         continue;
       }
       const { record } = item;

@@ -1,5 +1,5 @@
 import type { Logger } from '../shared/logger.js';
-import type { EncodingName, InputType } from '../shared/types.js';
+import type { EncodingName, InputType, Issue } from '../shared/types.js';
 import { checkEvent } from './check.js';
 import { canonicalJson, eventIdentity, eventKey } from './keys.js';
 import { readEvents } from './read.js';
@@ -20,13 +20,17 @@ export interface EventReadSettings {
   newKeys?: boolean;
 }
 
+/** One event that failed its check, or a line that could not be read (row 0: the whole file). */
 export interface EventProblemLine {
   file: string;
   row: number;
   line: number;
+  /** The event type, when the event said which one it is. */
   type?: string;
+  /** JSON pointer of the offending member (empty: the whole event). */
   pointer: string;
   message: string;
+  /** The named problem (a contract sample quirk, ...), when there is one. */
   code?: string;
 }
 
@@ -46,17 +50,7 @@ export async function* checkedEvents(
       if (item.type === 'issue') {
         const i = item.issue;
         if (i.severity === 'error') {
-          yield {
-            kind: 'problem',
-            problem: {
-              file: i.file,
-              row: i.row ?? 0,
-              line: i.line ?? 0,
-              pointer: i.column ?? '',
-              message: i.message,
-              code: i.code,
-            },
-          };
+          yield { kind: 'problem', problem: readProblem(i) };
         }
         continue;
       }
@@ -86,6 +80,18 @@ export async function* checkedEvents(
       }
     }
   }
+}
+
+/** A read problem (a line that is not JSON, a file that cannot be read) as an event problem line. */
+export function readProblem(i: Issue): EventProblemLine {
+  return {
+    file: i.file,
+    row: i.row ?? 0,
+    line: i.line ?? 0,
+    pointer: i.column ?? '',
+    message: i.message,
+    code: i.code,
+  };
 }
 
 export function problemText(p: EventProblemLine): string {

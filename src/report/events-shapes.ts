@@ -1,4 +1,5 @@
 import type { EventFailure } from '../events/send.js';
+import type { EventProblemLine } from '../events/source.js';
 import type { StopReason } from '../http/run.js';
 
 /**
@@ -7,18 +8,7 @@ import type { StopReason } from '../http/run.js';
  */
 
 /** One event that failed its check, or a line that could not be read (row 0: the whole file). */
-export interface EventProblem {
-  file: string;
-  row: number;
-  line: number;
-  /** The event type, when the event said which one it is. */
-  type?: string;
-  /** JSON pointer of the offending member (empty: the whole event). */
-  pointer: string;
-  message: string;
-  /** The named problem (a contract sample quirk, ...), when there is one. */
-  code?: string;
-}
+export type EventProblem = EventProblemLine;
 
 /** `genser events validate --json`. */
 export interface EventsValidateReport {
@@ -46,16 +36,7 @@ export interface EventsSendReport {
 }
 
 /** A problem of an invalid event (not sent). */
-export interface EventIssue {
-  severity: 'error';
-  file: string;
-  /** 0 for a problem of the whole file. */
-  row: number;
-  line: number;
-  type?: string;
-  pointer: string;
-  message: string;
-}
+export type EventIssue = EventProblemLine & { severity: 'error' };
 
 export interface EventsSummary {
   rows: number;
