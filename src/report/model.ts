@@ -1,5 +1,5 @@
 import type { EventFailure } from '../events/send.js';
-import type { Severity } from '../shared/types.js';
+import type { Issue, Severity } from '../shared/types.js';
 import type { BatchOutcome, UploadSummary } from '../upload/types.js';
 import type { EventProblem, EventsSendReport, EventsSummary, EventsValidateReport } from './events-shapes.js';
 import type { UploadReport } from './upload-report.js';
@@ -18,22 +18,11 @@ export type ReportSource =
 
 export type ReportCommand = ReportSource['command'];
 
-/** One listed problem: a row's issue, an event's problem, or a product the server refused. */
-export interface Problem {
-  severity: Severity;
-  code: string;
-  file: string;
-  /** Absent (or 0) for file-level problems. */
-  row?: number;
-  line?: number;
-  sku?: string;
-  column?: string;
-  field?: string;
-  value?: string;
-  /** The message without its hint (the hint is apart). */
-  message: string;
-  hint?: string;
-}
+/**
+ * One listed problem: a row's issue, an event's problem, or a product the server refused. The
+ * issue's shape, with the message alone (without `; hint`: the hint is apart).
+ */
+export type Problem = Issue;
 
 /** Problems counted by severity, code and field: every one, also the ones not listed. */
 export interface ProblemKind {
