@@ -160,6 +160,21 @@ describe('--shard against the sandbox', () => {
     const fine = await genser(['upload', fewer, '--shard', '3/3', '--missing', 'out-of-stock'], env);
     expect(fine.code).toBe(0);
     expect((await received(sandbox)).get(a)).toBe(1);
+
+    // A row without its SKU (shard 1's to report) could be any shard's product: no shard marks
+    // anything gone from such a feed.
+    const noSku = sample.find((r) => r[SKU] === a)!.map((c, j) => (j === SKU ? '' : c));
+    const broken = feed(
+      sample.filter((r) => r[SKU] !== a),
+      [noSku],
+    );
+    const run = await genser(
+      ['upload', broken, '--shard', '2/3', '--missing', 'out-of-stock', '--max-change', '100%'],
+      env,
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('0 gone from the feed');
+    expect((await received(sandbox)).get(a)).toBe(1);
   });
 
   it('--shard-count N takes the shard from JOB_COMPLETION_INDEX (0-based), into the same state as --shard', async () => {
