@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FeedRow } from '../feed/feed-row.js';
 import { UsageError } from '../shared/errors.js';
 
@@ -16,8 +16,8 @@ export interface Shard {
 
 /** The shard (1 to `count`) that `sku` falls in. */
 export function shardOf(sku: string, count: number): number {
-  const digest = createHash('sha256').update(sku, 'utf8').digest();
-  return (digest.readUInt32BE(0) % count) + 1;
+  // crypto.hash (a string is hashed as its UTF-8 bytes) is about 1.5x createHash for short input.
+  return (hash('sha256', sku, 'buffer').readUInt32BE(0) % count) + 1;
 }
 
 /** `2/4`, as the state, the history and the messages name a shard. */
