@@ -4,6 +4,7 @@ import { UsageError } from '../shared/errors.js';
 import type { EncodingName, InputType, Language, LegacyKind, PayloadFormat } from '../shared/types.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../storage/drivers.js';
 import { type InvalidBudget, parseInvalidBudget } from '../upload/budget.js';
+import { parseShard, parseShardCount } from '../upload/shard.js';
 import * as p from './parsers.js';
 
 /**
@@ -723,6 +724,20 @@ export const OPTIONS = {
     help: "send again only the rows the target's last run did not get accepted, from their saved payloads (no feed)",
     commands: ['upload'],
     noConfig: true,
+  }),
+  shard: opt({
+    flag: '--shard <I/N>',
+    help: "upload only shard I of N: the rows whose SKU's stable hash falls in it, with that shard's own state (runs: that shard's history)",
+    env: 'GENSER_SHARD',
+    parse: parseShard,
+    commands: ['upload', 'runs'],
+  }),
+  shardCount: opt({
+    flag: '--shard-count <n>',
+    help: "split the feed in n shards and take this run's from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job; shard = index + 1)",
+    env: 'GENSER_SHARD_COUNT',
+    parse: parseShardCount,
+    commands: ['upload'],
   }),
 } as const;
 

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../shared/errors.js';
+import { type Shard, shardName } from '../upload/shard.js';
 import { listRuns, type RunRecord, runReport } from '../upload/state/runs.js';
 import { UploadState } from '../upload/state/store.js';
 import { defaultStateDir } from '../upload/state/target.js';
@@ -13,11 +14,21 @@ import type { CommandContext } from './context.js';
 export interface RunsSettings {
   state?: string;
   json?: boolean;
+  /** `--shard I/N`: only that shard's history (1/1: the unsharded targets). */
+  shard?: Shard;
 }
 
 interface TargetRuns {
   target: string;
+  /** `2/4` for a shard's state. */
+  shard?: string;
   runs: RunRecord[];
+}
+
+/** Whether a state file's target is the shard asked for (every file without `--shard`). */
+function wanted(t: { shard?: string }, shard: Shard | undefined): boolean {
+  if (shard === undefined) return true;
+  return shard.count === 1 ? t.shard === undefined : t.shard === shardName(shard);
 }
 
 function stateFiles(dir: string): string[] {
@@ -43,13 +54,19 @@ function withState<T>(file: string, fn: (state: UploadState) => T): T {
   }
 }
 
-function allRuns(dir: string): TargetRuns[] {
-  return stateFiles(dir).map((file) =>
-    withState(file, (state) => {
-      const t = state.target();
-      return { target: `${t.apiUrl} (${t.format})`, runs: listRuns(state.db) };
-    }),
-  );
+function allRuns(dir: string, shard: Shard | undefined): TargetRuns[] {
+  return stateFiles(dir)
+    .map((file) =>
+      withState(file, (state) => {
+        const t = state.target();
+        return {
+          target: `${t.apiUrl} (${t.format})`,
+          ...(t.shard !== undefined ? { shard: t.shard } : {}),
+          runs: listRuns(state.db),
+        };
+      }),
+    )
+    .filter((t) => wanted(t, shard));
 }
 
 const num = (n: number | undefined) => (n === undefined ? '-' : n.toLocaleString('en-US'));
@@ -80,6 +97,8 @@ export function runsTable(targets: TargetRuns[]): string[] {
     'unchanged',
     'exit',
   ];
+  const sharded = targets.some((t) => t.shard !== undefined && t.runs.length > 0);
+  if (sharded) head.push('shard');
   const rows: string[][] = [];
   for (const t of targets)
     for (const r of t.runs)
@@ -95,12 +114,13 @@ export function runsTable(targets: TargetRuns[]): string[] {
         num(r.failed),
         num(r.unchanged),
         r.exitCode === undefined ? '-' : String(r.exitCode),
+        ...(sharded ? [t.shard ?? '-'] : []),
       ]);
   rows.sort((a, b) => b[1].localeCompare(a[1]));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i >= 4 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .map((c, i) => (i >= 4 && i <= 10 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
       .join('  ')
       .trimEnd();
   return [line(head), ...rows.map(line)];
@@ -110,13 +130,13 @@ export async function runRuns(words: string[], s: RunsSettings, ctx: CommandCont
   const dir = s.state ?? defaultStateDir(ctx.env);
   const [action, id, ...rest] = words;
   if (action === undefined) {
-    const targets = allRuns(dir);
+    const targets = allRuns(dir, s.shard);
     if (s.json) {
       ctx.stdout.write(`${JSON.stringify(targets, null, 2)}\n`);
       return 0;
     }
     if (targets.every((t) => t.runs.length === 0)) {
-      ctx.log.info(`no upload runs recorded in ${dir}`);
+      ctx.log.info(`no upload runs recorded in ${dir}${s.shard ? ` for shard ${shardName(s.shard)}` : ''}`);
       return 0;
     }
     for (const l of runsTable(targets)) ctx.stdout.write(`${l}\n`);
@@ -130,7 +150,8 @@ export async function runRuns(words: string[], s: RunsSettings, ctx: CommandCont
   for (const file of stateFiles(dir)) {
     const found = withState(file, (state) => {
       const r = runReport(state.db, id);
-      return r ? { ...r, target: state.target() } : undefined;
+      const target = state.target();
+      return r && wanted(target, s.shard) ? { ...r, target } : undefined;
     });
     if (!found) continue;
     if (s.json) {
@@ -144,7 +165,7 @@ export async function runRuns(words: string[], s: RunsSettings, ctx: CommandCont
     }
     const r = found.run;
     const lines = [
-      `run ${r.id}: ${found.target.apiUrl} (${found.target.format})`,
+      `run ${r.id}: ${found.target.apiUrl} (${found.target.format}${found.target.shard ? `, shard ${found.target.shard}` : ''})`,
       `started ${r.started} by pid ${r.pid}, took ${duration(r.durationMs)}, exit code ${exitText(r)}`,
       `feed: ${r.feed}`,
       `rows ${num(r.rows)}, sent ${num(r.sent)}, accepted ${num(r.accepted)}, rejected ${num(r.rejected)}, failed ${num(r.failed)}, unchanged ${num(r.unchanged)}`,

@@ -1,5 +1,7 @@
-import { resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { PayloadFormat } from '../shared/types.js';
+import { type Shard, shardName } from '../upload/shard.js';
 import { Delta } from '../upload/state/delta.js';
 import { finishRun, startRun } from '../upload/state/runs.js';
 import { UploadState } from '../upload/state/store.js';
@@ -9,6 +11,8 @@ import {
   ensureStateDir,
   keyFingerprint,
   type StateTarget,
+  stateFileName,
+  stateFilePrefix,
   stateSalt,
 } from '../upload/state/target.js';
 import type { UploadResult } from '../upload/types.js';
@@ -22,6 +26,8 @@ export interface StateRun {
   state: UploadState;
   delta: Delta;
   full: boolean;
+  /** Set when this (new) state starts beside the state of another shard count of the target. */
+  note?: string;
   /** Products gone from the feed and sent as out of stock (`--missing out-of-stock`), once counted. */
   gone?: number;
   /** Records the run's start in the history; returns its id. */
@@ -42,6 +48,8 @@ export interface StateWhere {
   format: PayloadFormat;
   /** The embedded sandbox's --sandbox-db, when it runs embedded. */
   sandbox?: { db?: string };
+  /** `--shard I/N`: the shard's own state, lock and history. */
+  shard?: Shard;
 }
 
 export function openStateRun(
@@ -60,7 +68,9 @@ export function openStateRun(
       : canonicalApiUrl(where.apiUrl),
     format: where.format,
     keyFingerprint: keyFingerprint(where.key, salt),
+    ...(where.shard ? { shard: where.shard } : {}),
   };
+  const note = otherShardingNote(dir, target);
   const state = UploadState.open(dir, target);
   try {
     state.lock();
@@ -73,6 +83,7 @@ export function openStateRun(
     state,
     delta: new Delta(state, full),
     full,
+    ...(note ? { note } : {}),
     startRun(files, label) {
       const id = startRun(state.db, label ?? files.map((f) => (f === '-' ? f : resolve(f))).join(' '));
       this.delta.runId = id;
@@ -103,4 +114,25 @@ export function openStateRun(
       }
     },
   };
+}
+
+/**
+ * Changing the shard count (or sharding a target kept whole) starts a new state per shard
+ * (docs/nightly.md, "Shards"): said once, when this run's state file does not exist yet and the
+ * target has state under another count.
+ */
+function otherShardingNote(dir: string, target: StateTarget): string | undefined {
+  const own = stateFileName(target);
+  if (existsSync(join(dir, own))) return undefined;
+  const prefix = stateFilePrefix(target);
+  const counts = new Set<string>();
+  for (const f of readdirSync(dir)) {
+    if (f === own || !f.startsWith(prefix) || !f.endsWith('.sqlite')) continue;
+    const m = /-shard-\d+-of-(\d+)\.sqlite$/.exec(f);
+    if (f === `${prefix}.sqlite`) counts.add('unsharded');
+    else if (m) counts.add(`${m[1]} shards`);
+  }
+  if (counts.size === 0) return undefined;
+  const now = target.shard ? `shard ${shardName(target.shard)}` : 'the whole feed (no --shard)';
+  return `state: no state yet for ${now} of this target, which has state for ${[...counts].sort().join(' and ')}: a new shard count starts a new state per shard, so this run sends every product of ${target.shard ? 'its shard' : 'the feed'} once`;
 }

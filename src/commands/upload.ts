@@ -22,8 +22,9 @@ import { newStats, uploadFeed } from '../upload/engine.js';
 import { countLines } from '../upload/estimate.js';
 import { startProgress } from '../upload/progress.js';
 import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
+import { resolveShard, type Shard, type ShardCounts, shardLine, shardRows } from '../upload/shard.js';
 import { deltaLine } from '../upload/state/delta.js';
-import { type MissingMode, withMissing } from '../upload/state/missing.js';
+import { MISSING_FILE, type MissingMode, withMissing } from '../upload/state/missing.js';
 import { retryRows } from '../upload/state/retry.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
@@ -45,6 +46,8 @@ export interface UploadCommandSettings extends FeedSettings, UploadInputs {
   missing?: MissingMode;
   maxChange?: InvalidBudget;
   retryFailed?: boolean;
+  shard?: Shard;
+  shardCount?: number;
 }
 
 export interface ResolvedUpload {
@@ -59,6 +62,8 @@ export interface ResolvedUpload {
   sandboxDb?: string;
   missing: MissingMode;
   maxChange?: InvalidBudget;
+  /** `--shard I/N` (or `--shard-count N` and JOB_COMPLETION_INDEX): this run's shard and its row counts. */
+  shard?: { of: Shard; counts: ShardCounts };
 }
 
 /** The `genser upload` action: settings, optional sandbox, the run, the report, the exit code. */
@@ -123,9 +128,16 @@ export async function runUpload(
     if (!up.settings.dryRun && apiUrl && key) {
       stateRun = openStateRun(
         up,
-        { apiUrl, key, format: feed.format, ...(sandbox ? { sandbox: { db: sandboxDb } } : {}) },
+        {
+          apiUrl,
+          key,
+          format: feed.format,
+          ...(sandbox ? { sandbox: { db: sandboxDb } } : {}),
+          ...(up.shard ? { shard: up.shard.of } : {}),
+        },
         ctx.env,
       );
+      if (stateRun?.note) log.warn(stateRun.note);
       if (stateRun && retry) {
         const last = stateRun.state.lastRunRetry('');
         if (last.runId === undefined)
@@ -170,7 +182,8 @@ export async function runUpload(
       ? `state: ${deltaLine(stateRun.delta.counts, stateRun.full)}${gone}`
       : undefined;
     if (history) report = uploadReportText(result, meta);
-    const code = finish(result, meta, ctx, log, flags, stateLine);
+    const shardNote = up.shard && !retry ? shardLine(up.shard.of, up.shard.counts) : undefined;
+    const code = finish(result, meta, ctx, log, flags, [shardNote, stateLine]);
     if (history) stateRun?.finishRun(history.id, result, code, report, Date.now() - history.started);
     return code;
   } catch (err) {
@@ -197,6 +210,11 @@ function checkTarget(
   if (sandbox && s.apiUrl)
     ctx.log.warn(`--sandbox uploads into an embedded sandbox: the API url ${s.apiUrl} is not used`);
   const needsServer = !sandbox && !dryRun;
+  const shard = resolveShard({
+    shard: s.shard,
+    shardCount: s.shardCount,
+    jobIndex: ctx.env.JOB_COMPLETION_INDEX,
+  });
   if (needsServer && !s.apiUrl)
     throw new UsageError(
       'no product API url: set --api-url or GENSER_API_URL (or "apiUrl" in genser.config.json)',
@@ -219,6 +237,7 @@ function checkTarget(
     sandboxDb: s.sandboxDb,
     missing: s.missing ?? 'ignore',
     maxChange: s.maxChange,
+    ...(shard ? { shard: { of: shard, counts: { rows: 0, mine: 0 } } } : {}),
   };
 }
 
@@ -295,6 +314,14 @@ async function send(
     items = withMissing(items, stateRun.state, stateRun.delta.seenSkus, feed.format, (n) => {
       stateRun.gone = n;
     });
+  // After the gone-from-the-feed check, which must see every row (a broken one stops it in every shard).
+  if (up.shard && !source)
+    items = shardRows(
+      items,
+      up.shard.of,
+      up.shard.counts,
+      (item) => item.file === MISSING_FILE && item.line === 0,
+    );
   try {
     const result = await uploadFeed(items, up.settings, {
       poster,
@@ -319,7 +346,7 @@ function finish(
   ctx: CommandContext,
   log: Logger,
   flags: Record<string, unknown>,
-  stateLine?: string,
+  stateLines: (string | undefined)[],
 ): number {
   const { stop, summary } = result;
   // A feed that failed before its first row (no such file, stdin without --input-type) is a
@@ -337,7 +364,7 @@ function finish(
         // A required field missing on many rows: the one flag or mapping line that fills it.
         ...missingFieldLines(uploadReport(result, meta)),
       ];
-      if (stateLine) lines.push(stateLine);
+      for (const line of stateLines) if (line) lines.push(line);
       if (meta.sandbox) lines.push(sandboxLine(meta.sandbox));
       for (const line of lines) ctx.stderr.write(redact(`${line}\n`));
     },

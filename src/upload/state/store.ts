@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
 import { type Database, openDatabase, SqliteError } from '../../storage/sqlite.js';
+import { shardName } from '../shard.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
 import { type StateTarget, stateFileName } from './target.js';
 
@@ -210,9 +211,14 @@ export class UploadState {
   }
 
   /** The target this file is for, as its meta table says (the key only as its fingerprint). */
-  target(): { apiUrl: string; format: string } {
+  target(): { apiUrl: string; format: string; shard?: string } {
     const get = this.db.prepare<{ value: string }>('SELECT value FROM meta WHERE key = ?');
-    return { apiUrl: get.get('api_url')?.value ?? '?', format: get.get('format')?.value ?? '?' };
+    const shard = get.get('shard')?.value;
+    return {
+      apiUrl: get.get('api_url')?.value ?? '?',
+      format: get.get('format')?.value ?? '?',
+      ...(shard !== undefined ? { shard } : {}),
+    };
   }
 
   close(): void {
@@ -233,6 +239,8 @@ function checkTarget(db: Database, file: string, target: StateTarget): void {
     ['api_url', target.apiUrl],
     ['format', target.format],
     ['key_fingerprint', target.keyFingerprint],
+    // A shard's file says which shard it is: `genser runs --shard I/N` reads it.
+    ...(target.shard ? [['shard', shardName(target.shard)] as [string, string]] : []),
   ];
   const get = db.prepare<{ value: string }>('SELECT value FROM meta WHERE key = ?');
   db.transaction(() => {

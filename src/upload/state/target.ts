@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../../shared/errors.js';
 import type { PayloadFormat } from '../../shared/types.js';
+import type { Shard } from '../shard.js';
 
 /**
  * Which state database an upload uses: one per target, named after the API url (canonical),
@@ -17,6 +18,8 @@ export interface StateTarget {
   format: PayloadFormat;
   /** HMAC-SHA256 of the key under the state directory's salt (hex), or '' without a key. */
   keyFingerprint: string;
+  /** `--shard I/N` (N > 1): each shard of the target keeps its own state (docs/nightly.md, "Shards"). */
+  shard?: Shard;
 }
 
 /** `--state`, else `$XDG_STATE_HOME/genser`, else `~/.local/state/genser`. */
@@ -79,13 +82,22 @@ export function keyFingerprint(key: string | undefined, salt: Buffer): string {
   return key === undefined ? '' : createHmac('sha256', salt).update(key).digest('hex');
 }
 
-/** `api.example.com-standard-1f2e3d4c5b6a7988.sqlite`: readable, and unique per target. */
+/**
+ * `api.example.com-standard-1f2e3d4c5b6a7988.sqlite`: readable, and unique per target; a shard's
+ * adds `-shard-2-of-4`, so the shards of one target sit side by side under one prefix.
+ */
 export function stateFileName(target: StateTarget): string {
+  const shard = target.shard ? `-shard-${target.shard.index}-of-${target.shard.count}` : '';
+  return `${stateFilePrefix(target)}${shard}.sqlite`;
+}
+
+/** The part of the file name shared by a target's unsharded state and all its shards' states. */
+export function stateFilePrefix(target: StateTarget): string {
   const id = createHash('sha256')
     .update(JSON.stringify([target.apiUrl, target.format, target.keyFingerprint]))
     .digest('hex')
     .slice(0, 16);
   let host = 'sandbox';
   if (!target.apiUrl.startsWith('sandbox:')) host = new URL(target.apiUrl).host;
-  return `${host.replace(/[^A-Za-z0-9.-]+/g, '_')}-${target.format}-${id}.sqlite`;
+  return `${host.replace(/[^A-Za-z0-9.-]+/g, '_')}-${target.format}-${id}`;
 }
