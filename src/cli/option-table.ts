@@ -392,7 +392,7 @@ export const OPTIONS = {
     env: 'GENSER_TIMEOUT',
     default: (command: CommandName) =>
       (({ 'events send': 30, 'events backfill': 30, search: 10 }) as Record<string, number>)[command] ?? 60,
-    defaultText: 'upload 60, events send and backfill 30, search 10',
+    defaultText: 'upload and stock 60, events send and backfill 30, search 10',
     parse: p.seconds,
     commands: ['upload', 'events send', 'search', 'events backfill', 'stock'],
   }),
