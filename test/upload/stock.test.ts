@@ -57,7 +57,7 @@ async function get(url: string, path: string) {
 }
 
 describe('legacy target', () => {
-  it('sends the last accepted payload with only isInStock changed; the sandbox applies it at once; a later upload sees it', async () => {
+  it('sends the last accepted payload with only isInStock changed, and the sandbox applies it at once', async () => {
     const t = await sandboxTarget();
     const up = await genser(['upload', LEGACY_FEED, '--format', 'legacy', ...t.flags], t.env);
     expect(up.code).toBe(0);
@@ -83,14 +83,6 @@ describe('legacy target', () => {
     expect(after.status).toBe('pending');
     expect(after.inStock).toBe(false);
     expect(after.applied.isInStock).toBe(false);
-
-    // The run is in the history, and the old feed's GS-0001 is now a change (its stock differs).
-    const runs = await genser(['runs', '--state', t.flags[3]], {});
-    expect(runs.stdout).toContain(`stock ${file}`);
-    const again = await genser(['upload', LEGACY_FEED, '--format', 'legacy', ...t.flags], t.env);
-    expect(again.stderr).toContain('state: 0 new, 1 changed, 11 unchanged (not sent)');
-    expect(again.code).toBe(0);
-    expect((await get(t.url, '/_sandbox/products/GS-0001?format=legacy')).inStock).not.toBe(false);
   });
 
   it('reports an unknown SKU, a bad value, a row without SKU and a duplicate SKU as error rows; the other rows go', async () => {
@@ -122,7 +114,7 @@ describe('legacy target', () => {
     expect((await get(t.url, '/_sandbox/products/GS-0005?format=legacy')).receivedCount).toBe(1);
   });
 
-  it('reports a processCode FAIL by the stock file row and line (bisected), and keeps the old payload as accepted', async () => {
+  it('reports a processCode FAIL by the stock file row and line (bisected); a later upload of the old feed sees the accepted stock as a change', async () => {
     server = await scriptedServer((req, res) =>
       json(
         res,
@@ -148,7 +140,17 @@ describe('legacy target', () => {
     const legacyBodies = server.requests.slice(1).map((r) => productsOf(r.body).map((p) => p.code));
     expect(legacyBodies[0]).toEqual(['GS-0001', 'GS-0002', 'GS-0003']);
     for (const r of server.requests.slice(1)) expect(r.path).toBe('/searches/products');
-    // The old feed: GS-0001 and GS-0003 changed (their stock was accepted), GS-0002 did not.
+    // The refused row is kept for --retry-failed, with its merged payload and the stock file's row.
+    const retry = await genser(['upload', '--retry-failed', '--json', ...flags], env);
+    expect(retry.code).toBe(1);
+    const retried = server.requests.at(-1)!;
+    expect(productsOf(retried.body)).toEqual([
+      expect.objectContaining({ code: 'GS-0002', isInStock: false }),
+    ]);
+    expect(JSON.parse(retry.stdout).failures[0]).toMatchObject({ file, row: 2, line: 3 });
+    // The stock run is in the target's history.
+    expect((await genser(['runs', '--state', state], {})).stdout).toContain(`stock ${file}`);
+    // The old feed: GS-0001 changed (its new stock was accepted; GS-0003's was already so), GS-0002 did not.
     const again = await genser(['upload', LEGACY_FEED, ...flags], env);
     expect(again.stderr).toContain('state: 0 new, 1 changed, 11 unchanged');
   });
@@ -248,6 +250,34 @@ describe('the run itself', () => {
     } finally {
       sleeper.kill();
     }
+  });
+
+  it('reads the stock file from stdin (-) with --input-type', async () => {
+    const t = await sandboxTarget();
+    expect((await genser(['upload', LEGACY_FEED, '--format', 'legacy', ...t.flags], t.env)).code).toBe(0);
+    // The built CLI in a child process: the in-process sandbox keeps answering meanwhile.
+    const child = spawn(
+      process.execPath,
+      [
+        join(root, 'bin', 'genser.js'),
+        'stock',
+        '-',
+        '--input-type',
+        'ndjson',
+        '--format',
+        'legacy',
+        ...t.flags,
+      ],
+      { env: { ...process.env, ...t.env, NO_COLOR: '1' } },
+    );
+    let stderr = '';
+    child.stderr.on('data', (c) => {
+      stderr += String(c);
+    });
+    child.stdin.end('{"sku": "GS-0007", "in_stock": false}\n');
+    const code = await new Promise((r) => child.on('exit', r));
+    expect(code, stderr).toBe(0);
+    expect((await get(t.url, '/_sandbox/products/GS-0007?format=legacy')).inStock).toBe(false);
   });
 
   it('needs a target: no api url, or --sandbox without a kept state, is a usage error (exit 2)', async () => {
