@@ -280,6 +280,22 @@ describe('the run itself', () => {
     expect((await get(t.url, '/_sandbox/products/GS-0007?format=legacy')).inStock).toBe(false);
   });
 
+  it('--sandbox with --state and --sandbox-db: the embedded sandbox the products were uploaded to', async () => {
+    const kept = [
+      '--sandbox',
+      '--state',
+      fresh('state'),
+      '--sandbox-db',
+      `${fresh('sandbox')}.db`,
+      '--format',
+      'legacy',
+    ];
+    expect((await genser(['upload', LEGACY_FEED, ...kept], {})).code).toBe(0);
+    const run = await genser(['stock', stockFile('sku,in_stock\nGS-0008,0\n'), '--json', ...kept], {});
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).summary).toMatchObject({ rows: 1, accepted: 1 });
+  });
+
   it('needs a target: no api url, or --sandbox without a kept state, is a usage error (exit 2)', async () => {
     const file = stockFile('sku,in_stock\nGS-0001,0\n');
     const noUrl = await genser(['stock', file, '--state', fresh('state')], { GENSER_API_KEY: KEY });
