@@ -83,6 +83,27 @@ export const COMMAND_DEFS: CommandDef[] = [
     },
   },
   {
+    name: 'stock',
+    description:
+      "send stock changes at once: each row's in_stock or availability merged into the SKU's last accepted payload",
+    args: [
+      ['<file>', 'a stock file (CSV, JSON, NDJSON, .gz; "-" reads stdin): sku plus in_stock or availability'],
+    ],
+    examples: [
+      'genser stock stock.csv --format legacy            applied at once by the legacy API (contract 1.5)',
+      'genser stock stock.csv                            standard: update_product, searchable after the next 00:15 batch',
+      'genser stock stock.csv --dry-run                  merge and check, send nothing',
+    ],
+    async run(args, resolved, ctx) {
+      const reporting = await withReporters(resolved, ctx);
+      const { loadApiKey } = await import('./keys.js');
+      const { runStock } = await import('../commands/stock.js');
+      const s = resolved.settings;
+      const key = s.sandbox ? undefined : loadApiKey(resolved, ctx.env);
+      return runStock(args[0] as string, s, key, reporting);
+    },
+  },
+  {
     name: 'init',
     description:
       'draft a mapping file from a feed: a known shop export, or each column guessed from its name and values',

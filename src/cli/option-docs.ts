@@ -45,6 +45,7 @@ export function renderOptionDocs(): string {
     ['`validate`, `convert` and `upload` (reading feeds)', feed],
     ['`convert`', optionsOf('convert').filter((n) => !feed.includes(n) && !COMMON.includes(n))],
     ['`upload`', optionsOf('upload').filter((n) => !feed.includes(n) && !COMMON.includes(n))],
+    ['`stock` (every option it takes)', optionsOf('stock').filter((n) => !COMMON.includes(n))],
     ['`sandbox`', optionsOf('sandbox').filter((n) => !COMMON.includes(n))],
     ['`init`', optionsOf('init').filter((n) => !COMMON.includes(n))],
     ['`search`', optionsOf('search').filter((n) => !COMMON.includes(n))],
@@ -73,7 +74,7 @@ export function renderOptionDocs(): string {
       );
   }
   out.push(
-    '| `GENSER_API_KEY` | the product API key itself (or `--api-key-file`); never a flag | upload (the sandbox: its test key) |',
+    '| `GENSER_API_KEY` | the product API key itself (or `--api-key-file`); never a flag | upload, stock (the sandbox: its test key) |',
     '| `GENSER_SERVICE_KEY` | the event service key itself (or `--service-key-file`); never a flag | events send (the sandbox: its test key) |',
     '',
     END,

@@ -21,6 +21,7 @@ export type CommandName =
   | 'validate'
   | 'convert'
   | 'upload'
+  | 'stock'
   | 'sandbox'
   | 'events example'
   | 'events validate'
@@ -35,6 +36,7 @@ export const COMMANDS: readonly CommandName[] = [
   'validate',
   'convert',
   'upload',
+  'stock',
   'sandbox',
   'events example',
   'events validate',
@@ -182,7 +184,7 @@ export const OPTIONS = {
     default: 'standard' as PayloadFormat,
     parse: p.oneOf(FORMATS),
     choices: FORMATS,
-    commands: FEED,
+    commands: [...FEED, 'stock'],
   }),
   kind: opt({
     flag: '--kind <kind>',
@@ -198,7 +200,7 @@ export const OPTIONS = {
     help: 'mapping file (JSON) from your columns to product fields (events backfill: to order fields)',
     env: 'GENSER_MAPPING',
     parse: p.path,
-    commands: [...FEED, 'events backfill'],
+    commands: [...FEED, 'events backfill', 'stock'],
     isPath: true,
   }),
   preset: opt({
@@ -222,7 +224,7 @@ export const OPTIONS = {
     default: 'auto' as EncodingName,
     parse: p.oneOf(ENCODINGS, ENCODING_ALIASES),
     choices: ENCODINGS,
-    commands: [...FEED, 'init', 'events validate', 'events send', 'events backfill'],
+    commands: [...FEED, 'init', 'events validate', 'events send', 'events backfill', 'stock'],
   }),
   delimiter: opt({
     flag: '--delimiter <char>',
@@ -230,7 +232,7 @@ export const OPTIONS = {
     env: 'GENSER_DELIMITER',
     defaultText: 'sniffed from , ; tab |',
     parse: p.delimiter,
-    commands: [...FEED, 'init', 'events backfill'],
+    commands: [...FEED, 'init', 'events backfill', 'stock'],
   }),
   inputType: opt({
     flag: '--input-type <type>',
@@ -239,7 +241,7 @@ export const OPTIONS = {
     defaultText: 'from the extension',
     parse: p.oneOf(INPUT_TYPES),
     choices: INPUT_TYPES,
-    commands: [...FEED, 'init', 'events validate', 'events send', 'events backfill'],
+    commands: [...FEED, 'init', 'events validate', 'events send', 'events backfill', 'stock'],
   }),
   language: opt({
     flag: '--language <lang>',
@@ -256,7 +258,7 @@ export const OPTIONS = {
     env: 'GENSER_COUNTRY',
     default: 'KR',
     parse: p.country,
-    commands: [...FEED, 'init', 'sandbox', 'events backfill'],
+    commands: [...FEED, 'init', 'sandbox', 'events backfill', 'stock'],
   }),
   strict: opt({
     flag: '--strict',
@@ -280,14 +282,14 @@ export const OPTIONS = {
     env: 'GENSER_MAX_ERRORS',
     defaultText: '20; the JSON report keeps 10,000 unless set',
     parse: p.int(0),
-    commands: [...REPORTING, 'events backfill'],
+    commands: [...REPORTING, 'events backfill', 'stock'],
   }),
   report: opt({
     flag: '--report <file>',
     help: 'also write the JSON report to this file',
     env: 'GENSER_REPORT',
     parse: p.path,
-    commands: REPORTING,
+    commands: [...REPORTING, 'stock'],
     isPath: true,
   }),
   reporter: opt({
@@ -297,7 +299,7 @@ export const OPTIONS = {
     defaultText: 'human, and github too when GITHUB_ACTIONS=true',
     parse: reporterValues,
     repeatable: true,
-    commands: REPORTING,
+    commands: [...REPORTING, 'stock'],
   }),
 
   // convert
@@ -326,14 +328,14 @@ export const OPTIONS = {
     help: 'product API host, e.g. https://api.example.com',
     env: 'GENSER_API_URL',
     parse: p.httpUrl,
-    commands: ['upload'],
+    commands: ['upload', 'stock'],
   }),
   apiKeyFile: opt({
     flag: '--api-key-file <file>',
     help: 'file holding the API key (or env GENSER_API_KEY); never the key itself',
     env: 'GENSER_API_KEY_FILE',
     parse: p.path,
-    commands: ['upload'],
+    commands: ['upload', 'stock'],
     isPath: true,
   }),
   batchSize: opt({
@@ -342,7 +344,7 @@ export const OPTIONS = {
     env: 'GENSER_BATCH_SIZE',
     default: 500,
     parse: p.int(1, 100_000),
-    commands: ['convert', 'upload'],
+    commands: ['convert', 'upload', 'stock'],
   }),
   maxBatchBytes: opt({
     flag: '--max-batch-bytes <size>',
@@ -351,7 +353,7 @@ export const OPTIONS = {
     default: 5 * 1024 * 1024,
     defaultText: '5MiB',
     parse: p.byteSize(1024),
-    commands: ['upload'],
+    commands: ['upload', 'stock'],
   }),
   concurrency: opt({
     flag: '--concurrency <n>',
@@ -359,7 +361,7 @@ export const OPTIONS = {
     env: 'GENSER_CONCURRENCY',
     default: 4,
     parse: p.int(1, 64),
-    commands: ['upload', 'events send', 'events backfill'],
+    commands: ['upload', 'events send', 'events backfill', 'stock'],
   }),
   retries: opt({
     flag: '--retries <n>',
@@ -367,7 +369,7 @@ export const OPTIONS = {
     env: 'GENSER_RETRIES',
     default: 5,
     parse: p.int(0, 100),
-    commands: ['upload', 'events send', 'events backfill'],
+    commands: ['upload', 'events send', 'events backfill', 'stock'],
   }),
   retryBase: opt({
     flag: '--retry-base <ms>',
@@ -375,7 +377,7 @@ export const OPTIONS = {
     env: 'GENSER_RETRY_BASE',
     default: 500,
     parse: p.int(1, 3_600_000),
-    commands: ['upload', 'events send', 'events backfill'],
+    commands: ['upload', 'events send', 'events backfill', 'stock'],
   }),
   retryCap: opt({
     flag: '--retry-cap <ms>',
@@ -383,7 +385,7 @@ export const OPTIONS = {
     env: 'GENSER_RETRY_CAP',
     default: 30_000,
     parse: p.int(1, 3_600_000),
-    commands: ['upload', 'events send', 'events backfill'],
+    commands: ['upload', 'events send', 'events backfill', 'stock'],
   }),
   timeout: opt({
     flag: '--timeout <seconds>',
@@ -391,9 +393,9 @@ export const OPTIONS = {
     env: 'GENSER_TIMEOUT',
     default: (command: CommandName) =>
       (({ 'events send': 30, 'events backfill': 30, search: 10 }) as Record<string, number>)[command] ?? 60,
-    defaultText: 'upload 60, events send and backfill 30, search 10',
+    defaultText: 'upload and stock 60, events send and backfill 30, search 10',
     parse: p.seconds,
-    commands: ['upload', 'events send', 'search', 'events backfill'],
+    commands: ['upload', 'events send', 'search', 'events backfill', 'stock'],
   }),
   type: opt({
     flag: '--type <type>',
@@ -410,7 +412,7 @@ export const OPTIONS = {
     env: 'GENSER_AGENT',
     default: 'genser',
     parse: p.string,
-    commands: ['convert', 'upload'],
+    commands: ['convert', 'upload', 'stock'],
   }),
   path: opt({
     flag: '--path <path>',
@@ -418,7 +420,7 @@ export const OPTIONS = {
     env: 'GENSER_PATH',
     defaultText: '/collectors/products; legacy /searches/<kind>',
     parse: p.urlPath,
-    commands: ['upload'],
+    commands: ['upload', 'stock'],
   }),
   maxInvalid: opt({
     flag: '--max-invalid <n|p%>',
@@ -433,19 +435,19 @@ export const OPTIONS = {
     env: 'GENSER_DRY_RUN',
     parse: p.bool,
     negatable: true,
-    commands: ['upload', 'events backfill'],
+    commands: ['upload', 'events backfill', 'stock'],
   }),
   sandbox: opt({
     flag: '--sandbox',
     help: 'start an embedded sandbox on a free port and send there',
-    commands: ['upload', 'events send', 'events backfill'],
+    commands: ['upload', 'events send', 'events backfill', 'stock'],
     noConfig: true,
   }),
   sandboxDb: opt({
     flag: '--sandbox-db <file>',
     help: 'with --sandbox: keep the sandbox data in this SQLite file',
     parse: p.path,
-    commands: ['upload'],
+    commands: ['upload', 'stock'],
     isPath: true,
   }),
 
@@ -540,7 +542,7 @@ export const OPTIONS = {
     default: 'auto' as BackendChoice,
     parse: p.oneOf(BACKEND_CHOICES),
     choices: BACKEND_CHOICES,
-    commands: ['upload', 'sandbox', 'events send'],
+    commands: ['upload', 'sandbox', 'events send', 'stock'],
   }),
 
   // sandbox
@@ -691,7 +693,7 @@ export const OPTIONS = {
     env: 'GENSER_STATE_DIR',
     defaultText: '$XDG_STATE_HOME/genser, else ~/.local/state/genser',
     parse: p.path,
-    commands: ['upload', 'runs'],
+    commands: ['upload', 'runs', 'stock'],
     isPath: true,
   }),
   full: opt({

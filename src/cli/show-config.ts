@@ -44,7 +44,12 @@ export function settingLines(
       from: origin?.label ?? 'unset',
     });
   }
-  const key = command === 'upload' ? API_KEY : command === 'events send' ? SERVICE_KEY : undefined;
+  const key =
+    command === 'upload' || command === 'stock'
+      ? API_KEY
+      : command === 'events send'
+        ? SERVICE_KEY
+        : undefined;
   if (key) lines.push(keyLine(key, resolved.origins[key.fileOption]?.label, env, resolved.config.values));
   return lines;
 }

@@ -25,6 +25,8 @@ export interface ProductsWrite {
   itemsKey: string;
   skus: string[];
   inStock: (boolean | null)[] | null;
+  /** A standard envelope's `type`, when it is create_product or update_product (mismatches are noted). */
+  envelopeType?: 'create_product' | 'update_product';
 }
 
 export interface ProductsOutcome {
@@ -114,9 +116,11 @@ export function processStandard(body: unknown, text: string, appliesAt: string):
   }
   const products = graph as Record<string, unknown>[];
   const skus = products.map((p) => p.sku as string);
+  const write: ProductsWrite = { format: 'standard', itemsKey: '"@graph"', skus, inStock: null };
+  if (body.type === 'create_product' || body.type === 'update_product') write.envelopeType = body.type;
   return {
     reply: json(200, { accepted: skus.length, status: 'pending', appliesAt }, skus.length),
-    write: { format: 'standard', itemsKey: '"@graph"', skus, inStock: null },
+    write,
   };
 }
 

@@ -227,7 +227,9 @@ export function createSandboxServer(s: ServerSettings): Server {
       processed = { reply: outcome.reply };
       // The received bytes are stored when they are exactly the text that was parsed.
       if (write)
-        processed.commit = (store, now) =>
+        processed.commit = (store, now) => {
+          // Checked against the store as it was before this body (docs/sandbox.md, "Create and update").
+          if (write.envelopeType) store.noteMismatches(write.envelopeType, write.skus, now);
           store.upsertProducts(
             write.format,
             write.text ?? read.body,
@@ -236,6 +238,7 @@ export function createSandboxServer(s: ServerSettings): Server {
             write.inStock,
             now,
           );
+        };
     }
 
     const reply = processed.reply;

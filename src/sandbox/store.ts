@@ -17,10 +17,24 @@ export interface ProductView {
   appliedAt: string | null;
   /** Legacy stock as last received (applied at once); null when never sent. */
   inStock: boolean | null;
+  /** Standard envelopes whose type did not match what the sandbox had (docs/sandbox.md). */
+  mismatches: MismatchView[];
   /** The latest data received. */
   data: unknown;
   /** What search sees: the data of the last batch (with immediate stock changes); null before it. */
   applied: unknown;
+}
+
+/**
+ * `update-unknown`: an `update_product` named a SKU the sandbox never stored (applied as a
+ * create); `create-known`: a `create_product` named one it already had (applied as an update).
+ */
+export type MismatchKind = 'update-unknown' | 'create-known';
+
+export interface MismatchView {
+  kind: MismatchKind;
+  count: number;
+  lastAt: string;
 }
 
 export interface StoredResponse {
@@ -78,6 +92,13 @@ CREATE TABLE IF NOT EXISTS replies (
   content_type TEXT, body TEXT NOT NULL, created_at INTEGER NOT NULL,
   PRIMARY KEY (scope, key)
 ) WITHOUT ROWID;
+-- create_product for a SKU already stored, update_product for one never stored (docs/sandbox.md,
+-- "Create and update"): applied as an upsert, and counted here per SKU and kind. Added without a
+-- version bump: CREATE IF NOT EXISTS gives a version-3 file the table at its next start.
+CREATE TABLE IF NOT EXISTS mismatches (
+  sku TEXT NOT NULL, kind TEXT NOT NULL, count INTEGER NOT NULL, last_at INTEGER NOT NULL,
+  PRIMARY KEY (sku, kind)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS outbox (
   id INTEGER PRIMARY KEY AUTOINCREMENT, to_addr TEXT NOT NULL, subject TEXT NOT NULL,
   body TEXT NOT NULL, applied INTEGER NOT NULL, created_at INTEGER NOT NULL
@@ -101,7 +122,7 @@ interface ProductRowWithData extends ProductRow {
   applied_data: string | null;
 }
 
-function summary(row: ProductRow): Omit<ProductView, 'data' | 'applied'> {
+function summary(row: ProductRow): Omit<ProductView, 'data' | 'applied' | 'mismatches'> {
   return {
     sku: row.sku,
     format: row.format,
@@ -113,8 +134,8 @@ function summary(row: ProductRow): Omit<ProductView, 'data' | 'applied'> {
   };
 }
 
-function toView(row: ProductRowWithData): ProductView {
-  const view = summary(row);
+function toView(row: ProductRowWithData, mismatches: MismatchView[]): ProductView {
+  const view = { ...summary(row), mismatches };
   const applied =
     row.applied_data === null ? null : (JSON.parse(row.applied_data) as Record<string, unknown>);
   // Legacy stock applies at once: what search sees carries the latest isInStock.
@@ -208,6 +229,14 @@ export class SandboxStore {
       insertNotice: db.prepare(
         'INSERT INTO outbox (to_addr, subject, body, applied, created_at) VALUES (?, ?, ?, ?, ?)',
       ),
+      // Which of a request's SKUs the sandbox already holds in the standard format.
+      knownStandard: db.prepare(
+        "SELECT sku FROM products WHERE format = 'standard' AND sku IN (SELECT value FROM json_each(?))",
+      ),
+      noteMismatch: db.prepare(
+        'INSERT INTO mismatches (sku, kind, count, last_at) VALUES (?, ?, 1, ?) ON CONFLICT (sku, kind) DO UPDATE SET count = count + 1, last_at = excluded.last_at',
+      ),
+      mismatchesOf: db.prepare('SELECT kind, count, last_at FROM mismatches WHERE sku = ? ORDER BY kind'),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
     };
@@ -237,6 +266,31 @@ export class SandboxStore {
       return [sku, stock === null ? null : stock ? 1 : 0];
     });
     this.stmt.upsertAll.run(format, body, now, JSON.stringify(items));
+  }
+
+  /**
+   * Before a standard body's upsert (same transaction): notes each SKU whose envelope type does
+   * not match the store, an `update_product` of a SKU never stored or a `create_product` of one
+   * already stored. Both are then applied as the upsert they are (docs/sandbox.md).
+   */
+  noteMismatches(type: 'create_product' | 'update_product', skus: readonly string[], now: number): number {
+    const known = new Set(
+      (this.stmt.knownStandard.all(JSON.stringify(skus)) as { sku: string }[]).map((r) => r.sku),
+    );
+    const kind: MismatchKind = type === 'update_product' ? 'update-unknown' : 'create-known';
+    let noted = 0;
+    for (const sku of new Set(skus)) {
+      if (known.has(sku) !== (type === 'create_product')) continue;
+      this.stmt.noteMismatch.run(sku, kind, now);
+      noted++;
+    }
+    return noted;
+  }
+
+  private mismatchesOf(sku: string): MismatchView[] {
+    return (this.stmt.mismatchesOf.all(sku) as { kind: MismatchKind; count: number; last_at: number }[]).map(
+      (r) => ({ kind: r.kind, count: r.count, lastAt: iso(r.last_at)! }),
+    );
   }
 
   /** `knownRequest`: for DI and CL, whether a search answer gave their requestId; null for the rest. */
@@ -292,14 +346,16 @@ export class SandboxStore {
     const row = (format ? this.stmt.productOfFormat.get(sku, format) : this.stmt.product.get(sku)) as
       | ProductRowWithData
       | undefined;
-    return row ? toView(row) : undefined;
+    if (!row) return undefined;
+    // Mismatches are of the standard API: other formats have no create/update.
+    return toView(row, row.format === 'standard' ? this.mismatchesOf(sku) : []);
   }
 
   listProducts(
     filter: { status?: string; format?: string },
     limit: number,
     offset: number,
-  ): { total: number; items: Omit<ProductView, 'data' | 'applied'>[] } {
+  ): { total: number; items: Omit<ProductView, 'data' | 'applied' | 'mismatches'>[] } {
     const where: string[] = [];
     const args: string[] = [];
     if (filter.status) {
@@ -439,6 +495,7 @@ export class SandboxStore {
     products: Record<string, Record<ProductStatus, number>>;
     events: Record<string, number>;
     outbox: number;
+    mismatches: Record<MismatchKind, number>;
   } {
     const products: Record<string, Record<ProductStatus, number>> = {};
     for (const r of this.db
@@ -459,12 +516,18 @@ export class SandboxStore {
       events[r.type] = r.n;
     }
     const outbox = (this.db.prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n;
-    return { products, events, outbox };
+    const mismatches: Record<MismatchKind, number> = { 'update-unknown': 0, 'create-known': 0 };
+    for (const r of this.db.prepare('SELECT kind, sum(count) AS n FROM mismatches GROUP BY kind').all() as {
+      kind: MismatchKind;
+      n: number;
+    }[])
+      mismatches[r.kind] = r.n;
+    return { products, events, outbox, mismatches };
   }
 
   reset(): void {
     this.db.exec(
-      'DELETE FROM products; DELETE FROM bodies; DELETE FROM events; DELETE FROM replies; DELETE FROM outbox; DELETE FROM meta; DELETE FROM searches;',
+      'DELETE FROM products; DELETE FROM bodies; DELETE FROM events; DELETE FROM replies; DELETE FROM outbox; DELETE FROM meta; DELETE FROM searches; DELETE FROM mismatches;',
     );
   }
 

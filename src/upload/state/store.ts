@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
-import { type Database, openDatabase, SqliteError } from '../../storage/sqlite.js';
+import { type Database, openDatabase, SqliteError, type Statement } from '../../storage/sqlite.js';
 import { shardName } from '../shard.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
 import { type StateTarget, stateFileName } from './target.js';
@@ -118,6 +118,16 @@ export class UploadState {
   /** The hash of the payload last accepted for `sku`, if any. */
   acceptedHash(sku: string): string | undefined {
     return this.known.get(sku)?.hash;
+  }
+
+  private payloadOf?: Statement<{ payload: Uint8Array | null }>;
+
+  /** The payload bytes last accepted for `sku` (`genser stock` merges into them), if kept. */
+  acceptedPayload(sku: string): Uint8Array | undefined {
+    this.payloadOf ??= this.db.prepare<{ payload: Uint8Array | null }>(
+      'SELECT payload FROM products WHERE sku = ?',
+    );
+    return this.payloadOf.get(sku)?.payload ?? undefined;
   }
 
   /** Records one body's accepted products (their exact payload bytes too), in one transaction. */

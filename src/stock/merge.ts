@@ -1,0 +1,31 @@
+import type { PayloadFormat } from '../shared/types.js';
+import type { Availability } from './value.js';
+
+/**
+ * A stock change merged into the last payload the service accepted for the SKU (docs/nightly.md,
+ * "Stock changes"): legacy sets `isInStock` (true only for InStock), standard sets every offer's
+ * `availability`. Nothing else changes, and the keys keep their order. undefined: a standard
+ * payload without an offer to carry the availability.
+ */
+export function withStock(
+  format: PayloadFormat,
+  payload: Uint8Array,
+  availability: Availability,
+): Uint8Array | undefined {
+  const product = JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown>;
+  if (format === 'legacy') product.isInStock = availability === 'InStock';
+  else {
+    const offers = product.offers;
+    const list = (Array.isArray(offers) ? offers : offers ? [offers] : []).filter(
+      (o): o is Record<string, unknown> => o !== null && typeof o === 'object',
+    );
+    if (list.length === 0) return undefined;
+    for (const offer of list) offer.availability = availability;
+  }
+  return Buffer.from(JSON.stringify(product));
+}
+
+/** The field a stock change sets, as reports name it. */
+export function stockField(format: PayloadFormat): string {
+  return format === 'legacy' ? 'isInStock' : 'offers.availability';
+}
