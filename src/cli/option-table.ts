@@ -729,17 +729,17 @@ export const OPTIONS = {
   }),
   shard: opt({
     flag: '--shard <I/N>',
-    help: "upload only shard I of N: the rows whose SKU's stable hash falls in it, with that shard's own state (runs: that shard's history)",
+    help: "upload only shard I of N: the rows whose SKU's stable hash falls in it, with that shard's own state (runs: that shard's history; stock: that shard's stock rows)",
     env: 'GENSER_SHARD',
     parse: parseShard,
-    commands: ['upload', 'runs'],
+    commands: ['upload', 'runs', 'stock'],
   }),
   shardCount: opt({
     flag: '--shard-count <n>',
     help: "split the feed in n shards and take this run's from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job; shard = index + 1)",
     env: 'GENSER_SHARD_COUNT',
     parse: parseShardCount,
-    commands: ['upload'],
+    commands: ['upload', 'stock'],
   }),
 } as const;
 

@@ -22,10 +22,11 @@ import type { BackendChoice } from '../storage/sqlite.js';
 import { describeNextBatch } from '../time/zones.js';
 import { uploadFeed } from '../upload/engine.js';
 import { uploadSettingsFrom } from '../upload/settings.js';
+import { resolveShard, type Shard, type ShardCounts, shardLine, shardRows } from '../upload/shard.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
 import { finishReports, type ReportingSettings, reportersOf } from './reporting.js';
-import { openStateRun, type StateRun } from './upload-state.js';
+import { openStateRun, type StateRun, stateKnown } from './upload-state.js';
 
 /**
  * `genser stock FILE` (docs/nightly.md, "Stock changes"): each row's stock merged into the last
@@ -60,6 +61,9 @@ export interface StockCommandSettings {
   quiet?: boolean;
   report?: string;
   reporter?: string[];
+  /** A sharded target (docs/nightly.md, "Shards"): each shard's state holds its own SKUs. */
+  shard?: Shard;
+  shardCount?: number;
 }
 
 export async function runStock(
@@ -71,6 +75,12 @@ export async function runStock(
   const log = ctx.log;
   const format = formatOf(s, ctx);
   checkTarget(s, loadedKey);
+  const shard = resolveShard({
+    shard: s.shard,
+    shardCount: s.shardCount,
+    jobIndex: ctx.env.JOB_COMPLETION_INDEX,
+  });
+  const shardCounts: ShardCounts = { rows: 0, mine: 0 };
   const mapping = s.mapping
     ? loadMapping(s.mapping, { format, kind: 'products', country: s.country })
     : undefined;
@@ -101,12 +111,18 @@ export async function runStock(
       key = sandbox.apiKey;
     }
     if (!apiUrl || !key) throw new Error('stock: no target after checkTarget');
+    const where = {
+      apiUrl,
+      key,
+      format,
+      ...(sandbox ? { sandbox: { db: s.sandboxDb } } : {}),
+      ...(shard ? { shard } : {}),
+    };
+    // The target's uploads keep their state under another shard count: a state opened here would
+    // be new and empty, and every row an unknown SKU. Say which --shard to give instead.
+    if (stateKnown({ state: s.state }, where, ctx.env).otherSharding) throw shardingMismatch(shard);
     // The target's state and run lock: a stock run and an upload to one target never overlap (exit 5).
-    stateRun = openStateRun(
-      { state: s.state },
-      { apiUrl, key, format, ...(sandbox ? { sandbox: { db: s.sandboxDb } } : {}) },
-      ctx.env,
-    );
+    stateRun = openStateRun({ state: s.state }, where, ctx.env);
     if (!stateRun) throw new Error('stock: no upload state');
     const state = stateRun.state;
     const hooks = new StockHooks(state);
@@ -116,7 +132,7 @@ export async function runStock(
       hooks.runId = history.id;
     }
     const counts: StockCounts = { changed: 0, same: 0 };
-    const items = stockRows(
+    const rows = stockRows(
       file,
       { encoding: s.encoding, delimiter: s.delimiter, inputType: s.inputType },
       { format, columns: stockColumns(format, mapping), lastPayload: (sku) => state.acceptedPayload(sku) },
@@ -124,6 +140,7 @@ export async function runStock(
       counts,
       file === '-' ? process.stdin : undefined,
     );
+    const items = shard ? shardRows(rows, shard, shardCounts) : rows;
     result = await send(items, settings, { apiUrl, key, format, hooks }, s, ctx);
     const target = `POST ${apiUrl.replace(/\/+$/, '')}${settings.path}`;
     const meta: UploadReportMeta = {
@@ -134,7 +151,15 @@ export async function runStock(
       searchable: searchable(format, s.country),
     };
     if (history) report = uploadReportText(result, meta);
-    const code = finish(result, meta, counts, { json: s.json, report: s.report, reporter: s.reporter }, ctx);
+    const shardNote = shard ? shardLine(shard, shardCounts) : undefined;
+    const code = finish(
+      result,
+      meta,
+      counts,
+      { json: s.json, report: s.report, reporter: s.reporter },
+      ctx,
+      shardNote,
+    );
     if (history) stateRun.finishRun(history.id, result, code, report, Date.now() - history.started);
     return code;
   } catch (err) {
@@ -153,6 +178,16 @@ export async function runStock(
 function formatOf(s: StockCommandSettings, ctx: Pick<CommandContext, 'explicit'>): PayloadFormat {
   if (s.mapping && !ctx.explicit.has('format')) return readMappingDefaults(s.mapping).format ?? s.format;
   return s.format;
+}
+
+/** A stock run whose shard setting differs from the uploads' (docs/nightly.md, "Shards"). */
+function shardingMismatch(shard: Shard | undefined): UsageError {
+  return new UsageError(
+    shard
+      ? `this target has no state for shard ${shard.index}/${shard.count}: its uploads keep their state under another shard count`
+      : "this target's uploads keep their state per shard (--shard I/N): the whole target has none",
+    'give genser stock the same --shard I/N (or --shard-count N) as the uploads, once per shard: each shard sends the stock rows of its own SKUs',
+  );
 }
 
 /** Stock merges into what the target's state kept: it needs the target (and its state) even for a dry run. */
@@ -233,6 +268,7 @@ function finish(
   counts: StockCounts,
   flags: ReportingSettings,
   ctx: CommandContext,
+  shardNote?: string,
 ): number {
   const { stop, summary } = result;
   // A file that failed before its first row (no such file, stdin without --input-type): its one line and hint.
@@ -246,6 +282,7 @@ function finish(
         ...uploadIssueLines(result, meta, { color: ctx.log.fancy, maxErrors: result.collector.maxIssues }),
         ...uploadSummaryLines(result, meta).map((l) => l.replace(/^upload: /, 'stock: ')),
       ];
+      if (shardNote) lines.push(`stock: ${shardNote}`);
       if (!summary.dryRun)
         lines.push(
           `stock: ${counts.changed.toLocaleString('en-US')} changed, ${counts.same.toLocaleString('en-US')} already so (sent again)`,

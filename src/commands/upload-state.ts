@@ -52,12 +52,8 @@ export interface StateWhere {
   shard?: Shard;
 }
 
-export function openStateRun(
-  s: { state?: string; full?: boolean },
-  where: StateWhere,
-  env: NodeJS.ProcessEnv,
-): StateRun | undefined {
-  if (where.sandbox && s.state === undefined) return undefined;
+/** Where a target's state lives: its directory and the target that names its file. */
+function stateTargetOf(s: { state?: string }, where: StateWhere, env: NodeJS.ProcessEnv) {
   const dir = s.state ?? defaultStateDir(env);
   ensureStateDir(dir);
   const salt = stateSalt(dir);
@@ -70,6 +66,32 @@ export function openStateRun(
     keyFingerprint: keyFingerprint(where.key, salt),
     ...(where.shard ? { shard: where.shard } : {}),
   };
+  return { dir, target };
+}
+
+/**
+ * Whether the target already has state, without making any: `genser stock` merges into what
+ * uploads accepted, so a missing state (or one kept under another shard count) is the user's
+ * setting to fix, not a new empty state to start.
+ */
+export function stateKnown(
+  s: { state?: string },
+  where: StateWhere,
+  env: NodeJS.ProcessEnv,
+): { exists: boolean; otherSharding: boolean } {
+  if (where.sandbox && s.state === undefined) return { exists: false, otherSharding: false };
+  const { dir, target } = stateTargetOf(s, where, env);
+  const exists = existsSync(join(dir, stateFileName(target)));
+  return { exists, otherSharding: !exists && otherShardingNote(dir, target) !== undefined };
+}
+
+export function openStateRun(
+  s: { state?: string; full?: boolean },
+  where: StateWhere,
+  env: NodeJS.ProcessEnv,
+): StateRun | undefined {
+  if (where.sandbox && s.state === undefined) return undefined;
+  const { dir, target } = stateTargetOf(s, where, env);
   const note = otherShardingNote(dir, target);
   const state = UploadState.open(dir, target);
   try {

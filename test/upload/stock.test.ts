@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { openDatabase } from '../../src/storage/sqlite.js';
+import { shardOf } from '../../src/upload/shard.js';
 import { genser } from '../helpers/run-cli.js';
 import { json, productsOf, type ScriptedServer, scriptedServer } from './servers.js';
 
@@ -318,5 +319,41 @@ describe('the run itself', () => {
     // Nothing recorded: the same change is still a change for a real run.
     const real = await genser(['stock', stockFile('sku,in_stock\nGS-0001,0\n'), ...flags], env);
     expect(real.stderr).toContain('stock: 1 changed, 0 already so');
+  });
+
+  it('on a sharded target, sends each shard its own SKUs with the same --shard, and refuses to start an empty state without it', async () => {
+    const t = await sandboxTarget();
+    for (const shard of ['1/2', '2/2'])
+      expect((await genser(['upload', STANDARD_FEED, '--shard', shard, ...t.flags], t.env)).code).toBe(0);
+    const skus = ['GS-0001', 'GS-0002', 'GS-0003', 'GS-0004'];
+    const file = stockFile(`sku,in_stock\n${skus.map((s) => `${s},0`).join('\n')}\n`);
+
+    const whole = await genser(['stock', file, ...t.flags], t.env);
+    expect(whole.code).toBe(2);
+    expect(whole.stderr).toContain("this target's uploads keep their state per shard");
+    expect(whole.stderr).toContain('the same --shard I/N');
+    expect(
+      readdirSync(t.flags[3] as string).filter((f) => !f.includes('-shard-') && f.endsWith('.sqlite')),
+    ).toEqual([]);
+
+    const mine = skus.filter((s) => shardOf(s, 2) === 1);
+    const one = await genser(['stock', file, '--shard', '1/2', ...t.flags], t.env);
+    expect(one.code).toBe(0);
+    expect(one.stderr).toContain(
+      `stock: shard 1/2: ${mine.length} of 4 rows; ${4 - mine.length} in other shards (not sent)`,
+    );
+    expect(one.stderr).toContain(`${mine.length} accepted`);
+    const two = await genser(['stock', file, '--shard-count', '2', ...t.flags], {
+      ...t.env,
+      JOB_COMPLETION_INDEX: '1',
+    });
+    expect(two.code).toBe(0);
+    expect(two.stderr).toContain(`stock: shard 2/2: ${4 - mine.length} of 4 rows`);
+    await fetch(`${t.url}/_sandbox/batch`, { method: 'POST' });
+    for (const sku of skus) {
+      const p = await get(t.url, `/_sandbox/products/${sku}`);
+      expect(p.receivedCount).toBe(2);
+      expect(p.data.offers.availability).toBe('OutOfStock');
+    }
   });
 });
