@@ -109,7 +109,7 @@ export class UploadState {
     if (holder)
       throw new ExitError(
         ExitCode.locked,
-        `another genser upload to the same target is running (pid ${holder.pid} on ${holder.host}, started ${holder.started})`,
+        `another genser upload or stock run on the same target is running (pid ${holder.pid} on ${holder.host}, started ${holder.started})`,
         `wait for it to finish; the lock is in ${this.file}`,
       );
     this.locked = true;
