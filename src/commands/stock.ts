@@ -22,7 +22,14 @@ import type { BackendChoice } from '../storage/sqlite.js';
 import { describeNextBatch } from '../time/zones.js';
 import { uploadFeed } from '../upload/engine.js';
 import { uploadSettingsFrom } from '../upload/settings.js';
-import { resolveShard, type Shard, type ShardCounts, shardLine, shardRows } from '../upload/shard.js';
+import {
+  resolveShard,
+  type Shard,
+  type ShardCounts,
+  shardLine,
+  shardReport,
+  shardRows,
+} from '../upload/shard.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
 import { finishReports, type ReportingSettings, reportersOf } from './reporting.js';
@@ -150,6 +157,7 @@ export async function runStock(
       target,
       searchable: searchable(format, s.country),
     };
+    if (shard) meta.shard = shardReport(shard, shardCounts);
     if (history) report = uploadReportText(result, meta);
     const shardNote = shard ? shardLine(shard, shardCounts) : undefined;
     const code = finish(

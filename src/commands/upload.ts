@@ -22,7 +22,14 @@ import { newStats, uploadFeed } from '../upload/engine.js';
 import { countLines } from '../upload/estimate.js';
 import { startProgress } from '../upload/progress.js';
 import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
-import { resolveShard, type Shard, type ShardCounts, shardLine, shardRows } from '../upload/shard.js';
+import {
+  resolveShard,
+  type Shard,
+  type ShardCounts,
+  shardLine,
+  shardReport,
+  shardRows,
+} from '../upload/shard.js';
 import { deltaLine } from '../upload/state/delta.js';
 import { MISSING_FILE, type MissingMode, withMissing } from '../upload/state/missing.js';
 import { retryRows } from '../upload/state/retry.js';
@@ -181,6 +188,7 @@ export async function runUpload(
     const stateLine = stateRun
       ? `state: ${deltaLine(stateRun.delta.counts, stateRun.full)}${gone}`
       : undefined;
+    if (up.shard && !retry) meta.shard = shardReport(up.shard.of, up.shard.counts);
     if (history) report = uploadReportText(result, meta);
     const shardNote = up.shard && !retry ? shardLine(up.shard.of, up.shard.counts) : undefined;
     const code = finish(result, meta, ctx, log, flags, [shardNote, stateLine]);

@@ -20,6 +20,15 @@ export interface UploadReportMeta {
   /** "after the daily batch at 00:15 ..." for accepted standard products. */
   searchable?: string;
   sandbox?: { url: string; applied: number; db?: string };
+  /** `--shard I/N`: this run's shard, the feed's rows and those in the shard (docs/nightly.md, "Shards"). */
+  shard?: ShardReport;
+}
+
+export interface ShardReport {
+  index: number;
+  count: number;
+  feedRows: number;
+  shardRows: number;
 }
 
 /** The upload report document: validate's fields plus the upload's own. */
@@ -29,6 +38,7 @@ export interface UploadReport extends Omit<ValidateReport, 'stopped'> {
   target?: string;
   searchable?: string;
   sandbox?: { url: string; applied: number; db?: string };
+  shard?: ShardReport;
   failures: Failure[];
   batches: BatchOutcome[];
 }
@@ -53,6 +63,7 @@ export function uploadReport(result: UploadResult, meta: UploadReportMeta): Uplo
     ...(meta.target ? { target: meta.target } : {}),
     ...(meta.searchable ? { searchable: meta.searchable } : {}),
     ...(meta.sandbox ? { sandbox: meta.sandbox } : {}),
+    ...(meta.shard ? { shard: meta.shard } : {}),
     failures: result.failures,
     batches: result.batches,
   };

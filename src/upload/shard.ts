@@ -139,6 +139,11 @@ export async function* shardRows<T extends Pick<FeedRow, 'row' | 'sku'>>(
   }
 }
 
+/** The report's `shard` member. */
+export function shardReport(shard: Shard, counts: ShardCounts) {
+  return { index: shard.index, count: shard.count, feedRows: counts.rows, shardRows: counts.mine };
+}
+
 /** `shard 2/4: 2,481 of 10,000 rows; 7,519 in other shards (not sent)`. */
 export function shardLine(shard: Shard, counts: ShardCounts): string {
   const n = (x: number) => x.toLocaleString('en-US');

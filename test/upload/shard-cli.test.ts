@@ -84,11 +84,18 @@ describe('--shard against the sandbox', () => {
         .map((f) => f.replace(/^.*-shard-/, 'shard-')),
     ).toEqual(expect.arrayContaining(['shard-1-of-3.sqlite', 'shard-2-of-3.sqlite', 'shard-3-of-3.sqlite']));
 
-    // Delta per shard: nothing changed, nothing sent.
+    // Delta per shard: nothing changed, nothing sent. The JSON report names the shard and its rows.
     for (const i of [1, 2, 3]) {
-      const run = await genser(['upload', file, '--shard', `${i}/3`], env);
+      const report = `${fresh('report')}.json`;
+      const run = await genser(['upload', file, '--shard', `${i}/3`, '--report', report], env);
       expect(run.code).toBe(0);
       expect(run.stderr).toContain(`state: 0 new, 0 changed, ${inShard(i, 3).length} unchanged (not sent)`);
+      expect(JSON.parse(readFileSync(report, 'utf8')).shard).toEqual({
+        index: i,
+        count: 3,
+        feedRows: 25,
+        shardRows: inShard(i, 3).length,
+      });
     }
     expect(await received(sandbox)).toEqual(once);
 
