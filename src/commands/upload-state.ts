@@ -22,6 +22,8 @@ export interface StateRun {
   state: UploadState;
   delta: Delta;
   full: boolean;
+  /** The state directory (the guard's spool is written there). */
+  dir: string;
   /** Products gone from the feed and sent as out of stock (`--missing out-of-stock`), once counted. */
   gone?: number;
   /** Records the run's start in the history; returns its id. */
@@ -73,6 +75,7 @@ export function openStateRun(
     state,
     delta: new Delta(state, full),
     full,
+    dir,
     startRun(files, label) {
       const id = startRun(state.db, label ?? files.map((f) => (f === '-' ? f : resolve(f))).join(' '));
       this.delta.runId = id;
