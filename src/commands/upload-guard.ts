@@ -26,21 +26,24 @@ export async function guardedRead(
   read: { stdin?: NodeJS.ReadableStream; threaded?: boolean | number },
 ): Promise<Spool | undefined> {
   const { state, delta } = run;
-  const known = state.knownCount();
-  if (known === 0 || (limit.kind === 'percent' && limit.max >= 100)) return undefined;
+  if (limit.kind === 'percent' && limit.max >= 100) return undefined;
+  // Read in one pass (not counted, nor looked up row by row: BENCHMARKS.md, "The nightly case").
+  const accepted = state.acceptedHashes();
+  const known = accepted.size;
+  if (known === 0) return undefined;
   const spool = Spool.open(run.dir);
   try {
     const pass = await spoolFeed(
       feedRows(files, feed, log, read.stdin, { serialize: true, threaded: read.threaded }),
       spool,
-      state,
+      accepted,
       delta,
       run.full,
     );
     // A feed that cannot be read fully is the upload's to report; no guard decision on it.
     if (pass.decides) {
       let gone = 0;
-      if (missing === 'out-of-stock') for (const _ of state.absent((sku) => delta.seenSkus.has(sku))) gone++;
+      if (missing === 'out-of-stock') for (const sku of accepted.keys()) if (!delta.seenSkus.has(sku)) gone++;
       const refused = massChangeError(pass.changed, gone, known, limit, missing);
       if (refused) throw refused;
     }
@@ -60,7 +63,7 @@ export async function guardedRead(
 async function spoolFeed(
   items: AsyncIterable<FeedRow>,
   spool: Spool,
-  state: UploadState,
+  accepted: ReadonlyMap<string, string>,
   delta: Delta,
   full: boolean,
 ): Promise<{ changed: number; decides: boolean }> {
@@ -78,7 +81,7 @@ async function spoolFeed(
       spool.add(item, json);
       continue;
     }
-    const last = state.acceptedHash(item.sku);
+    const last = accepted.get(item.sku);
     const same = last === payloadHash(json);
     if (last !== undefined && !same) changed++;
     spool.add(item, same && !full ? UNCHANGED : json);
