@@ -309,10 +309,11 @@ async function benchUpload(o, ctx, catalogs) {
     '--json',
   ];
   const runUpload = async (url) => {
-    // A fresh working directory per run: no upload state (delta hashes, locks) carried over.
+    // A fresh working directory per run, holding the run's upload state: nothing carried over,
+    // and no state file per sink port left in the default state directory (~/.local/state).
     const cwd = mkdtempSync(join(tmpdir(), 'genser-bench-upload-'));
     try {
-      return await genser(uploadArgs(url), { cwd });
+      return await genser(uploadArgs(url), { cwd, env: { ...genserEnv, GENSER_STATE_DIR: cwd } });
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
