@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { constants, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import { json, productsOf, type ScriptedServer, scriptedServer, sleepMs } from '
  */
 
 const root = join(import.meta.dirname, '..', '..');
+const bin = join(root, 'bin', 'genser.js');
 const dir = mkdtempSync(join(tmpdir(), 'genser-spool-'));
 let n = 0;
 const fresh = (name: string) => join(dir, `${name}-${++n}`);
@@ -199,6 +200,40 @@ describe('genser upload with known products and the guard', () => {
     const raised = await genser(['upload', feedFile(csv(all(25), reprice)), '--max-change', '6'], env);
     expect(raised.code).toBe(0);
     expect(sentSkus(server).sort()).toEqual([1, 2, 3, 4, 5, 6].map(sku).sort());
+  });
+
+  it('applies to stdin, read once: refuses 24% changed, sends the one changed row', async () => {
+    server = await acceptingServer();
+    const stateDir = fresh('stdin-state');
+    const env = {
+      GENSER_API_URL: server.url,
+      GENSER_API_KEY: 'stdin-key-123456',
+      GENSER_STATE_DIR: stateDir,
+    };
+    expect((await genser(['upload', feedFile(csv(all(25)))], env)).code).toBe(0);
+    const piped = (text: string) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [bin, 'upload', '-', '--input-type', 'csv'], {
+          env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+        });
+        let stderr = '';
+        child.stderr.on('data', (c) => {
+          stderr += String(c);
+        });
+        child.on('close', (code) => resolve({ code, stderr }));
+        child.stdin.end(text);
+      });
+    server.requests.length = 0;
+    const reprice = Object.fromEntries([1, 2, 3, 4, 5, 6].map((i) => [i, '1234']));
+    const refused = await piped(csv(all(25), reprice));
+    expect(refused.stderr).toContain('6 changed of 25 known products (6) is more than --max-change allows');
+    expect(refused.code).toBe(1);
+    expect(server.requests).toEqual([]);
+    const one = await piped(csv(all(25), { 9: '9999' }));
+    expect(one.stderr).toContain('state: 0 new, 1 changed, 24 unchanged (not sent)');
+    expect(one.code).toBe(0);
+    expect(sentSkus(server)).toEqual([sku(9)]);
+    expect(spools(stateDir)).toEqual([]);
   });
 
   it('a mixed run from the spool: the same requests, output and report as streaming the feed (--max-change 100%)', async () => {
