@@ -37,7 +37,8 @@ export async function guardedRead(
       feedRows(files, feed, log, read.stdin, { serialize: true, threaded: read.threaded }),
       spool,
       accepted,
-      delta,
+      // SKUs seen are only for the products gone from the feed.
+      missing === 'out-of-stock' ? delta : undefined,
       run.full,
     );
     // A feed that cannot be read fully is the upload's to report; no guard decision on it.
@@ -57,14 +58,15 @@ export async function guardedRead(
 
 /**
  * The one pass: every item goes to the spool in order (an unchanged row as its SKU, row and
- * line only), every SKU is marked seen, and the known products whose payload bytes changed are
- * counted. A feed that throws (bytes that do not decode) stops the run before anything is sent.
+ * line only), every SKU is marked `seen` (when asked), and the known products whose payload
+ * bytes changed are counted. A feed that throws (bytes that do not decode) stops the run
+ * before anything is sent.
  */
 async function spoolFeed(
   items: AsyncIterable<FeedRow>,
   spool: Spool,
   accepted: ReadonlyMap<string, string>,
-  delta: Delta,
+  seen: Delta | undefined,
   full: boolean,
 ): Promise<{ changed: number; decides: boolean }> {
   let changed = 0;
@@ -75,7 +77,7 @@ async function spoolFeed(
       spool.add(item, undefined);
       continue;
     }
-    if (item.sku !== undefined) delta.seen(item.sku);
+    if (item.sku !== undefined) seen?.seen(item.sku);
     const json = item.valid ? payloadJson(item) : undefined;
     if (json === undefined || item.sku === undefined) {
       spool.add(item, json);

@@ -200,7 +200,8 @@ function* itemsOf(line: Buffer): Generator<FeedRow> {
 /**
  * The state's hooks for a replay: a row marked `UNCHANGED` was compared in the pass and is counted
  * unchanged without hashing again; every other row is planned by the state as in a streaming run
- * (new or changed, a batch of an earlier run resumed with its own id).
+ * (new or changed, a batch of an earlier run resumed with its own id). The SKUs seen were marked
+ * by the pass.
  */
 export function spooledHooks(state: StateHooks & { counts: DeltaCounts }): StateHooks {
   return {
@@ -211,7 +212,8 @@ export function spooledHooks(state: StateHooks & { counts: DeltaCounts }): State
     },
     accepted: (rows, parts) => state.accepted(rows, parts),
     notAccepted: (rows, parts) => state.notAccepted?.(rows, parts),
-    seen: (sku) => state.seen?.(sku),
+    // The pass saw every SKU already (src/commands/upload-guard.ts): not counted twice.
+    seen: () => {},
     sending: (batch, envelopeId) => state.sending(batch, envelopeId),
     settled: (envelopeId) => state.settled(envelopeId),
   };
