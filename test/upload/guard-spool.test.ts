@@ -236,6 +236,32 @@ describe('genser upload with known products and the guard', () => {
     expect(spools(stateDir)).toEqual([]);
   });
 
+  it('a run stopped (SIGTERM) while the pass reads removes its spool', async () => {
+    server = await acceptingServer();
+    const stateDir = fresh('term-state');
+    const env = { GENSER_API_URL: server.url, GENSER_API_KEY: 'term-key-123456', GENSER_STATE_DIR: stateDir };
+    expect((await genser(['upload', feedFile(csv(all(25)))], env)).code).toBe(0);
+    const fifo = `${fresh('term-fifo')}.csv`;
+    execFileSync('mkfifo', [fifo]);
+    server.requests.length = 0;
+    const child = spawn(process.execPath, [bin, 'upload', fifo], {
+      env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+    });
+    const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, sig) => r(sig)));
+    // Half the feed, and the writer stays open: the pass waits for the rest.
+    const fh = await open(fifo, 'w');
+    const text = csv(all(25));
+    await fh.write(text.slice(0, text.length / 2));
+    const deadline = Date.now() + 8000;
+    while (Date.now() < deadline && spools(stateDir).length === 0) await sleepMs(20);
+    expect(spools(stateDir)).toHaveLength(1);
+    child.kill('SIGTERM');
+    expect(await exited).toBe('SIGTERM');
+    await fh.close().catch(() => {});
+    expect(spools(stateDir)).toEqual([]);
+    expect(server.requests).toEqual([]);
+  });
+
   it('a mixed run from the spool: the same requests, output and report as streaming the feed (--max-change 100%)', async () => {
     server = await acceptingServer();
     const seeded = fresh('mixed-seed');
