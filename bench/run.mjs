@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The benchmark harness (issue 5). `npm run bench` builds, then runs this.
 //
-//   node bench/run.mjs [--runs 3] [--quick] [--only validate,convert,upload,sandbox,startup]
+//   node bench/run.mjs [--runs 3] [--quick] [--only validate,convert,upload,sandbox,startup,nightly]
 //                      [--sizes 100000,1000000] [--upload-rows 300000] [--concurrency 4]
 //                      [--batch-size 500] [--startup-runs 15] [--sandbox-envelopes 200]
 //                      [--big-runs N (runs on catalogs of 1M rows and more; default --runs)]
@@ -15,11 +15,22 @@
 // A genser command that is not built (yet) is reported as "not available", never a crash.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem, type } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureCatalog } from './generate.mjs';
+import { COLUMNS, createRowGenerator, csvField, ensureCatalog } from './generate.mjs';
 import { firstLine, hasGnuTime, max, measure, median } from './lib/measure.mjs';
 import { evaluateTargets, formatJson, MiB, renderResults, replaceMarked } from './lib/report.mjs';
 
@@ -90,7 +101,7 @@ export function parseArgs(argv) {
   }
   // Partial runs do not overwrite the published figures unless asked to (--write).
   o.write ??= !o.quick && !o.only;
-  const known = ['validate', 'convert', 'upload', 'sandbox', 'startup'];
+  const known = ['validate', 'convert', 'upload', 'sandbox', 'startup', 'nightly'];
   for (const s of o.only ?? [])
     if (!known.includes(s)) throw new Error(`--only: unknown section "${s}" (${known.join(', ')})`);
   return o;
@@ -298,10 +309,11 @@ async function benchUpload(o, ctx, catalogs) {
     '--json',
   ];
   const runUpload = async (url) => {
-    // A fresh working directory per run: no upload state (delta hashes, locks) carried over.
+    // A fresh working directory per run, holding the run's upload state: nothing carried over,
+    // and no state file per sink port left in the default state directory (~/.local/state).
     const cwd = mkdtempSync(join(tmpdir(), 'genser-bench-upload-'));
     try {
-      return await genser(uploadArgs(url), { cwd });
+      return await genser(uploadArgs(url), { cwd, env: { ...genserEnv, GENSER_STATE_DIR: cwd } });
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
@@ -472,6 +484,168 @@ async function benchStartup(o) {
   };
 }
 
+// --- the nightly case (issue 11) ----------------------------------------------------------------
+
+/** Rows whose price the nightly copy changes: every 100th (never one of the invalid rows). */
+const NIGHTLY_EVERY = 100;
+const NIGHTLY_OFFSET = 37;
+const nightlyChanged = (rows) =>
+  rows < NIGHTLY_OFFSET ? 0 : Math.floor((rows - NIGHTLY_OFFSET) / NIGHTLY_EVERY) + 1;
+
+/** The catalog of `rows` again, byte for byte, but for 1% of rows priced one unit higher. */
+async function writeNightlyCopy(rows, seed, file) {
+  const out = createWriteStream(file);
+  const done = new Promise((ok, fail) => {
+    out.on('finish', ok);
+    out.on('error', fail);
+  });
+  const write = async (text) => {
+    if (!out.write(text)) await new Promise((ok) => out.once('drain', ok));
+  };
+  const row = createRowGenerator(seed);
+  const price = COLUMNS.indexOf('price');
+  await write(`${COLUMNS.join(',')}\r\n`);
+  let lines = [];
+  for (let n = 1; n <= rows; n++) {
+    const values = row(n);
+    if (n % NIGHTLY_EVERY === NIGHTLY_OFFSET) {
+      const p = values[price];
+      const dot = p.indexOf('.');
+      values[price] = (Number(p) + 1).toFixed(dot < 0 ? 0 : p.length - dot - 1);
+    }
+    lines.push(values.map(csvField).join(','));
+    if (lines.length === 2000 || n === rows) {
+      await write(`${lines.join('\r\n')}\r\n`);
+      lines = [];
+    }
+  }
+  out.end();
+  await done;
+}
+
+/** Bytes of the state's SQLite files (database and WAL; not the salt). */
+function stateBytes(dir) {
+  let bytes = 0;
+  for (const f of readdirSync(dir))
+    if (f.endsWith('.sqlite') || f.endsWith('.sqlite-wal')) bytes += statSync(join(dir, f)).size;
+  return bytes;
+}
+
+/**
+ * Run 1 uploads the catalog into a new state (timed once); then each round, side by side: a plain
+ * `validate` of the copy with 1% of rows changed, its upload with a fresh copy of run 1's state
+ * (the default --max-change guard: one read, the changes spooled), and the same with
+ * `--max-change 100%` (no guard: the feed streamed). One sink throughout: the state is per API url.
+ */
+async function benchNightly(o, ctx, catalogs) {
+  const n = o.uploadRows;
+  const { file, meta } = catalogs[n];
+  const valid = meta.rows - meta.invalidRows;
+  const changed = nightlyChanged(n);
+  const base = { rows: n, changedRows: changed, concurrency: o.concurrency, batchSize: o.batchSize };
+  if (!ctx.avail.upload) return { ...base, note: ctx.avail.why.upload };
+  const copy = join(OUT, `nightly-${n}.csv`);
+  log(`nightly: writing ${n} rows with ${changed} changed -> ${copy}`);
+  await writeNightlyCopy(n, meta.seed, copy);
+  const work = mkdtempSync(join(tmpdir(), 'genser-bench-nightly-'));
+  const seeded = join(work, 'after-run-1');
+  const sink = await startSink();
+  const args = (feed, state, extra = []) => [
+    'upload',
+    feed,
+    '--api-url',
+    sink.url,
+    '--state',
+    state,
+    '--concurrency',
+    String(o.concurrency),
+    '--batch-size',
+    String(o.batchSize),
+    '--json',
+    ...extra,
+  ];
+  /** An upload of the copy from a fresh copy of run 1's state; its report checked. */
+  const second = async (label, extra) => {
+    const state = join(work, `state-${label}`);
+    cpSync(seeded, state, { recursive: true });
+    await sink.reset();
+    const r = await genser(args(copy, state, extra), { cwd: work });
+    rmSync(state, { recursive: true, force: true });
+    const sum = parseJsonOut(r.stdout)?.summary;
+    if ((r.code !== 0 && r.code !== 1) || sum?.accepted !== changed || sum?.unchanged !== valid - changed)
+      throw new Error(
+        `the second run (${label}) exited ${r.code}, accepted ${sum?.accepted} and left ${sum?.unchanged} unchanged; ` +
+          `expected ${changed} and ${valid - changed}: ${firstLine(r.stderr)}`,
+      );
+    return r;
+  };
+  try {
+    log(`nightly: run 1, ${n} rows into a new state`);
+    const first = await genser(args(file, seeded), { cwd: work });
+    const sum = parseJsonOut(first.stdout)?.summary;
+    if ((first.code !== 0 && first.code !== 1) || sum?.accepted !== valid)
+      return {
+        ...base,
+        note: `run 1 failed (exit ${first.code}, accepted ${sum?.accepted} of ${valid}): ${firstLine(first.stderr)}`,
+      };
+    const bytes = stateBytes(seeded);
+    const vs = [];
+    const us = [];
+    const ss = [];
+    const ratios = [];
+    const streamRatios = [];
+    for (let i = 0; i < o.runs; i++) {
+      log(`nightly: round ${i + 1}/${o.runs}`);
+      const v = await genser(['validate', copy, '--json']);
+      const u = await second(`spooled-${i}`, []);
+      const st = await second(`streamed-${i}`, ['--max-change', '100%']);
+      vs.push(v);
+      us.push(u);
+      ss.push(st);
+      ratios.push(u.ms / v.ms);
+      streamRatios.push(st.ms / v.ms);
+    }
+    const cpu = (runs) => {
+      const c = median(runs.map((r) => r.cpuMs));
+      return c == null ? null : Math.round(c);
+    };
+    const r2 = (x) => Math.round(x * 100) / 100;
+    const vf = figure(vs, n, meta.bytes);
+    const uf = figure(us, n, meta.bytes);
+    const sf = figure(ss, n, meta.bytes);
+    return {
+      ...base,
+      firstMs: Math.round(first.ms),
+      firstCpuMs: first.cpuMs == null ? null : Math.round(first.cpuMs),
+      firstRssMiB: figure([first], n, meta.bytes).maxRssMiB,
+      stateBytes: bytes,
+      stateSkus: valid,
+      stateBytesPer100k: Math.round((bytes / valid) * 100_000),
+      validateMs: vf.ms,
+      validateRunsMs: vf.runsMs,
+      validateCpuMs: cpu(vs),
+      validateRssMiB: vf.maxRssMiB,
+      secondMs: uf.ms,
+      secondRunsMs: uf.runsMs,
+      secondCpuMs: cpu(us),
+      secondRssMiB: uf.maxRssMiB,
+      streamedMs: sf.ms,
+      streamedRunsMs: sf.runsMs,
+      streamedCpuMs: cpu(ss),
+      streamedRssMiB: sf.maxRssMiB,
+      ratio: r2(median(ratios)),
+      streamedRatio: r2(median(streamRatios)),
+      loadAtEnd: loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' '),
+    };
+  } finally {
+    await sink.stop();
+    rmSync(work, { recursive: true, force: true });
+    rmSync(copy, { force: true });
+  }
+}
+
 /** Table to stdout; with `write`, bench/results.json and the marked section of BENCHMARKS.md. */
 function publish(results, write) {
   const text = renderResults(results);
@@ -530,7 +704,7 @@ async function main(argv) {
 
   const needed = new Set();
   if (on('validate') || on('convert')) for (const n of o.sizes) needed.add(n);
-  if (on('upload') || on('sandbox')) needed.add(o.uploadRows);
+  if (on('upload') || on('sandbox') || on('nightly')) needed.add(o.uploadRows);
   const catalogs = {};
   for (const n of [...needed].sort((a, b) => a - b)) {
     catalogs[n] = await ensureCatalog(n, { log });
@@ -557,6 +731,7 @@ async function main(argv) {
     results.upload = await section('upload', () => benchUpload(o, ctx, catalogs));
   if (!on('upload')) delete results.upload;
   if (on('sandbox')) results.sandbox = await section('sandbox', () => benchSandbox(o, ctx));
+  if (on('nightly')) results.nightly = await section('nightly', () => benchNightly(o, ctx, catalogs));
   if (on('startup') && ctx.avail.startup) results.startup = await section('start-up', () => benchStartup(o));
   results.notes = ctx.notes;
   results.targets = evaluateTargets(results);

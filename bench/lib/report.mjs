@@ -49,6 +49,14 @@ export const TARGETS = [
     fmt: (v) => v.toFixed(2),
   },
   {
+    id: 'nightly-ratio',
+    figure: 'nightly second run (1% changed) / validate',
+    target: '<= 1.2x',
+    value: (r) => r.nightly?.ratio ?? null,
+    pass: (v) => v <= 1.2,
+    fmt: (v) => `${v.toFixed(2)}x`,
+  },
+  {
     id: 'sandbox-ingest',
     figure: 'sandbox ingest',
     target: '>= 20k products/s',
@@ -226,6 +234,9 @@ export function renderResults(results) {
     }
   }
 
+  const nt = results.nightly;
+  if (nt) out.push('', '### nightly: the second run, 1% changed', '', ...nightlyLines(nt));
+
   const s = results.sandbox;
   if (s) {
     out.push('', '### sandbox ingest', '');
@@ -265,6 +276,32 @@ export function renderResults(results) {
     for (const n of results.notes) out.push(`- ${n}`);
   }
   return out.join('\n');
+}
+
+/** The nightly case: run 1 into a new state, then the second run against validate, and the state's size. */
+function nightlyLines(nt) {
+  if (nt.note && nt.secondMs == null) return [nt.note];
+  const row = (step, ms, cpu, rss) => [step, secs(ms), num(nt.rows / (ms / 1000)), secs(cpu), mib(rss)];
+  return [
+    `${num(nt.rows)} rows, ${num(nt.changedRows)} of them priced differently in the second feed; ` +
+      `batches of up to ${nt.batchSize}, concurrency ${nt.concurrency}, to a local sink.`,
+    '',
+    table(
+      ['step', 'time', 'rows/s', 'CPU (user + sys)', 'peak RSS'],
+      [
+        row('run 1: everything new (once)', nt.firstMs, nt.firstCpuMs, nt.firstRssMiB),
+        row('genser validate (second feed)', nt.validateMs, nt.validateCpuMs, nt.validateRssMiB),
+        row('second run: upload, guard on (one read)', nt.secondMs, nt.secondCpuMs, nt.secondRssMiB),
+        row('second run, --max-change 100% (no guard)', nt.streamedMs, nt.streamedCpuMs, nt.streamedRssMiB),
+      ],
+    ),
+    '',
+    `second run / validate = ${nt.ratio == null ? '-' : `${nt.ratio.toFixed(2)}x`}` +
+      ` (without the guard: ${nt.streamedRatio == null ? '-' : `${nt.streamedRatio.toFixed(2)}x`})`,
+    '',
+    `state after run 1: ${num(nt.stateBytes / MiB, 1)} MiB for ${num(nt.stateSkus)} SKUs, ` +
+      `${num(nt.stateBytesPer100k / MiB, 1)} MiB per 100k SKUs (SQLite file and WAL).`,
+  ];
 }
 
 export const START = '<!-- bench:results:start (written by `npm run bench`; edit outside these markers) -->';

@@ -1,59 +1,127 @@
-import { feedRows } from '../feed/threads.js';
+import { type FeedRow, feedRows, payloadJson } from '../feed/threads.js';
 import { ExitCode, ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
 import type { InvalidBudget } from '../upload/budget.js';
-import { payloadHash } from '../upload/state/delta.js';
+import { inShard, type Shard, type ShardCounts } from '../upload/shard.js';
+import { Spool, UNCHANGED } from '../upload/spool.js';
+import { type Delta, payloadHash } from '../upload/state/delta.js';
 import type { MissingMode } from '../upload/state/missing.js';
 import type { UploadState } from '../upload/state/store.js';
 
 /**
- * The mass-change guard (`--max-change`, docs/nightly.md): before anything is sent, a pass over
- * the feed counts the known products it changes and (with `--missing out-of-stock`) those gone
- * from it. Over the limit, nothing is sent and the run exits 1. Skipped for a first run (nothing
- * known), for stdin (it cannot be read twice) and for a limit of 100% or more.
+ * The mass-change guard (`--max-change`, docs/nightly.md): the feed is read once, before anything
+ * is sent, counting the known products it changes and (with `--missing out-of-stock`) those gone
+ * from it, while what the upload must still see goes to a spool on disk (src/upload/spool.ts).
+ * Over the limit, nothing is sent and the run exits 1; otherwise the upload replays the spool
+ * instead of reading the feed again. Not applied (undefined: the upload streams the feed) to a
+ * first run (nothing known) or a limit of 100% or more.
  */
-export async function checkMassChange(
+export async function guardedRead(
   files: string[],
   feed: FeedOptions,
-  state: UploadState,
+  run: { state: UploadState; delta: Delta; full: boolean; dir: string },
   limit: InvalidBudget,
   missing: MissingMode,
   log: Logger,
-): Promise<void> {
-  const known = state.knownCount();
-  if (known === 0 || (limit.kind === 'percent' && limit.max >= 100)) return;
-  if (files.includes('-')) {
-    log.warn('--max-change: the feed is read from stdin, which cannot be read twice: the guard is skipped');
-    return;
+  read: {
+    stdin?: NodeJS.ReadableStream;
+    threaded?: boolean | number;
+    /** `--shard I/N`: other shards' rows are counted here and never spooled. */
+    shard?: { of: Shard; counts: ShardCounts };
+  },
+): Promise<Spool | undefined> {
+  const { state, delta } = run;
+  if (limit.kind === 'percent' && limit.max >= 100) return undefined;
+  // Read in one pass (not counted, nor looked up row by row: BENCHMARKS.md, "The nightly case").
+  const accepted = state.acceptedHashes();
+  const known = accepted.size;
+  if (known === 0) return undefined;
+  const spool = Spool.open(run.dir);
+  try {
+    const pass = await spoolFeed(
+      feedRows(files, feed, log, read.stdin, { serialize: true, threaded: read.threaded }),
+      spool,
+      accepted,
+      // SKUs seen are only for the products gone from the feed.
+      missing === 'out-of-stock' ? delta : undefined,
+      run.full,
+      read.shard,
+    );
+    // A feed that cannot be read fully is the upload's to report; no guard decision on it.
+    if (pass.decides) {
+      let gone = 0;
+      if (missing === 'out-of-stock') for (const sku of accepted.keys()) if (!delta.seenSkus.has(sku)) gone++;
+      const refused = massChangeError(pass.changed, gone, known, limit, missing);
+      if (refused) throw refused;
+    }
+    log.debug(`--max-change: ${pass.changed} changed; ${spool.records} records spooled in ${spool.path}`);
+    return spool;
+  } catch (err) {
+    spool.remove();
+    throw err;
   }
-  const seen = new Set<string>();
+}
+
+/**
+ * The one pass: every item goes to the spool in order (an unchanged row as its SKU, row and
+ * line only), every SKU is marked `seen` (when asked), and the known products whose payload
+ * bytes changed are counted. A feed that throws (bytes that do not decode) stops the run
+ * before anything is sent.
+ */
+async function spoolFeed(
+  items: AsyncIterable<FeedRow>,
+  spool: Spool,
+  accepted: ReadonlyMap<string, string>,
+  seen: Delta | undefined,
+  full: boolean,
+  shard: { of: Shard; counts: ShardCounts } | undefined,
+): Promise<{ changed: number; decides: boolean }> {
   let changed = 0;
-  const quiet: Logger = { ...log, info() {}, warn() {}, debug() {} };
-  for await (const item of feedRows(files, feed, quiet, undefined, { serialize: true })) {
-    // A feed that cannot be read fully is the real run's to report; no guard decision on it.
+  let decides = true;
+  for await (const item of items) {
     if (item.row === 0) {
-      if (!item.valid) return;
+      if (!item.valid) decides = false;
+      spool.add(item, undefined);
       continue;
     }
-    if (item.sku === undefined) continue;
-    seen.add(item.sku);
-    const json = item.valid ? (item.json ?? Buffer.from(JSON.stringify(item.payload))) : undefined;
-    if (json === undefined) continue;
-    const last = state.acceptedHash(item.sku);
-    if (last !== undefined && last !== payloadHash(json)) changed++;
+    // Another shard's product (its state is elsewhere): counted, never spooled. Rows without a
+    // SKU are spooled: the replay's shard filter gives them to shard 1 after the gone check.
+    if (shard && item.sku !== undefined && !inShard(item, shard.of)) {
+      shard.counts.rows++;
+      continue;
+    }
+    if (item.sku !== undefined) seen?.seen(item.sku);
+    const json = item.valid ? payloadJson(item) : undefined;
+    if (json === undefined || item.sku === undefined) {
+      spool.add(item, json);
+      continue;
+    }
+    const last = accepted.get(item.sku);
+    const same = last === payloadHash(json);
+    if (last !== undefined && !same) changed++;
+    spool.add(item, same && !full ? UNCHANGED : json);
   }
-  let gone = 0;
-  if (missing === 'out-of-stock') for (const _ of state.absent((sku) => seen.has(sku))) gone++;
+  return { changed, decides };
+}
+
+/** The refusal when changed + gone is over the limit (a count, or a share of the known products). */
+export function massChangeError(
+  changed: number,
+  gone: number,
+  known: number,
+  limit: InvalidBudget,
+  missing: MissingMode,
+): ExitError | undefined {
   const total = changed + gone;
   const max = limit.kind === 'count' ? limit.max : Math.floor((known * limit.max) / 100);
-  if (total <= max) return;
+  if (total <= max) return undefined;
   const n = (x: number) => x.toLocaleString('en-US');
   const what =
     missing === 'out-of-stock'
       ? `${n(changed)} changed and ${n(gone)} gone from the feed`
       : `${n(changed)} changed`;
-  throw new ExitError(
+  return new ExitError(
     ExitCode.data,
     `${what} of ${n(known)} known products (${n(total)}) is more than --max-change allows (${limit.kind === 'count' ? n(limit.max) : `${limit.max}%`}, ${n(max)}): nothing was sent`,
     'check the feed; if the change is meant, run again with a higher --max-change (e.g. --max-change 100%)',

@@ -28,6 +28,8 @@ export interface StateRun {
   full: boolean;
   /** Set when this (new) state starts beside the state of another shard count of the target. */
   note?: string;
+  /** The state directory (the guard's spool is written there). */
+  dir: string;
   /** Products gone from the feed and sent as out of stock (`--missing out-of-stock`), once counted. */
   gone?: number;
   /** Records the run's start in the history; returns its id. */
@@ -106,6 +108,7 @@ export function openStateRun(
     delta: new Delta(state, full),
     full,
     ...(note ? { note } : {}),
+    dir,
     startRun(files, label) {
       const id = startRun(state.db, label ?? files.map((f) => (f === '-' ? f : resolve(f))).join(' '));
       this.delta.runId = id;

@@ -30,6 +30,7 @@ import {
   shardReport,
   shardRows,
 } from '../upload/shard.js';
+import { type Spool, spooledHooks } from '../upload/spool.js';
 import { deltaLine } from '../upload/state/delta.js';
 import { MISSING_FILE, type MissingMode, withMissing } from '../upload/state/missing.js';
 import { retryRows } from '../upload/state/retry.js';
@@ -37,7 +38,7 @@ import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
 import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
 import { finishReports, reportersOf } from './reporting.js';
-import { checkMassChange } from './upload-guard.js';
+import { guardedRead } from './upload-guard.js';
 import { openStateRun, type StateRun } from './upload-state.js';
 
 export interface UploadCommandSettings extends FeedSettings, UploadInputs {
@@ -130,6 +131,7 @@ export async function runUpload(
   let result: UploadResult | undefined;
   let report: string | undefined;
   let source: AsyncIterable<FeedRow> | undefined;
+  let spool: Spool | undefined;
   try {
     // The target's state, with its run lock: two cron runs to the same target must not overlap (exit 5).
     if (!up.settings.dryRun && apiUrl && key) {
@@ -156,7 +158,13 @@ export async function runUpload(
         history = { id: stateRun.startRun([], `--retry-failed of run ${last.runId}`), started: Date.now() };
       } else if (stateRun) {
         history = { id: stateRun.startRun(files), started: Date.now() };
-        if (up.maxChange) await checkMassChange(files, feed, stateRun.state, up.maxChange, up.missing, log);
+        // The guard's one pass over the feed; the upload then replays its spool (no second read).
+        if (up.maxChange)
+          spool = await guardedRead(files, feed, stateRun, up.maxChange, up.missing, log, {
+            stdin: stdinFor(files),
+            threaded: threadedFrom({ threads: flags.threads }),
+            ...(up.shard ? { shard: up.shard } : {}),
+          });
       }
     }
     if (stateRun && stateRun.delta.resumable > 0)
@@ -172,7 +180,7 @@ export async function runUpload(
       ctx,
       flags,
       stateRun,
-      source,
+      spool ? { rows: spool.rows(), spooled: true } : source && { rows: source, spooled: false },
     );
     const target = apiUrl ? `POST ${apiUrl.replace(/\/+$/, '')}${up.settings.path}` : undefined;
     const meta: UploadReportMeta = { format: feed.format, kind: feed.kind, files, target };
@@ -201,6 +209,7 @@ export async function runUpload(
     }
     throw err;
   } finally {
+    spool?.remove();
     stateRun?.state.close();
     await sandbox?.close();
   }
@@ -265,7 +274,8 @@ async function send(
   ctx: CommandContext,
   flags: Record<string, unknown>,
   stateRun: StateRun | undefined,
-  source?: AsyncIterable<FeedRow>,
+  /** Rows not read from the feed: the guard's spool (the feed's items again), or --retry-failed's. */
+  source?: { rows: AsyncIterable<FeedRow>; spooled: boolean },
 ): Promise<UploadResult> {
   const json = flags.json === true;
   const quiet = flags.quiet === true;
@@ -313,17 +323,18 @@ async function send(
   });
   say = progress.log;
   let items: AsyncIterable<FeedRow> =
-    source ??
+    source?.rows ??
     feedRows(files, feed, progress.log, stdinFor(files), {
       serialize: true,
       threaded: threadedFrom({ threads: flags.threads as FeedSettings['threads'] }),
     });
-  if (stateRun && !source && up.missing === 'out-of-stock')
+  const feedItems = source === undefined || source.spooled;
+  if (stateRun && feedItems && up.missing === 'out-of-stock')
     items = withMissing(items, stateRun.state, stateRun.delta.seenSkus, feed.format, (n) => {
       stateRun.gone = n;
     });
   // After the gone-from-the-feed check, which must see every row (a broken one stops it in every shard).
-  if (up.shard && !source)
+  if (up.shard && feedItems)
     items = shardRows(
       items,
       up.shard.of,
@@ -336,7 +347,7 @@ async function send(
       log: progress.log,
       interrupt: interrupt.signal,
       stats,
-      ...(stateRun ? { state: stateRun.delta } : {}),
+      ...(stateRun ? { state: source?.spooled ? spooledHooks(stateRun.delta) : stateRun.delta } : {}),
     });
     return result;
   } finally {

@@ -76,6 +76,7 @@ describe('bench harness pieces', () => {
       'rss-1m': 'pass',
       'rss-flat': 'FAIL',
       'upload-overlap': 'n/a',
+      'nightly-ratio': 'n/a',
       'sandbox-ingest': 'n/a',
       startup: 'pass',
     });
@@ -103,6 +104,48 @@ describe('bench harness pieces', () => {
     const text = renderResults(results);
     expect(text).toContain('| genser upload | 16.00 s | 18,750 | 29.40 s |');
     expect(text).toContain("upload's CPU time / 2 cores / (validate + bare post) = 1.40");
+  });
+
+  it('writes the nightly case: the second run against validate, the target, the state per 100k SKUs', () => {
+    const results: Record<string, unknown> = {
+      machine: { cpus: 2, cpuModel: 'x', memGiB: 1, node: '20', os: 'Linux', loadAtStart: '0' },
+      runs: 1,
+      nightly: {
+        rows: 300000,
+        changedRows: 3000,
+        batchSize: 500,
+        concurrency: 4,
+        firstMs: 30000,
+        firstCpuMs: 45000,
+        firstRssMiB: 250,
+        stateBytes: 60 * 1024 * 1024,
+        stateSkus: 299700,
+        stateBytesPer100k: 20 * 1024 * 1024,
+        validateMs: 10000,
+        validateCpuMs: 17000,
+        validateRssMiB: 200,
+        secondMs: 11500,
+        secondCpuMs: 19000,
+        secondRssMiB: 210,
+        streamedMs: 11000,
+        streamedCpuMs: 18500,
+        streamedRssMiB: 205,
+        ratio: 1.15,
+        streamedRatio: 1.1,
+      },
+    };
+    results.targets = evaluateTargets(results);
+    expect(results.targets).toContainEqual(
+      expect.objectContaining({ id: 'nightly-ratio', shown: '1.15x', status: 'pass' }),
+    );
+    const text = renderResults(results);
+    expect(text).toContain(
+      '| second run: upload, guard on (one read) | 11.50 s | 26,087 | 19.00 s | 210 MiB |',
+    );
+    expect(text).toContain('second run / validate = 1.15x (without the guard: 1.10x)');
+    expect(text).toContain('state after run 1: 60.0 MiB for 299,700 SKUs, 20.0 MiB per 100k SKUs');
+    const over = evaluateTargets({ nightly: { ratio: 1.4 } }).find((t) => t.id === 'nightly-ratio');
+    expect(over?.status).toBe('FAIL');
   });
 
   it('rewrites only the marked section of BENCHMARKS.md', () => {

@@ -130,6 +130,20 @@ export class UploadState {
     return this.payloadOf.get(sku)?.payload ?? undefined;
   }
 
+  /**
+   * Every accepted SKU's hash, read in one pass over the table: for comparing a whole feed, many
+   * times cheaper than a lookup per row (each lookup reads a page of the large payload rows;
+   * BENCHMARKS.md, "The nightly case").
+   */
+  acceptedHashes(): Map<string, string> {
+    const hashes = new Map<string, string>();
+    for (const r of this.db
+      .prepare<{ sku: string; hash: string }>('SELECT sku, hash FROM products')
+      .iterate())
+      hashes.set(r.sku, r.hash);
+    return hashes;
+  }
+
   /** Records one body's accepted products (their exact payload bytes too), in one transaction. */
   accepted(
     rows: readonly { sku?: string; hash?: string }[],
