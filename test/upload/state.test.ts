@@ -133,6 +133,60 @@ describe('state database', () => {
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
+  it('migrates a version 1 file (payloads in the SKU rows) to version 2, keeping every payload', () => {
+    const d = fresh('v1');
+    mkdirSync(d);
+    UploadState.open(d, target()).close();
+    const file = join(d, stateFileName(target()));
+    // Back to version 1's layout, with three accepted products in it.
+    const db = openDatabase(file);
+    db.exec(`DROP TABLE accepted; DROP TABLE payloads;
+      CREATE TABLE products (sku TEXT PRIMARY KEY, hash TEXT NOT NULL, accepted_at TEXT NOT NULL, payload BLOB NOT NULL) WITHOUT ROWID;
+      UPDATE meta SET value = '1' WHERE key = 'schema_version';`);
+    const payloads = {
+      'B-2': '{"sku":"B-2"}',
+      'A-1': '{"sku":"A-1","name":"큰 것"}',
+      'C-3': '{"sku":"C-3"}',
+    };
+    for (const [sku, p] of Object.entries(payloads))
+      db.prepare('INSERT INTO products VALUES (?, ?, ?, ?)').run(
+        sku,
+        `h-${sku}`,
+        '2026-11-24T00:00:00Z',
+        Buffer.from(p),
+      );
+    db.close();
+
+    const state = UploadState.open(d, target());
+    try {
+      expect(state.knownCount()).toBe(3);
+      expect(Object.fromEntries(state.acceptedHashes())).toEqual({
+        'A-1': 'h-A-1',
+        'B-2': 'h-B-2',
+        'C-3': 'h-C-3',
+      });
+      for (const [sku, p] of Object.entries(payloads))
+        expect(Buffer.from(state.acceptedPayload(sku)!).toString()).toBe(p);
+      // A known SKU's payload is replaced in place; a new SKU gets its own.
+      state.accepted(
+        [
+          { sku: 'B-2', hash: 'h2' },
+          { sku: 'D-4', hash: 'h4' },
+        ],
+        [Buffer.from('{"sku":"B-2","v":2}'), Buffer.from('{"sku":"D-4"}')],
+      );
+      expect(Buffer.from(state.acceptedPayload('B-2')!).toString()).toBe('{"sku":"B-2","v":2}');
+      expect(Buffer.from(state.acceptedPayload('D-4')!).toString()).toBe('{"sku":"D-4"}');
+      expect(Buffer.from(state.acceptedPayload('A-1')!).toString()).toBe(payloads['A-1']);
+      expect(state.knownCount()).toBe(4);
+      expect(state.acceptedHash('B-2')).toBe('h2');
+      expect(Number(state.db.prepare<{ n: number }>('SELECT count(*) AS n FROM payloads').get()?.n)).toBe(4);
+      expect([...state.absent((sku) => sku !== 'C-3')].map((g) => g.sku)).toEqual(['C-3']);
+    } finally {
+      state.close();
+    }
+  });
+
   it('refuses a file that is not SQLite with exit 2 and a hint', () => {
     const d = fresh('garbage');
     mkdirSync(d);
@@ -535,7 +589,7 @@ describe('resume after kill -9', () => {
       if (!f) continue;
       const db = openDatabase(join(stateDir, f));
       try {
-        accepted = Number(db.prepare('SELECT count(*) AS n FROM products').get()?.n ?? 0);
+        accepted = Number(db.prepare('SELECT count(*) AS n FROM accepted').get()?.n ?? 0);
         inflight = Number(db.prepare('SELECT count(*) AS n FROM inflight').get()?.n ?? 0);
       } catch {
         // schema not there yet
@@ -545,6 +599,14 @@ describe('resume after kill -9', () => {
       if (accepted > 0) child.kill('SIGKILL');
     }
     expect(await exited).toBe('SIGKILL');
+    // Another batch may have landed between the count and the kill: count again, once it is dead.
+    const f = readdirSafe(stateDir).find((x) => x.endsWith('.sqlite'));
+    const db = openDatabase(join(stateDir, f!));
+    try {
+      accepted = Number(db.prepare('SELECT count(*) AS n FROM accepted').get()?.n ?? 0);
+    } finally {
+      db.close();
+    }
     expect(accepted).toBeGreaterThan(0);
     expect(accepted).toBeLessThan(25);
     expect(inflight).toBeGreaterThan(0);

@@ -246,7 +246,9 @@ describe('the run itself', () => {
       db.close();
       const run = await genser(['stock', stockFile('sku,in_stock\nGS-0001,0\n'), ...flags], env);
       expect(run.code).toBe(5);
-      expect(run.stderr).toContain(`another genser upload or stock run on the same target is running (pid ${sleeper.pid}`);
+      expect(run.stderr).toContain(
+        `another genser upload or stock run on the same target is running (pid ${sleeper.pid}`,
+      );
       expect(server.requests).toHaveLength(1);
     } finally {
       sleeper.kill();

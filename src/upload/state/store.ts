@@ -46,15 +46,21 @@ function alive(pid: number): boolean {
 export class UploadState {
   private locked = false;
   private readonly known;
-  private readonly upsert;
+  private readonly upsertPayload;
+  private readonly upsertAccepted;
 
   private constructor(
     readonly db: Database,
     readonly file: string,
   ) {
-    this.known = db.prepare<{ hash: string }>('SELECT hash FROM products WHERE sku = ?');
-    this.upsert = db.prepare(
-      'INSERT INTO products (sku, hash, accepted_at, payload) VALUES (?, ?, ?, ?) ON CONFLICT(sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at, payload = excluded.payload',
+    this.known = db.prepare<{ hash: string }>('SELECT hash FROM accepted WHERE sku = ?');
+    // A known SKU's payload is replaced in its row; a new one gets a row, whose id the second
+    // statement takes (last_insert_rowid() is only read when it inserts, i.e. for a new SKU).
+    this.upsertPayload = db.prepare(
+      'INSERT INTO payloads (id, payload) VALUES ((SELECT payload_id FROM accepted WHERE sku = ?), ?) ON CONFLICT(id) DO UPDATE SET payload = excluded.payload',
+    );
+    this.upsertAccepted = db.prepare(
+      'INSERT INTO accepted (sku, hash, accepted_at, payload_id) VALUES (?, ?, ?, last_insert_rowid()) ON CONFLICT(sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at',
     );
   }
 
@@ -125,7 +131,7 @@ export class UploadState {
   /** The payload bytes last accepted for `sku` (`genser stock` merges into them), if kept. */
   acceptedPayload(sku: string): Uint8Array | undefined {
     this.payloadOf ??= this.db.prepare<{ payload: Uint8Array | null }>(
-      'SELECT payload FROM products WHERE sku = ?',
+      'SELECT p.payload FROM accepted a JOIN payloads p ON p.id = a.payload_id WHERE a.sku = ?',
     );
     return this.payloadOf.get(sku)?.payload ?? undefined;
   }
@@ -138,7 +144,7 @@ export class UploadState {
   acceptedHashes(): Map<string, string> {
     const hashes = new Map<string, string>();
     for (const r of this.db
-      .prepare<{ sku: string; hash: string }>('SELECT sku, hash FROM products')
+      .prepare<{ sku: string; hash: string }>('SELECT sku, hash FROM accepted')
       .iterate())
       hashes.set(r.sku, r.hash);
     return hashes;
@@ -153,7 +159,9 @@ export class UploadState {
     const at = now.toISOString();
     this.db.transaction(() => {
       rows.forEach((r, i) => {
-        if (r.sku !== undefined && r.hash !== undefined) this.upsert.run(r.sku, r.hash, at, parts[i]);
+        if (r.sku === undefined || r.hash === undefined) return;
+        this.upsertPayload.run(r.sku, parts[i]);
+        this.upsertAccepted.run(r.sku, r.hash, at);
       });
     });
   }
@@ -162,10 +170,12 @@ export class UploadState {
   *absent(keep: (sku: string) => boolean): Generator<{ sku: string; payload: Uint8Array }> {
     // SKUs first (small), payloads one at a time: the run writes between two of them.
     const gone = this.db
-      .prepare<{ sku: string }>('SELECT sku FROM products ORDER BY sku')
+      .prepare<{ sku: string }>('SELECT sku FROM accepted ORDER BY sku')
       .all()
       .filter((r) => !keep(r.sku));
-    const payload = this.db.prepare<{ payload: Uint8Array }>('SELECT payload FROM products WHERE sku = ?');
+    const payload = this.db.prepare<{ payload: Uint8Array }>(
+      'SELECT p.payload FROM accepted a JOIN payloads p ON p.id = a.payload_id WHERE a.sku = ?',
+    );
     for (const { sku } of gone) {
       const row = payload.get(sku);
       if (row) yield { sku, payload: row.payload };
@@ -231,7 +241,7 @@ export class UploadState {
 
   /** How many SKUs the service has accepted from this state. */
   knownCount(): number {
-    return Number(this.db.prepare<{ n: number }>('SELECT count(*) AS n FROM products').get()?.n ?? 0);
+    return Number(this.db.prepare<{ n: number }>('SELECT count(*) AS n FROM accepted').get()?.n ?? 0);
   }
 
   /** The target this file is for, as its meta table says (the key only as its fingerprint). */
