@@ -31,6 +31,8 @@ export interface OpenOptions {
   backend?: BackendChoice;
   /** Milliseconds to wait for a file another connection holds locked (default 5000). */
   busyTimeoutMs?: number;
+  /** Page size in bytes for a new file (SQLite's default 4096); an existing file keeps its own. */
+  pageSize?: number;
 }
 
 export const MEMORY = ':memory:';
@@ -228,6 +230,8 @@ export function openDatabase(file: string = MEMORY, options: OpenOptions = {}): 
   try {
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
     db.exec('PRAGMA foreign_keys = ON');
+    // Only takes effect before the first table is made (and before WAL mode, which fixes it).
+    if (options.pageSize !== undefined) db.exec(`PRAGMA page_size = ${Math.trunc(options.pageSize)}`);
     if (file !== MEMORY && file !== '') {
       db.pragma('journal_mode = WAL');
       db.exec('PRAGMA synchronous = NORMAL');

@@ -182,6 +182,8 @@ describe('state database', () => {
       expect(state.acceptedHash('B-2')).toBe('h2');
       expect(Number(state.db.prepare<{ n: number }>('SELECT count(*) AS n FROM payloads').get()?.n)).toBe(4);
       expect([...state.absent((sku) => sku !== 'C-3')].map((g) => g.sku)).toEqual(['C-3']);
+      // A new state file is made with 16 KiB pages (payloads pack); this one was made so too.
+      expect(state.db.pragma('page_size')).toBe(16384);
     } finally {
       state.close();
     }

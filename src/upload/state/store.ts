@@ -43,6 +43,12 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * A product's payload is about 1-4 KB: with 4 KB pages most leaves held one payload and a
+ * third of each page stayed empty; 16 KB pages pack them (BENCHMARKS.md, "The nightly case").
+ */
+const STATE_PAGE_SIZE = 16384;
+
 export class UploadState {
   private locked = false;
   private readonly known;
@@ -73,7 +79,7 @@ export class UploadState {
   static openFile(file: string, target?: StateTarget): UploadState {
     let db: Database;
     try {
-      db = openDatabase(file);
+      db = openDatabase(file, { pageSize: STATE_PAGE_SIZE });
     } catch (err) {
       throw unreadable(file, err);
     }
