@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import type { FeedRow } from '../feed/threads.js';
 import { stopExitCode } from '../http/run.js';
-import { UndiciSender } from '../http/sender.js';
 import { loadMapping, readMappingDefaults } from '../map/mapping-file.js';
 import {
   type UploadReportMeta,
@@ -12,7 +11,6 @@ import {
 } from '../report/upload-report.js';
 import type { RunningSandbox } from '../sandbox/index.js';
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
-import { packageVersion } from '../shared/paths.js';
 import { redact } from '../shared/secrets.js';
 import type { EncodingName, InputType, PayloadFormat } from '../shared/types.js';
 import { stockColumns } from '../stock/columns.js';
@@ -32,6 +30,7 @@ import {
 } from '../upload/shard.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
+import { orderlyStop, productSender } from './product-run.js';
 import { finishReports, type ReportingSettings, reportersOf } from './reporting.js';
 import { openStateRun, type StateRun, stateKnown } from './upload-state.js';
 
@@ -228,36 +227,17 @@ async function send(
   s: StockCommandSettings,
   ctx: CommandContext,
 ): Promise<UploadResult> {
-  const { apiUrl, key, format } = to;
-  const poster = settings.dryRun
-    ? undefined
-    : new UndiciSender({
-        apiUrl,
-        connections: settings.concurrency,
-        timeoutMs: s.timeout * 1000,
-        userAgent: `genser/${packageVersion()}`,
-        keyHeader: format === 'legacy' ? 'x-api-key' : 'apiKey',
-        key,
-      });
-  const interrupt = new AbortController();
-  const onSignal = () => {
-    if (interrupt.signal.aborted) return;
-    ctx.log.warn('interrupted: finishing the requests in flight (Ctrl-C again to quit at once)');
-    interrupt.abort();
-    process.once('SIGINT', () => process.exit(ExitCode.interrupted));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const poster = settings.dryRun ? undefined : productSender(to, settings.concurrency, s.timeout * 1000);
+  const stop = orderlyStop(() => ctx.log);
   try {
     return await uploadFeed(items, settings, {
       poster,
       log: ctx.log,
-      interrupt: interrupt.signal,
+      interrupt: stop.signal,
       state: to.hooks,
     });
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    stop.release();
     await poster?.close();
   }
 }

@@ -1,6 +1,5 @@
 import { type FeedRow, feedRows } from '../feed/threads.js';
 import { stopExitCode } from '../http/run.js';
-import { UndiciSender } from '../http/sender.js';
 import { missingFieldLines } from '../report/missing-fields.js';
 import {
   type UploadReportMeta,
@@ -12,7 +11,6 @@ import {
 import type { RunningSandbox } from '../sandbox/index.js';
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { packageVersion } from '../shared/paths.js';
 import { redact } from '../shared/secrets.js';
 import type { FeedOptions } from '../shared/types.js';
 import type { BackendChoice } from '../storage/sqlite.js';
@@ -37,6 +35,7 @@ import { retryRows } from '../upload/state/retry.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
 import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
+import { orderlyStop, productSender } from './product-run.js';
 import { finishReports, reportersOf } from './reporting.js';
 import { guardedRead } from './upload-guard.js';
 import { openStateRun, type StateRun } from './upload-state.js';
@@ -287,28 +286,10 @@ async function send(
   const poster =
     up.settings.dryRun || !apiUrl || !key
       ? undefined
-      : new UndiciSender({
-          apiUrl,
-          connections: up.settings.concurrency,
-          timeoutMs: up.timeoutMs,
-          userAgent: `genser/${packageVersion()}`,
-          keyHeader: feed.format === 'legacy' ? 'x-api-key' : 'apiKey',
-          key,
-        });
-
-  // Ctrl-C: stop taking batches, let in-flight ones finish, print the summary, exit 130.
-  const interrupt = new AbortController();
+      : productSender({ apiUrl, key, format: feed.format }, up.settings.concurrency, up.timeoutMs);
   // Set once the progress is up: the warning must not share a line with the spinner.
   let say = log;
-  const onSigint = () => {
-    if (interrupt.signal.aborted) return;
-    say.warn('interrupted: finishing the requests in flight (Ctrl-C again to quit at once)');
-    interrupt.abort();
-    process.once('SIGINT', () => process.exit(ExitCode.interrupted));
-  };
-  // cron and systemd stop jobs with SIGTERM: the same orderly stop.
-  process.once('SIGINT', onSigint);
-  process.once('SIGTERM', onSigint);
+  const stop = orderlyStop(() => say);
 
   const stats = newStats();
   let estimated: number | undefined;
@@ -345,15 +326,14 @@ async function send(
     const result = await uploadFeed(items, up.settings, {
       poster,
       log: progress.log,
-      interrupt: interrupt.signal,
+      interrupt: stop.signal,
       stats,
       ...(stateRun ? { state: source?.spooled ? spooledHooks(stateRun.delta) : stateRun.delta } : {}),
     });
     return result;
   } finally {
     progress.stop();
-    process.removeListener('SIGINT', onSigint);
-    process.removeListener('SIGTERM', onSigint);
+    stop.release();
     await poster?.close();
   }
 }
