@@ -8,7 +8,7 @@
 // `|`-separated lists, valid EAN-13 check digits. One row in INVALID_EVERY carries a known
 // defect so validation has errors to report. Rows are streamed to disk in blocks (memory does
 // not grow with --rows). `short` (issue 12: about 330 bytes a row) writes the 17 canonical
-// columns of SHORT_COLUMNS with Korean text, quoted commas and line breaks in some fields and the
+// columns of SHORT_COLUMNS (every field the schema requires) with Korean text, quoted commas and line breaks in some fields and the
 // same defect rows. Rows are streamed to disk in blocks (memory does
 // not grow with --rows); the file is written under a temporary name and renamed when complete,
 // and a `<file>.meta.json` sidecar records what it holds, so a catalog is reused only when whole.
@@ -78,7 +78,7 @@ export const SHORT_COLUMNS = [
   'mpn',
   'image_urls',
   'url',
-  'hs_code',
+  'availability_ends',
 ];
 
 export const SHAPES = ['long', 'short'];
@@ -447,6 +447,8 @@ export function createShortRowGenerator(seed = DEFAULT_SEED) {
     let availability = availRoll < 0.75 ? 'InStock' : availRoll < 0.85 ? 'in stock' : 'OutOfStock';
     const year = rnd.int(2025, 2026);
     let starts = rnd.next() < 0.7 ? isoDate(rnd, year) : `${isoDate(rnd, year)}T09:00:00+09:00`;
+    // The schema requires an end (offers.availabilityEnds), so this column is in; hs_code is not.
+    const ends = isoDate(rnd, year + 2);
     const images = [];
     const imageCount = rnd.next() < 0.25 ? 2 : 1;
     for (let i = 0; i < imageCount; i++) images.push(`https://img.example.com/${sku}-${i + 1}.jpg`);
@@ -487,7 +489,7 @@ export function createShortRowGenerator(seed = DEFAULT_SEED) {
       `MPN-${brandId.slice(3)}-${pad(rnd.int(0, 99999), 5)}`,
       images.join('|'),
       `https://shop.example.com/p/${sku}`,
-      rnd.pick(HS_CODES),
+      ends,
     ];
   };
 }

@@ -17,6 +17,7 @@ import {
   SHORT_COLUMNS,
   writeCatalog,
 } from '../../bench/generate.mjs';
+import { genser } from '../helpers/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'genser-bench-gen-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -131,6 +132,12 @@ describe('bench catalog generator', () => {
       .map(({ n }) => n);
     expect(broken).toEqual([500, 1500, 2500]);
     expect(meta.invalidRows).toBe(3);
+    // genser agrees: those rows and only those are invalid, one error each.
+    const ran = await genser(['validate', file, '--json']);
+    const report = JSON.parse(ran.stdout);
+    expect(report.rows).toEqual({ total: ROWS, valid: ROWS - 3, invalid: 3 });
+    expect(report.counts).toMatchObject({ errors: 3, warnings: 0 });
+    expect(report.issues.map((i: { row: number }) => i.row)).toEqual([500, 1500, 2500]);
   });
 
   it('keeps the shapes apart: own file names, a sidecar of one shape is not reused for the other', async () => {
