@@ -213,6 +213,9 @@ export function sameKeys(fields: Record<string, unknown>, keys: string[]): boole
   return i === keys.length;
 }
 
+/** No file-level issues for this row: shared, read only. */
+const NONE: readonly Issue[] = Object.freeze([]);
+
 /** Per-run state: the compiled validator, the duplicate-SKU set, the plan of the current file. */
 export class FeedProcessor {
   private readonly validate: PayloadValidator;
@@ -244,11 +247,16 @@ export class FeedProcessor {
     this.reportedColumns = new Set();
   }
 
-  /** The plan for this record's columns: rebuilt only when the column set changes. */
-  private planFor(record: SourceRecord): { plan: Plan; fresh: boolean } {
+  /**
+   * The plan for this record's columns: rebuilt only when the column set changes. `freshPlan`
+   * says whether this call built it (a field, not a returned pair: this runs twice per row).
+   */
+  private freshPlan = false;
+  private planFor(record: SourceRecord): Plan {
     // CSV rows all carry the header's columns: one plan per file. JSON rows may differ in keys.
     if (this.plan !== undefined && (this.fixedColumns || sameKeys(record.fields, this.planKeys))) {
-      return { plan: this.plan, fresh: false };
+      this.freshPlan = false;
+      return this.plan;
     }
     const keys = Object.keys(record.fields);
     this.plan = buildPlan(keys, {
@@ -261,14 +269,15 @@ export class FeedProcessor {
       mapping: this.mapping,
     });
     this.planKeys = keys;
-    return { plan: this.plan, fresh: true };
+    this.freshPlan = true;
+    return this.plan;
   }
 
   /** File-level warnings about the columns, once per file (before the first row that shows them). */
-  fileIssuesFor(record: SourceRecord): Issue[] {
-    if (effectiveShape(record, this.fixedColumns) !== 'rows') return [];
-    const { plan, fresh } = this.planFor(record);
-    if (!fresh) return [];
+  fileIssuesFor(record: SourceRecord): readonly Issue[] {
+    if (effectiveShape(record, this.fixedColumns) !== 'rows') return NONE;
+    const plan = this.planFor(record);
+    if (!this.freshPlan) return NONE;
     const out: Issue[] = [];
     const missing = plan.missing.filter((m) => !this.reportedColumns.has(m.column));
     for (const m of missing) {
@@ -312,17 +321,19 @@ export class FeedProcessor {
   process(record: SourceRecord): FeedItem {
     const { format, kind } = this.options;
     const shape = effectiveShape(record, this.fixedColumns);
-    const problems: MapProblem[] = [];
+    let problems: MapProblem[];
     let payload: Record<string, unknown>;
     let lookup: SourceLookup;
     if (shape === 'rows') {
-      const { plan } = this.planFor(record);
+      const plan = this.planFor(record);
       const mapped = mapRow(plan, record.fields);
-      problems.push(...mapped.problems);
+      // mapRow's array is the row's own: the validator's problems go on after the mapper's.
+      problems = mapped.problems;
       payload =
         format === 'standard' ? buildStandardProduct(mapped.values) : buildLegacy(mapped.values, kind);
       lookup = mapped.failed ? { columnsByPath: plan.columnsByPath, skip: mapped.failed } : plan.lookup;
     } else {
+      problems = [];
       payload = record.fields;
       lookup = this.graphLookup;
       const isGraph = shape === 'graph';
@@ -349,7 +360,7 @@ export class FeedProcessor {
         });
       }
     }
-    problems.push(...this.validate(payload, lookup));
+    this.validate(payload, lookup, problems);
     return this.finish(record, payload, problems);
   }
 
