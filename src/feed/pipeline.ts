@@ -95,82 +95,103 @@ export function feedItems(
   stdin?: NodeJS.ReadableStream,
 ): AsyncIterable<FeedItem> {
   const run = { ...options, runDate: options.runDate ?? new Date().toISOString() };
-  return processFeeds(sources, run, log, stdin, resolveFeedMapping(run));
-}
-
-async function* processFeeds(
-  sources: string[],
-  options: FeedOptions,
-  log: Logger,
-  stdin: NodeJS.ReadableStream | undefined,
-  mapping: Mapping | undefined,
-): AsyncGenerator<FeedItem> {
-  const { readFeed } = await import('../read/index.js');
-  yield* processReads(
-    sources,
-    (source) =>
-      readFeed(
-        source,
-        { encoding: options.encoding, delimiter: options.delimiter, inputType: options.inputType },
-        log,
-        stdin,
-      ),
-    options,
-    mapping,
-  );
+  const mapping = resolveFeedMapping(run);
+  const readerOptions = { encoding: run.encoding, delimiter: run.delimiter, inputType: run.inputType };
+  // The reader is loaded on first use; handing processReads the reads directly (not through a
+  // generator that delegates to it) saves a hop per row.
+  const read = async (source: string) => {
+    const { readFeed } = await import('../read/index.js');
+    return readFeed(source, readerOptions, log, stdin);
+  };
+  return processReads(sources, read, run, mapping);
 }
 
 /** The pipeline over any reader: what `feedItems` runs, and what unit tests feed in memory. */
 export async function* processReads(
   sources: string[],
-  read: (source: string) => AsyncIterable<ReadItem>,
+  read: (source: string) => AsyncIterable<ReadItem> | Promise<AsyncIterable<ReadItem>>,
   options: FeedOptions,
   mapping?: Mapping,
 ): AsyncGenerator<FeedItem> {
   const feed = new FeedProcessor(options, mapping, sources);
   const runDate = options.runDate ? new Date(options.runDate) : new Date();
+  const out: FeedItem[] = [];
   for (let fileIndex = 0; fileIndex < sources.length; fileIndex++) {
     // A shop preset's transform reshapes the rows (variants, drafts) before they are mapped.
-    const reads = transformReads(mapping?.transform, read(sources[fileIndex]), { runDate });
-    yield* processFile(feed, fileIndex, reads);
+    const reads = transformReads(mapping?.transform, await read(sources[fileIndex]), { runDate });
+    // processFile's loop, inline: one generator less between the reader and the caller.
+    feed.startFile(fileIndex);
+    const file = new FileReads(feed);
+    for await (const item of reads) {
+      file.take(item, out);
+      for (let i = 0; i < out.length; i++) yield out[i];
+      out.length = 0;
+    }
+    file.end(out);
+    for (let i = 0; i < out.length; i++) yield out[i];
+    out.length = 0;
   }
 }
 
-/** One file's reads through the processor: what `processReads` runs per file, and a pool worker per chunk. */
+/** One file's reads through the processor: what a pool worker runs per chunk. */
 export async function* processFile(
   feed: FeedProcessor,
   fileIndex: number,
   reads: AsyncIterable<ReadItem>,
 ): AsyncGenerator<FeedItem> {
   feed.startFile(fileIndex);
-  let pending: Issue[] = [];
+  const file = new FileReads(feed);
+  const out: FeedItem[] = [];
   for await (const item of reads) {
+    file.take(item, out);
+    for (let i = 0; i < out.length; i++) yield out[i];
+    out.length = 0;
+  }
+  file.end(out);
+  yield* out;
+}
+
+/**
+ * One file's reads to items, a read at a time (synchronous, so the loops above stay thin). Read
+ * issues naming a row wait for that row's record and join its item.
+ */
+class FileReads {
+  private pending: Issue[] = [];
+
+  constructor(private readonly feed: FeedProcessor) {}
+
+  take(item: ReadItem, out: FeedItem[]): void {
     if (item.type === 'issue') {
       const issue = item.issue;
-      if (issue.row === undefined) yield fileItem(issue);
-      else pending.push(issue);
-      continue;
+      if (issue.row === undefined) out.push(fileItem(issue));
+      else this.pending.push(issue);
+      return;
     }
     const record = item.record;
     let attached: Issue[] | undefined;
-    if (pending.length > 0) {
-      for (const issue of pending) {
+    if (this.pending.length > 0) {
+      for (const issue of this.pending) {
         if (issue.row === record.row && issue.file === record.file) {
           attached ??= [];
           attached.push(issue);
-        } else yield rowIssueItem(issue);
+        } else out.push(rowIssueItem(issue));
       }
-      pending = [];
+      this.pending = [];
     }
-    for (const fileIssue of feed.fileIssuesFor(record)) yield fileItem(fileIssue);
-    const out = feed.process(record);
+    for (const fileIssue of this.feed.fileIssuesFor(record)) out.push(fileItem(fileIssue));
+    const processed = this.feed.process(record);
     if (attached) {
-      out.issues.unshift(...attached);
-      out.valid = out.valid && !attached.some((i) => i.severity === 'error');
+      processed.issues.unshift(...attached);
+      processed.valid = processed.valid && !attached.some((i) => i.severity === 'error');
     }
-    yield out;
+    out.push(processed);
   }
-  for (const issue of pending) yield rowIssueItem(issue);
+
+  /** Issues still waiting at the end of the file (their row never came). */
+  end(out: FeedItem[]): void {
+    for (const issue of this.pending) out.push(rowIssueItem(issue));
+    this.pending = [];
+  }
 }
 
 function fileItem(issue: Issue): FeedItem {
