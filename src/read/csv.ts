@@ -41,7 +41,7 @@ function countChar(text: string, char: string, from = 0, to = text.length): numb
 
 /**
  * Streams CSV records from decoded text. Papaparse's own Parser does the splitting, fed pieces
- * of at least PARSE_CHUNK characters; the unfinished last row is carried into the next piece.
+ * of about PARSE_CHUNK characters; the unfinished last row is carried into the next piece.
  * Lines are counted per piece: only pieces whose line breaks outnumber their rows (quoted
  * fields holding line breaks) pay for counting per row.
  */
