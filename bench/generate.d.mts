@@ -6,6 +6,10 @@ export declare const INVALID_EVERY: number;
 export declare const INVALID_OFFSET: number;
 export declare const INVALID_KINDS: readonly string[];
 export declare const COLUMNS: readonly string[];
+export declare const SHORT_COLUMNS: readonly string[];
+export type CatalogShape = 'long' | 'short';
+export declare const SHAPES: readonly CatalogShape[];
+export declare function columnsOf(shape?: CatalogShape): readonly string[];
 
 export interface Random {
   next(): number;
@@ -17,12 +21,15 @@ export declare function ean13(body12: string): string;
 export declare function isValidEan13(code: string): boolean;
 export declare function csvField(value: string): string;
 export declare function createRowGenerator(seed?: number): (n: number) => string[];
+export declare function createShortRowGenerator(seed?: number): (n: number) => string[];
 export declare function isInvalidRow(n: number): boolean;
 export declare function invalidCount(rows: number): number;
 
 export interface CatalogMeta {
   generatorVersion: number;
   seed: number;
+  /** Absent in sidecars written before the short shape: long. */
+  shape?: CatalogShape;
   rows: number;
   invalidRows: number;
   invalidEvery: number;
@@ -31,11 +38,21 @@ export interface CatalogMeta {
 }
 export declare function writeCatalog(
   file: string,
-  opts: { rows: number; seed?: number },
+  opts: { rows: number; seed?: number; shape?: CatalogShape },
 ): Promise<CatalogMeta>;
-export declare function catalogPath(rows: number, dir?: string): string;
-export declare function readCatalogMeta(file: string, seed?: number): CatalogMeta | null;
+export declare function catalogPath(rows: number, dir?: string, shape?: CatalogShape): string;
+export declare function readCatalogMeta(
+  file: string,
+  seed?: number,
+  shape?: CatalogShape,
+): CatalogMeta | null;
 export declare function ensureCatalog(
   rows: number,
-  opts?: { dir?: string; seed?: number; force?: boolean; log?: (line: string) => void },
+  opts?: {
+    dir?: string;
+    seed?: number;
+    shape?: CatalogShape;
+    force?: boolean;
+    log?: (line: string) => void;
+  },
 ): Promise<{ file: string; meta: CatalogMeta; generated: boolean }>;

@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // Deterministic generator of realistic product catalogs for the benchmark (issue 5).
 //
-//   node bench/generate.mjs --rows 100000 [--rows 1000000] [--seed 42] [--out FILE] [--force]
+//   node bench/generate.mjs --rows 100000 [--rows 1000000] [--shape long|short] [--seed 42] [--out FILE] [--force]
 //
-// Writes CSV in the canonical standard columns of docs/architecture.md section 6: Korean, English and
+// Two shapes. `long` (the default, about 1.6 KB a row, 29 columns) writes CSV in the canonical standard columns of docs/architecture.md section 6: Korean, English and
 // Japanese text, quoted fields holding commas, quotes and newlines, long HTML descriptions,
 // `|`-separated lists, valid EAN-13 check digits. One row in INVALID_EVERY carries a known
 // defect so validation has errors to report. Rows are streamed to disk in blocks (memory does
+// not grow with --rows). `short` (issue 12: about 330 bytes a row) writes the 17 canonical
+// columns of SHORT_COLUMNS (every field the schema requires) with Korean text, quoted commas and line breaks in some fields and the
+// same defect rows. Rows are streamed to disk in blocks (memory does
 // not grow with --rows); the file is written under a temporary name and renamed when complete,
 // and a `<file>.meta.json` sidecar records what it holds, so a catalog is reused only when whole.
 
@@ -56,6 +59,36 @@ export const COLUMNS = [
   'hs_code',
   'sustainability_tags',
 ];
+
+/** The short-row catalog's columns (issue 12): 17 canonical standard columns. */
+export const SHORT_COLUMNS = [
+  'sku',
+  'name@ko',
+  'name@en',
+  'brand_id',
+  'brand_name@ko',
+  'category_name@ko',
+  'category_code',
+  'description@ko',
+  'price',
+  'currency',
+  'availability',
+  'availability_starts',
+  'gtin',
+  'mpn',
+  'image_urls',
+  'url',
+  'availability_ends',
+];
+
+export const SHAPES = ['long', 'short'];
+
+/** The columns of a catalog shape. */
+export function columnsOf(shape = 'long') {
+  if (shape === 'long') return COLUMNS;
+  if (shape === 'short') return SHORT_COLUMNS;
+  throw new Error(`shape must be one of ${SHAPES.join(', ')}, got ${shape}`);
+}
 
 // --- seeded randomness (mulberry32: small, fast, good enough for test data) -----------------
 
@@ -393,6 +426,74 @@ export function createRowGenerator(seed = DEFAULT_SEED) {
   };
 }
 
+/**
+ * The short-row generator (issue 12): `row(n) -> string[]` in SHORT_COLUMNS order, about 330 bytes
+ * a row once quoted. Same seeded sequence rules and the same defect rows as createRowGenerator.
+ */
+export function createShortRowGenerator(seed = DEFAULT_SEED) {
+  const rnd = createRandom(seed);
+  return function row(n) {
+    const sku = `SKU-${pad(n, 8)}`;
+    const brand = rnd.pick(BRANDS);
+    const brandId = `BR-${pad(BRANDS.indexOf(brand) + 1, 3)}`;
+    const cats = [rnd.pick(CATEGORIES)];
+    if (rnd.next() < 0.2) cats.push(rnd.pick(CATEGORIES));
+    const koAdj = rnd.pick(KO_ADJ);
+    const koNoun = rnd.pick(KO_NOUN);
+    const currency = rnd.next() < 0.8 ? 'KRW' : 'USD';
+    let price =
+      currency === 'KRW' ? String(rnd.int(9, 1500) * 100) : `${rnd.int(5, 400)}.${pad(rnd.int(0, 99), 2)}`;
+    const availRoll = rnd.next();
+    let availability = availRoll < 0.75 ? 'InStock' : availRoll < 0.85 ? 'in stock' : 'OutOfStock';
+    const year = rnd.int(2025, 2026);
+    let starts = rnd.next() < 0.7 ? isoDate(rnd, year) : `${isoDate(rnd, year)}T09:00:00+09:00`;
+    // The schema requires an end (offers.availabilityEnds), so this column is in; hs_code is not.
+    const ends = isoDate(rnd, year + 2);
+    const images = [];
+    const imageCount = rnd.next() < 0.25 ? 2 : 1;
+    for (let i = 0; i < imageCount; i++) images.push(`https://img.example.com/${sku}-${i + 1}.jpg`);
+    // Some names hold a quoted comma; some descriptions a line break, so both kinds of quoting occur.
+    const nameKo =
+      rnd.next() < 0.2
+        ? `${brand[0]} ${koAdj} ${koNoun}, ${rnd.pick(KO_ADJ)}`
+        : `${brand[0]} ${koAdj} ${koNoun}`;
+    const roll = rnd.next();
+    const description =
+      roll < 0.15
+        ? `${rnd.pick(KO_SENT)}.\n${rnd.pick(KO_SENT)}.`
+        : roll < 0.3
+          ? `${rnd.pick(KO_SENT)}, ${rnd.pick(KO_SENT)}.`
+          : `${rnd.pick(KO_SENT)}.`;
+
+    if (n % INVALID_EVERY === INVALID_OFFSET) {
+      const kind = INVALID_KINDS[Math.floor(n / INVALID_EVERY) % INVALID_KINDS.length];
+      if (kind === 'price') price = '12,900원';
+      else if (kind === 'availability') availability = 'ask the shop';
+      else starts = `${year}-13-45`;
+    }
+
+    return [
+      sku,
+      nameKo,
+      `${brand[1]} ${rnd.pick(EN_ADJ)} ${rnd.pick(EN_NOUN)}`,
+      brandId,
+      brand[0],
+      cats.map((c) => c[0]).join('|'),
+      cats.map((c) => c[3]).join('|'),
+      description,
+      price,
+      currency,
+      availability,
+      starts,
+      ean13(`880${pad(rnd.int(0, 999999999), 9)}`),
+      `MPN-${brandId.slice(3)}-${pad(rnd.int(0, 99999), 5)}`,
+      images.join('|'),
+      `https://shop.example.com/p/${sku}`,
+      ends,
+    ];
+  };
+}
+
 export function isInvalidRow(n) {
   return n % INVALID_EVERY === INVALID_OFFSET;
 }
@@ -409,9 +510,10 @@ const BLOCK_ROWS = 2000;
  * Streams `rows` data rows (plus the header) to `file`. Resolves with the sidecar metadata.
  * The file appears under its final name only once complete.
  */
-export async function writeCatalog(file, { rows, seed = DEFAULT_SEED } = {}) {
+export async function writeCatalog(file, { rows, seed = DEFAULT_SEED, shape = 'long' } = {}) {
   if (!Number.isInteger(rows) || rows < 0)
     throw new Error(`rows must be a non-negative integer, got ${rows}`);
+  const columns = columnsOf(shape);
   mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.partial`;
   const out = createWriteStream(tmp);
@@ -419,13 +521,13 @@ export async function writeCatalog(file, { rows, seed = DEFAULT_SEED } = {}) {
     out.on('finish', ok);
     out.on('error', fail);
   });
-  const row = createRowGenerator(seed);
+  const row = shape === 'short' ? createShortRowGenerator(seed) : createRowGenerator(seed);
   let bytes = 0;
   const write = async (text) => {
     bytes += Buffer.byteLength(text);
     if (!out.write(text)) await new Promise((ok) => out.once('drain', ok));
   };
-  await write(`${COLUMNS.join(',')}\r\n`);
+  await write(`${columns.join(',')}\r\n`);
   let lines = [];
   for (let n = 1; n <= rows; n++) {
     const values = row(n);
@@ -442,46 +544,59 @@ export async function writeCatalog(file, { rows, seed = DEFAULT_SEED } = {}) {
   const meta = {
     generatorVersion: GENERATOR_VERSION,
     seed,
+    shape,
     rows,
     invalidRows: invalidCount(rows),
     invalidEvery: INVALID_EVERY,
-    columns: COLUMNS.length,
+    columns: columns.length,
     bytes,
   };
   writeFileSync(`${file}.meta.json`, `${JSON.stringify(meta, null, 2)}\n`);
   return meta;
 }
 
-export function catalogPath(rows, dir = DATA_DIR) {
-  return join(dir, `catalog-${rows}.csv`);
+/** `catalog-N.csv` for the long shape (the name it always had), `catalog-short-N.csv` for short rows. */
+export function catalogPath(rows, dir = DATA_DIR, shape = 'long') {
+  columnsOf(shape);
+  return join(dir, shape === 'long' ? `catalog-${rows}.csv` : `catalog-${shape}-${rows}.csv`);
 }
 
-/** Reads the sidecar of a complete catalog written by this generator version and seed, else null. */
-export function readCatalogMeta(file, seed = DEFAULT_SEED) {
+/**
+ * Reads the sidecar of a complete catalog written by this generator version, seed and shape, else
+ * null. Sidecars from before the short shape have no `shape`: they are long catalogs.
+ */
+export function readCatalogMeta(file, seed = DEFAULT_SEED, shape = 'long') {
   const metaFile = `${file}.meta.json`;
   if (!existsSync(file) || !existsSync(metaFile)) return null;
   try {
     const meta = JSON.parse(readFileSync(metaFile, 'utf8'));
-    return meta.generatorVersion === GENERATOR_VERSION && meta.seed === seed ? meta : null;
+    return meta.generatorVersion === GENERATOR_VERSION &&
+      meta.seed === seed &&
+      (meta.shape ?? 'long') === shape
+      ? meta
+      : null;
   } catch {
     return null;
   }
 }
 
 /** The catalog of `rows` rows under `dir`, generated unless a complete matching one is there. */
-export async function ensureCatalog(rows, { dir = DATA_DIR, seed = DEFAULT_SEED, force = false, log } = {}) {
-  const file = catalogPath(rows, dir);
-  const existing = force ? null : readCatalogMeta(file, seed);
+export async function ensureCatalog(
+  rows,
+  { dir = DATA_DIR, seed = DEFAULT_SEED, shape = 'long', force = false, log } = {},
+) {
+  const file = catalogPath(rows, dir, shape);
+  const existing = force ? null : readCatalogMeta(file, seed, shape);
   if (existing && existing.rows === rows) return { file, meta: existing, generated: false };
-  log?.(`generating ${rows} rows -> ${file}`);
-  const meta = await writeCatalog(file, { rows, seed });
+  log?.(`generating ${rows} ${shape} rows -> ${file}`);
+  const meta = await writeCatalog(file, { rows, seed, shape });
   return { file, meta, generated: true };
 }
 
 // --- command line ------------------------------------------------------------------------------
 
 function parseArgs(argv) {
-  const opts = { rows: [], seed: DEFAULT_SEED, out: undefined, force: false };
+  const opts = { rows: [], seed: DEFAULT_SEED, shape: 'long', out: undefined, force: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -491,6 +606,7 @@ function parseArgs(argv) {
     };
     if (arg === '--rows') opts.rows.push(Number(value().replaceAll('_', '')));
     else if (arg === '--seed') opts.seed = Number(value());
+    else if (arg === '--shape') opts.shape = value();
     else if (arg === '--out') opts.out = value();
     else if (arg === '--force') opts.force = true;
     else if (arg === '--help' || arg === '-h') opts.help = true;
@@ -500,6 +616,8 @@ function parseArgs(argv) {
   for (const r of opts.rows)
     if (!Number.isInteger(r) || r < 0) throw new Error(`--rows: not a row count: ${r}`);
   if (opts.out && opts.rows.length > 1) throw new Error('--out takes a single --rows');
+  if (!SHAPES.includes(opts.shape))
+    throw new Error(`--shape: one of ${SHAPES.join(', ')}, got ${opts.shape}`);
   return opts;
 }
 
@@ -513,8 +631,9 @@ async function cli(argv) {
   }
   if (opts.help) {
     process.stdout.write(
-      'usage: node bench/generate.mjs [--rows N]... [--seed S] [--out FILE] [--force]\n' +
-        `  default: --rows 100000 --rows 1000000 into ${DATA_DIR} (reused when complete)\n`,
+      'usage: node bench/generate.mjs [--rows N]... [--shape long|short] [--seed S] [--out FILE] [--force]\n' +
+        `  default: --rows 100000 --rows 1000000 --shape long into ${DATA_DIR} (reused when complete)\n` +
+        '  --shape short: about 330-byte rows in 17 columns (catalog-short-N.csv)\n',
     );
     return 0;
   }
@@ -523,10 +642,10 @@ async function cli(argv) {
     const { file, meta, generated } = opts.out
       ? {
           file: resolve(opts.out),
-          meta: await writeCatalog(resolve(opts.out), { rows, seed: opts.seed }),
+          meta: await writeCatalog(resolve(opts.out), { rows, seed: opts.seed, shape: opts.shape }),
           generated: true,
         }
-      : await ensureCatalog(rows, { seed: opts.seed, force: opts.force });
+      : await ensureCatalog(rows, { seed: opts.seed, shape: opts.shape, force: opts.force });
     const secs = Number(process.hrtime.bigint() - started) / 1e9;
     process.stderr.write(
       `${generated ? 'wrote' : 'reused'} ${file}: ${meta.rows} rows, ${meta.invalidRows} invalid, ` +

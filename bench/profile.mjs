@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Profiles one genser command with `node --cpu-prof` and prints where the time goes.
 //
-//   node bench/profile.mjs [--rows 100000] [--top 25] [-- <genser args>]
+//   node bench/profile.mjs [--rows 100000] [--shape long|short] [--top 25] [-- <genser args>]
 //   node bench/profile.mjs --read FILE.cpuprofile      (summarise an existing profile)
 //
 // Default: `genser validate <the generated 100k catalog> --json`. The profile is kept under
@@ -48,6 +48,7 @@ export function formatSummary(summary, top = 25) {
 
 async function main(argv) {
   let rows = 100_000;
+  let shape = 'long';
   let top = 25;
   let readFile;
   let genserArgs;
@@ -58,6 +59,7 @@ async function main(argv) {
       break;
     }
     if (a === '--rows') rows = Number(argv[++i]);
+    else if (a === '--shape') shape = argv[++i];
     else if (a === '--top') top = Number(argv[++i]);
     else if (a === '--read') readFile = argv[++i];
     else {
@@ -70,7 +72,7 @@ async function main(argv) {
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(outDir, { recursive: true });
     if (!genserArgs) {
-      const { file } = await ensureCatalog(rows, { log: (l) => process.stderr.write(`${l}\n`) });
+      const { file } = await ensureCatalog(rows, { shape, log: (l) => process.stderr.write(`${l}\n`) });
       genserArgs = ['validate', file, '--json'];
     }
     process.stderr.write(`profiling: genser ${genserArgs.join(' ')}\n`);

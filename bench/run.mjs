@@ -2,7 +2,8 @@
 // The benchmark harness (issue 5). `npm run bench` builds, then runs this.
 //
 //   node bench/run.mjs [--runs 3] [--quick] [--only validate,convert,upload,sandbox,startup,nightly]
-//                      [--sizes 100000,1000000] [--upload-rows 300000] [--concurrency 4]
+//                      [--sizes 100000,1000000] [--short-sizes 100000,300000,1000000]
+//                      [--thread-rows 300000] [--upload-rows 300000] [--concurrency 4]
 //                      [--batch-size 500] [--startup-runs 15] [--sandbox-envelopes 200]
 //                      [--big-runs N (runs on catalogs of 1M rows and more; default --runs)]
 //                      [--write | --no-write] [--from-json FILE (re-render saved results)]
@@ -12,17 +13,24 @@
 // same round, round after round, and the ratio is the median of the per-round ratios.
 // Writes a table to stdout, bench/results.json, and the marked section of BENCHMARKS.md
 // (a --quick or --only run writes only bench/out/results.json, unless --write).
+// The validate section (issue 12) runs both catalog shapes: the long rows (about 1.6 KB) at
+// --sizes and the short rows (about 336 bytes) at --short-sizes, then on 100k rows of each shape
+// the CPU time per row of `validate` on one thread (GENSER_THREADS=0) against papaparse's, and
+// `--threads 2` against `--threads 1` on --thread-rows short rows.
 // A genser command that is not built (yet) is reported as "not available", never a crash.
 
 import { spawn, spawnSync } from 'node:child_process';
 import {
+  closeSync,
   cpSync,
   createWriteStream,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
+  readSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -52,6 +60,8 @@ export function parseArgs(argv) {
     quick: false,
     only: null,
     sizes: [100_000, 1_000_000],
+    shortSizes: [100_000, 300_000, 1_000_000],
+    threadRows: 300_000,
     uploadRows: 300_000,
     concurrency: 4,
     batchSize: 500,
@@ -81,6 +91,8 @@ export function parseArgs(argv) {
     else if (a === '--quick') o.quick = true;
     else if (a === '--only') o.only = new Set(list(val()));
     else if (a === '--sizes') o.sizes = list(val()).map((s) => count(s, a));
+    else if (a === '--short-sizes') o.shortSizes = list(val()).map((s) => count(s, a));
+    else if (a === '--thread-rows') o.threadRows = count(val(), a);
     else if (a === '--upload-rows') o.uploadRows = count(val(), a);
     else if (a === '--concurrency') o.concurrency = count(val(), a);
     else if (a === '--batch-size') o.batchSize = count(val(), a);
@@ -95,6 +107,8 @@ export function parseArgs(argv) {
   }
   if (o.quick) {
     o.sizes = [100_000];
+    if (!argv.includes('--short-sizes')) o.shortSizes = [100_000];
+    if (!argv.includes('--thread-rows')) o.threadRows = 100_000;
     o.uploadRows = 100_000;
     if (!argv.includes('--runs')) o.runs = 1;
     if (!argv.includes('--startup-runs')) o.startupRuns = 5;
@@ -213,13 +227,13 @@ function startSink(recordFile) {
 
 // --- sections -----------------------------------------------------------------------------------
 
-async function benchValidate(o, ctx, catalogs) {
+async function benchValidate(o, ctx, catalogs, sizes = o.sizes, shape = 'long') {
   const out = {};
   const mlr = ctx.mlr;
-  for (const n of o.sizes) {
+  for (const n of sizes) {
     const { file, meta } = catalogs[n];
     log(
-      `validate: ${n} rows, ${n >= 1_000_000 ? (o.bigRuns ?? o.runs) : o.runs} round(s) of papaparse, genser${mlr ? ', mlr' : ''}`,
+      `validate: ${n} ${shape} rows, ${n >= 1_000_000 ? (o.bigRuns ?? o.runs) : o.runs} round(s) of papaparse, genser${mlr ? ', mlr' : ''}`,
     );
     const pp = [];
     const gs = [];
@@ -232,7 +246,7 @@ async function benchValidate(o, ctx, catalogs) {
       const pj = parseJsonOut(p.stdout);
       if (p.code !== 0 || pj?.rows !== meta.rows) {
         ctx.notes.push(
-          `papaparse floor failed on ${n} rows: ${firstLine(p.stderr) || `counted ${pj?.rows}`}`,
+          `papaparse floor failed on ${n} ${shape} rows: ${firstLine(p.stderr) || `counted ${pj?.rows}`}`,
         );
         break;
       }
@@ -245,7 +259,7 @@ async function benchValidate(o, ctx, catalogs) {
         } else {
           if (report?.rows?.total !== meta.rows || report?.rows?.invalid !== meta.invalidRows) {
             const note =
-              `genser validate on ${n} rows counted ${report?.rows?.total} rows / ${report?.rows?.invalid} invalid; ` +
+              `genser validate on ${n} ${shape} rows counted ${report?.rows?.total} rows / ${report?.rows?.invalid} invalid; ` +
               `the catalog has ${meta.rows} / ${meta.invalidRows}`;
             if (!ctx.notes.includes(note)) ctx.notes.push(note);
           }
@@ -269,6 +283,98 @@ async function benchValidate(o, ctx, catalogs) {
     out[n] = entry;
   }
   return out;
+}
+
+/** A file holding only the catalog's header line: the start-up cost of a tool, without rows. */
+function headerOnly(file, shape) {
+  const head = Buffer.alloc(65536);
+  const fd = openSync(file, 'r');
+  const got = readSync(fd, head, 0, head.length, 0);
+  closeSync(fd);
+  const text = head.subarray(0, got).toString('utf8');
+  const target = join(OUT, `header-only-${shape}.csv`);
+  writeFileSync(target, text.slice(0, text.indexOf('\n') + 1));
+  return target;
+}
+
+/**
+ * CPU time per row on one thread (GENSER_THREADS=0) of `genser validate` against papaparse's, on
+ * one catalog: whole-process CPU (user + sys, GNU time), and net of each tool's start-up (the same
+ * command on a header-only file). The ratio is the median of the per-round ratios of net figures.
+ */
+async function benchOneThread(o, ctx, { file, meta }, shape) {
+  if (!ctx.avail.validate) return { note: ctx.avail.why.validate ?? 'not available' };
+  if (!hasGnuTime()) return { note: 'needs GNU time (/usr/bin/time) for CPU figures' };
+  const empty = headerOnly(file, shape);
+  const oneThread = { env: { ...genserEnv, GENSER_THREADS: '0' } };
+  const floor = (f) => measure(NODE, [join(root, 'bench', 'tools', 'papaparse-floor.mjs'), f]);
+  log(`one thread: ${meta.rows} ${shape} rows, ${o.runs} round(s) of CPU time, genser and papaparse`);
+  const g = [];
+  const p = [];
+  const g0 = [];
+  const p0 = [];
+  const ratios = [];
+  for (let i = 0; i < o.runs; i++) {
+    const gr = await genser(['validate', file, '--json'], { ...oneThread, stdout: 'ignore' });
+    const pr = await floor(file);
+    const ge = await genser(['validate', empty, '--json'], { ...oneThread, stdout: 'ignore' });
+    const pe = await floor(empty);
+    if (![gr, ge].every((r) => r.code === 0 || r.code === 1) || pr.code !== 0 || pe.code !== 0) {
+      ctx.notes.push(`one-thread CPU on ${shape} rows: a run failed: ${firstLine(gr.stderr || pr.stderr)}`);
+      break;
+    }
+    g.push(gr.cpuMs);
+    p.push(pr.cpuMs);
+    g0.push(ge.cpuMs);
+    p0.push(pe.cpuMs);
+    ratios.push((gr.cpuMs - ge.cpuMs) / (pr.cpuMs - pe.cpuMs));
+  }
+  if (!ratios.length) return { note: 'no complete round' };
+  const us = (ms) => Math.round(((ms * 1000) / meta.rows) * 100) / 100;
+  const net = (a, b) => median(a.map((v, i) => v - b[i]));
+  return {
+    rows: meta.rows,
+    genserCpuMs: median(g),
+    papaparseCpuMs: median(p),
+    genserStartCpuMs: median(g0),
+    papaparseStartCpuMs: median(p0),
+    genserUsPerRow: us(median(g)),
+    papaparseUsPerRow: us(median(p)),
+    genserNetUsPerRow: us(net(g, g0)),
+    papaparseNetUsPerRow: us(net(p, p0)),
+    runsCpuMs: g,
+    ratio: Math.round(median(ratios) * 100) / 100,
+  };
+}
+
+/** `--threads 1` against `--threads 2`, back to back per round: wall time, CPU and the speed-up. */
+async function benchThreads(o, ctx, { file, meta }, shape) {
+  if (!ctx.avail.validate) return { note: ctx.avail.why.validate ?? 'not available' };
+  log(`threads: ${meta.rows} ${shape} rows, ${o.runs} round(s) of --threads 1 and --threads 2`);
+  const one = [];
+  const two = [];
+  const ratios = [];
+  for (let i = 0; i < o.runs; i++) {
+    const a = await genser(['validate', file, '--json', '--threads', '1'], { stdout: 'ignore' });
+    const b = await genser(['validate', file, '--json', '--threads', '2'], { stdout: 'ignore' });
+    if (![a, b].every((r) => r.code === 0 || r.code === 1)) {
+      ctx.notes.push(`threads on ${shape} rows: a run failed: ${firstLine(a.stderr || b.stderr)}`);
+      break;
+    }
+    one.push(a);
+    two.push(b);
+    ratios.push(a.ms / b.ms);
+  }
+  if (!ratios.length) return { note: 'no complete round' };
+  return {
+    rows: meta.rows,
+    shape,
+    threads1: figure(one, meta.rows, meta.bytes),
+    threads2: figure(two, meta.rows, meta.bytes),
+    cpuMs1: median(one.map((r) => r.cpuMs)),
+    cpuMs2: median(two.map((r) => r.cpuMs)),
+    speedup: Math.round(median(ratios) * 100) / 100,
+  };
 }
 
 async function benchConvert(o, ctx, catalogs) {
@@ -714,6 +820,20 @@ async function main(argv) {
       file: catalogs[n].file.slice(root.length + 1),
     };
   }
+  // The short-row catalog (issue 12): validate's sizes, and the threads comparison.
+  const shortCatalogs = {};
+  if (on('validate')) {
+    results.shortCatalogs = {};
+    const shortNeeded = new Set([...o.shortSizes, o.threadRows, o.sizes[0]]);
+    for (const n of [...shortNeeded].sort((a, b) => a - b)) {
+      shortCatalogs[n] = await ensureCatalog(n, { log, shape: 'short' });
+      results.shortCatalogs[n] = {
+        bytes: shortCatalogs[n].meta.bytes,
+        invalidRows: shortCatalogs[n].meta.invalidRows,
+        file: shortCatalogs[n].file.slice(root.length + 1),
+      };
+    }
+  }
 
   // One section failing (a crash in a tool, a port in use) must not lose the others' figures.
   const section = async (name, fn) => {
@@ -725,7 +845,22 @@ async function main(argv) {
       return undefined;
     }
   };
-  if (on('validate')) results.validate = await section('validate', () => benchValidate(o, ctx, catalogs));
+  if (on('validate')) {
+    results.validate = await section('validate', () => benchValidate(o, ctx, catalogs));
+    results.validateShort = await section('validate (short rows)', () =>
+      benchValidate(o, ctx, shortCatalogs, o.shortSizes, 'short'),
+    );
+    const n = o.sizes[0];
+    results.oneThread = {
+      long: await section('one thread (long rows)', () => benchOneThread(o, ctx, catalogs[n], 'long')),
+      short: await section('one thread (short rows)', () =>
+        benchOneThread(o, ctx, shortCatalogs[n], 'short'),
+      ),
+    };
+    results.threads = await section('threads', () =>
+      benchThreads(o, ctx, shortCatalogs[o.threadRows], 'short'),
+    );
+  }
   if (on('convert')) results.convert = await section('convert', () => benchConvert(o, ctx, catalogs));
   if (on('upload') || on('sandbox'))
     results.upload = await section('upload', () => benchUpload(o, ctx, catalogs));

@@ -95,82 +95,103 @@ export function feedItems(
   stdin?: NodeJS.ReadableStream,
 ): AsyncIterable<FeedItem> {
   const run = { ...options, runDate: options.runDate ?? new Date().toISOString() };
-  return processFeeds(sources, run, log, stdin, resolveFeedMapping(run));
-}
-
-async function* processFeeds(
-  sources: string[],
-  options: FeedOptions,
-  log: Logger,
-  stdin: NodeJS.ReadableStream | undefined,
-  mapping: Mapping | undefined,
-): AsyncGenerator<FeedItem> {
-  const { readFeed } = await import('../read/index.js');
-  yield* processReads(
-    sources,
-    (source) =>
-      readFeed(
-        source,
-        { encoding: options.encoding, delimiter: options.delimiter, inputType: options.inputType },
-        log,
-        stdin,
-      ),
-    options,
-    mapping,
-  );
+  const mapping = resolveFeedMapping(run);
+  const readerOptions = { encoding: run.encoding, delimiter: run.delimiter, inputType: run.inputType };
+  // The reader is loaded on first use; handing processReads the reads directly (not through a
+  // generator that delegates to it) saves a hop per row.
+  const read = async (source: string) => {
+    const { readFeed } = await import('../read/index.js');
+    return readFeed(source, readerOptions, log, stdin);
+  };
+  return processReads(sources, read, run, mapping);
 }
 
 /** The pipeline over any reader: what `feedItems` runs, and what unit tests feed in memory. */
 export async function* processReads(
   sources: string[],
-  read: (source: string) => AsyncIterable<ReadItem>,
+  read: (source: string) => AsyncIterable<ReadItem> | Promise<AsyncIterable<ReadItem>>,
   options: FeedOptions,
   mapping?: Mapping,
 ): AsyncGenerator<FeedItem> {
   const feed = new FeedProcessor(options, mapping, sources);
   const runDate = options.runDate ? new Date(options.runDate) : new Date();
+  const out: FeedItem[] = [];
   for (let fileIndex = 0; fileIndex < sources.length; fileIndex++) {
     // A shop preset's transform reshapes the rows (variants, drafts) before they are mapped.
-    const reads = transformReads(mapping?.transform, read(sources[fileIndex]), { runDate });
-    yield* processFile(feed, fileIndex, reads);
+    const reads = transformReads(mapping?.transform, await read(sources[fileIndex]), { runDate });
+    // processFile's loop, inline: one generator less between the reader and the caller.
+    feed.startFile(fileIndex);
+    const file = new FileReads(feed);
+    for await (const item of reads) {
+      file.take(item, out);
+      for (let i = 0; i < out.length; i++) yield out[i];
+      out.length = 0;
+    }
+    file.end(out);
+    for (let i = 0; i < out.length; i++) yield out[i];
+    out.length = 0;
   }
 }
 
-/** One file's reads through the processor: what `processReads` runs per file, and a pool worker per chunk. */
+/** One file's reads through the processor: what a pool worker runs per chunk. */
 export async function* processFile(
   feed: FeedProcessor,
   fileIndex: number,
   reads: AsyncIterable<ReadItem>,
 ): AsyncGenerator<FeedItem> {
   feed.startFile(fileIndex);
-  let pending: Issue[] = [];
+  const file = new FileReads(feed);
+  const out: FeedItem[] = [];
   for await (const item of reads) {
+    file.take(item, out);
+    for (let i = 0; i < out.length; i++) yield out[i];
+    out.length = 0;
+  }
+  file.end(out);
+  yield* out;
+}
+
+/**
+ * One file's reads to items, a read at a time (synchronous, so the loops above stay thin). Read
+ * issues naming a row wait for that row's record and join its item.
+ */
+class FileReads {
+  private pending: Issue[] = [];
+
+  constructor(private readonly feed: FeedProcessor) {}
+
+  take(item: ReadItem, out: FeedItem[]): void {
     if (item.type === 'issue') {
       const issue = item.issue;
-      if (issue.row === undefined) yield fileItem(issue);
-      else pending.push(issue);
-      continue;
+      if (issue.row === undefined) out.push(fileItem(issue));
+      else this.pending.push(issue);
+      return;
     }
     const record = item.record;
     let attached: Issue[] | undefined;
-    if (pending.length > 0) {
-      for (const issue of pending) {
+    if (this.pending.length > 0) {
+      for (const issue of this.pending) {
         if (issue.row === record.row && issue.file === record.file) {
           attached ??= [];
           attached.push(issue);
-        } else yield rowIssueItem(issue);
+        } else out.push(rowIssueItem(issue));
       }
-      pending = [];
+      this.pending = [];
     }
-    for (const fileIssue of feed.fileIssuesFor(record)) yield fileItem(fileIssue);
-    const out = feed.process(record);
+    for (const fileIssue of this.feed.fileIssuesFor(record)) out.push(fileItem(fileIssue));
+    const processed = this.feed.process(record);
     if (attached) {
-      out.issues.unshift(...attached);
-      out.valid = out.valid && !attached.some((i) => i.severity === 'error');
+      processed.issues.unshift(...attached);
+      processed.valid = processed.valid && !attached.some((i) => i.severity === 'error');
     }
-    yield out;
+    out.push(processed);
   }
-  for (const issue of pending) yield rowIssueItem(issue);
+
+  /** Issues still waiting at the end of the file (their row never came). */
+  end(out: FeedItem[]): void {
+    for (const issue of this.pending) out.push(rowIssueItem(issue));
+    this.pending = [];
+  }
 }
 
 function fileItem(issue: Issue): FeedItem {
@@ -213,6 +234,9 @@ export function sameKeys(fields: Record<string, unknown>, keys: string[]): boole
   return i === keys.length;
 }
 
+/** No file-level issues for this row: shared, read only. */
+const NONE: readonly Issue[] = Object.freeze([]);
+
 /** Per-run state: the compiled validator, the duplicate-SKU set, the plan of the current file. */
 export class FeedProcessor {
   private readonly validate: PayloadValidator;
@@ -244,11 +268,16 @@ export class FeedProcessor {
     this.reportedColumns = new Set();
   }
 
-  /** The plan for this record's columns: rebuilt only when the column set changes. */
-  private planFor(record: SourceRecord): { plan: Plan; fresh: boolean } {
+  /**
+   * The plan for this record's columns: rebuilt only when the column set changes. `freshPlan`
+   * says whether this call built it (a field, not a returned pair: this runs twice per row).
+   */
+  private freshPlan = false;
+  private planFor(record: SourceRecord): Plan {
     // CSV rows all carry the header's columns: one plan per file. JSON rows may differ in keys.
     if (this.plan !== undefined && (this.fixedColumns || sameKeys(record.fields, this.planKeys))) {
-      return { plan: this.plan, fresh: false };
+      this.freshPlan = false;
+      return this.plan;
     }
     const keys = Object.keys(record.fields);
     this.plan = buildPlan(keys, {
@@ -261,14 +290,15 @@ export class FeedProcessor {
       mapping: this.mapping,
     });
     this.planKeys = keys;
-    return { plan: this.plan, fresh: true };
+    this.freshPlan = true;
+    return this.plan;
   }
 
   /** File-level warnings about the columns, once per file (before the first row that shows them). */
-  fileIssuesFor(record: SourceRecord): Issue[] {
-    if (effectiveShape(record, this.fixedColumns) !== 'rows') return [];
-    const { plan, fresh } = this.planFor(record);
-    if (!fresh) return [];
+  fileIssuesFor(record: SourceRecord): readonly Issue[] {
+    if (effectiveShape(record, this.fixedColumns) !== 'rows') return NONE;
+    const plan = this.planFor(record);
+    if (!this.freshPlan) return NONE;
     const out: Issue[] = [];
     const missing = plan.missing.filter((m) => !this.reportedColumns.has(m.column));
     for (const m of missing) {
@@ -312,17 +342,19 @@ export class FeedProcessor {
   process(record: SourceRecord): FeedItem {
     const { format, kind } = this.options;
     const shape = effectiveShape(record, this.fixedColumns);
-    const problems: MapProblem[] = [];
+    let problems: MapProblem[];
     let payload: Record<string, unknown>;
     let lookup: SourceLookup;
     if (shape === 'rows') {
-      const { plan } = this.planFor(record);
+      const plan = this.planFor(record);
       const mapped = mapRow(plan, record.fields);
-      problems.push(...mapped.problems);
+      // mapRow's array is the row's own: the validator's problems go on after the mapper's.
+      problems = mapped.problems;
       payload =
         format === 'standard' ? buildStandardProduct(mapped.values) : buildLegacy(mapped.values, kind);
       lookup = mapped.failed ? { columnsByPath: plan.columnsByPath, skip: mapped.failed } : plan.lookup;
     } else {
+      problems = [];
       payload = record.fields;
       lookup = this.graphLookup;
       const isGraph = shape === 'graph';
@@ -349,7 +381,7 @@ export class FeedProcessor {
         });
       }
     }
-    problems.push(...this.validate(payload, lookup));
+    this.validate(payload, lookup, problems);
     return this.finish(record, payload, problems);
   }
 

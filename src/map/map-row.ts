@@ -7,6 +7,7 @@ import {
   parseAvailability,
   parseBoolean,
   parseDate,
+  parseDateIso,
   parseInteger,
   parseNumber,
   shorten,
@@ -88,27 +89,43 @@ function listItems(rule: FieldRule, raw: unknown, separator: string, out: string
   }
 }
 
-/** The first usable scalar from the rule's sources. */
-function scalar(rule: FieldRule, fields: Record<string, unknown>): { value: unknown; column?: string } {
-  for (const source of rule.sources) {
-    const raw = fields[source.column];
+/**
+ * The column the last `scalar` call took its value from (undefined for a constant or default).
+ * A module variable rather than a returned pair: scalar runs for most fields of every row.
+ */
+let scalarColumn: string | undefined;
+
+/** The first usable scalar from the rule's sources; its column in `scalarColumn`. */
+function scalar(rule: FieldRule, fields: Record<string, unknown>): unknown {
+  scalarColumn = undefined;
+  const sources = rule.sources;
+  for (let i = 0; i < sources.length; i++) {
+    const column = sources[i].column;
+    const raw = fields[column];
     if (isEmpty(raw)) continue;
     if (typeof raw === 'number' || typeof raw === 'boolean') {
       const mapped = rule.map?.get(String(raw));
-      return { value: mapped ?? raw, column: source.column };
+      scalarColumn = column;
+      return mapped ?? raw;
     }
-    let text = Array.isArray(raw)
-      ? String(raw[0] ?? '')
-      : typeof raw === 'object'
-        ? JSON.stringify(raw)
-        : String(raw);
+    let text =
+      typeof raw === 'string'
+        ? raw
+        : Array.isArray(raw)
+          ? String(raw[0] ?? '')
+          : typeof raw === 'object'
+            ? JSON.stringify(raw)
+            : String(raw);
     if (rule.split !== undefined) text = splitList(text, rule.split)[0] ?? '';
     const t = transform(rule, text);
-    if (t !== undefined) return { value: t, column: source.column };
+    if (t !== undefined) {
+      scalarColumn = column;
+      return t;
+    }
   }
-  if (rule.constValue !== undefined) return { value: rule.constValue };
-  if (rule.defaultValue !== undefined) return { value: rule.defaultValue };
-  return { value: undefined };
+  if (rule.constValue !== undefined) return rule.constValue;
+  if (rule.defaultValue !== undefined) return rule.defaultValue;
+  return undefined;
 }
 
 function addLanguage(
@@ -125,9 +142,14 @@ function addLanguage(
     return;
   }
   // Several columns of one language: the first non-empty one wins.
-  if (isEmpty(raw) || out.some((t) => t.language === language)) return;
+  if (isEmpty(raw) || hasLanguage(out, language)) return;
   const t = transform(rule, typeof raw === 'string' ? raw : String(raw));
   if (t !== undefined) out.push({ language, value: String(t) });
+}
+
+function hasLanguage(out: (LangText | LangList)[], language: Language): boolean {
+  for (let i = 0; i < out.length; i++) if (out[i].language === language) return true;
+  return false;
 }
 
 export function mapRow(plan: Plan, fields: Record<string, unknown>): MappedRow {
@@ -162,7 +184,8 @@ export function mapRow(plan: Plan, fields: Record<string, unknown>): MappedRow {
         break;
       }
       default: {
-        const { value, column } = scalar(rule, fields);
+        const value = scalar(rule, fields);
+        const column = scalarColumn;
         if (value === undefined) break;
         const parsed = typed(rule, value, plan.zone);
         if (parsed.ok) {
@@ -209,10 +232,8 @@ function typed(rule: FieldRule, value: unknown, planZone: string): Parsed<unknow
       return parseInteger(text, rule.number);
     case 'boolean':
       return parseBoolean(text, rule.booleans);
-    case 'date': {
-      const d = parseDate(text, rule.zone ?? planZone);
-      return d.ok ? { ok: true, value: d.value.iso } : d;
-    }
+    case 'date':
+      return parseDateIso(text, rule.zone ?? planZone);
     case 'epoch': {
       const d = parseDate(text, rule.zone ?? planZone);
       return d.ok ? { ok: true, value: d.value.ms } : d;

@@ -217,6 +217,24 @@ export function parseDate(raw: string, zone: string): Parsed<ParsedDate> {
   return out;
 }
 
+const isoCaches = new Map<string, Map<string, Parsed<string>>>();
+
+/** `parseDate`'s ISO text as its own cached answer: the mapper's per-row date makes no object. */
+export function parseDateIso(raw: string, zone: string): Parsed<string> {
+  let cache = isoCaches.get(zone);
+  if (!cache) {
+    cache = new Map();
+    isoCaches.set(zone, cache);
+  }
+  const hit = cache.get(raw);
+  if (hit) return hit;
+  const d = parseDate(raw, zone);
+  const out: Parsed<string> = d.ok ? { ok: true, value: d.value.iso } : d;
+  if (cache.size >= DATE_CACHE_MAX) cache.clear();
+  cache.set(raw, out);
+  return out;
+}
+
 /** A country code (`KR`) or an IANA zone (`Asia/Seoul`). */
 export function zoneFor(countryOrZone: string): string {
   return timeZoneForCountry(countryOrZone);

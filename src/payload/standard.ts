@@ -21,17 +21,24 @@ export function langValue(texts: LangText[]): LangValue | LangValue[] {
 
 function categories(names: LangList[] | undefined, codes: string[] | undefined): Node[] | undefined {
   let count = codes?.length ?? 0;
-  for (const n of names ?? []) count = Math.max(count, n.items.length);
+  if (names) for (let j = 0; j < names.length; j++) count = Math.max(count, names[j].items.length);
   if (count === 0) return undefined;
   const out: Node[] = [];
   for (let i = 0; i < count; i++) {
     const category: Node = { '@type': 'CategoryCode' };
-    const texts: LangText[] = [];
-    for (const n of names ?? []) {
-      const item = n.items[i];
-      if (item !== undefined) texts.push({ language: n.language, value: item });
+    // The name in langValue's shape, made directly (this runs for every category of every row).
+    let name: LangValue | LangValue[] | undefined;
+    if (names) {
+      for (let j = 0; j < names.length; j++) {
+        const item = names[j].items[i];
+        if (item === undefined) continue;
+        const value: LangValue = { '@value': item, '@language': names[j].language };
+        if (name === undefined) name = value;
+        else if (Array.isArray(name)) name.push(value);
+        else name = [name, value];
+      }
     }
-    if (texts.length > 0) category.name = langValue(texts);
+    if (name !== undefined) category.name = name;
     const code = codes?.[i];
     if (code !== undefined) category.codeValue = code;
     out.push(category);
@@ -107,17 +114,18 @@ export function buildStandardProduct(v: Record<string, unknown>): Node {
   if (v.url !== undefined) node.url = langValue(v.url as LangText[]);
   if (v.positive_notes !== undefined) node.positiveNotes = langValue(v.positive_notes as LangText[]);
   if (v.material !== undefined) node.material = langValue(v.material as LangText[]);
-  const additional: Node[] = [];
-  for (const [target, propertyID] of ADDITIONAL) {
-    const value = v[target];
+  let additional: Node[] | undefined;
+  for (let i = 0; i < ADDITIONAL.length; i++) {
+    const value = v[ADDITIONAL[i][0]];
     if (value === undefined) continue;
+    additional ??= [];
     additional.push({
       '@type': 'PropertyValue',
-      propertyID,
+      propertyID: ADDITIONAL[i][1],
       value: Array.isArray(value) ? value.join(', ') : value,
     });
   }
-  if (additional.length > 0) node.additionalProperty = additional;
+  if (additional) node.additionalProperty = additional;
   return node;
 }
 

@@ -41,7 +41,7 @@ function countChar(text: string, char: string, from = 0, to = text.length): numb
 
 /**
  * Streams CSV records from decoded text. Papaparse's own Parser does the splitting, fed pieces
- * of at least PARSE_CHUNK characters; the unfinished last row is carried into the next piece.
+ * of about PARSE_CHUNK characters; the unfinished last row is carried into the next piece.
  * Lines are counted per piece: only pieces whose line breaks outnumber their rows (quoted
  * fields holding line breaks) pay for counting per row.
  */
@@ -58,15 +58,27 @@ export async function* readCsv(texts: AsyncIterable<string>, options: CsvOptions
       parts.push(text);
       partsLength += text.length;
       if (partsLength < need) continue;
-      const input = pending + (parts.length === 1 ? parts[0] : parts.join(''));
+      const joined = parts.length === 1 ? parts[0] : parts.join('');
       parts = [];
       partsLength = 0;
-      pending = reader.feed(input, false, out);
-      // An unfinished row is parsed again with the next piece: wait for as much new text as it
-      // holds, so a long row costs linear, not quadratic, time.
+      // Decoded texts are larger than a piece: parse them a piece at a time, so that a piece's
+      // rows are mapped and validated while its text is still in the CPU's cache.
+      let at = 0;
+      while (at < joined.length) {
+        // An unfinished row is parsed again with the next piece: take as much new text as it
+        // holds, so a long row costs linear, not quadratic, time.
+        const size = Math.max(chunk, pending.length);
+        const end = joined.length - at < 2 * size ? joined.length : at + size;
+        pending = reader.feed(
+          pending + (at === 0 && end === joined.length ? joined : joined.slice(at, end)),
+          false,
+          out,
+        );
+        at = end;
+        for (let i = 0; i < out.length; i++) yield out[i];
+        out.length = 0;
+      }
       need = Math.max(chunk, pending.length);
-      for (let i = 0; i < out.length; i++) yield out[i];
-      out.length = 0;
     }
   } catch (err) {
     if (err instanceof InvalidBytesError) {

@@ -15,6 +15,16 @@ function count(text: string, char: string, end: number): number {
   return n;
 }
 
+/** Whether every line break in text[0, end) is CRLF: each LF after a CR, and as many CRs as LFs. */
+function onlyCrlf(text: string, end: number): boolean {
+  let lf = 0;
+  for (let at = text.indexOf('\n'); at !== -1 && at < end; at = text.indexOf('\n', at + 1)) {
+    if (text.charCodeAt(at - 1) !== CR) return false;
+    lf++;
+  }
+  return count(text, '\r', end) === lf;
+}
+
 /**
  * Index of the first line break outside quoted values that is not `newline`, or -1. Unless
  * `final`, a CR at the very end may be the first half of a CRLF and is not judged yet.
@@ -27,10 +37,7 @@ export function foreignBreakAt(text: string, newline: Newline, final: boolean): 
     if (cr === -1 || cr >= end) return -1;
   } else if (newline === '\r') {
     if (text.indexOf('\n') === -1) return -1;
-  } else {
-    const crlf = count(text, '\r\n', end);
-    if (count(text, '\r', end) === crlf && count(text, '\n', end) === crlf) return -1;
-  }
+  } else if (onlyCrlf(text, end)) return -1;
   // Between quoted values only; a doubled quote inside one closes and reopens it at once.
   let i = 0;
   while (i < end) {

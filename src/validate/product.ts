@@ -16,7 +16,12 @@ export function schemaNameFor(format: PayloadFormat, kind: LegacyKind): string {
   return kind === 'products' ? 'legacy-product' : kind === 'contents' ? 'legacy-content' : 'legacy-filter';
 }
 
-export type PayloadValidator = (payload: Record<string, unknown>, lookup: SourceLookup) => MapProblem[];
+/** Adds the payload's problems to `out` (the row's problems so far: no array per row for them). */
+export type PayloadValidator = (
+  payload: Record<string, unknown>,
+  lookup: SourceLookup,
+  out: MapProblem[],
+) => void;
 
 /** The source column of a payload path, looked up only when an issue is reported. */
 function columnOf(lookup: SourceLookup, path: string): string | undefined {
@@ -151,10 +156,15 @@ function crossLegacy(
 }
 
 /** The schema's problems with one payload, at most DETAIL_LIMITS.errors of them, and a note when capped. */
-function schemaProblems(name: string, payload: Record<string, unknown>, lookup: SourceLookup): MapProblem[] {
+function schemaProblems(
+  name: string,
+  payload: Record<string, unknown>,
+  lookup: SourceLookup,
+  out: MapProblem[],
+): void {
   const check = checkSchema(name, payload);
-  if (check.valid) return [];
-  const out = translateErrors(check.errors, payload, lookup);
+  if (check.valid) return;
+  for (const p of translateErrors(check.errors, payload, lookup)) out.push(p);
   if (check.capped) {
     out.push({
       severity: 'warning',
@@ -164,16 +174,14 @@ function schemaProblems(name: string, payload: Record<string, unknown>, lookup: 
       hint: 'fix the problems listed and validate again',
     });
   }
-  return out;
 }
 
 export function payloadValidator(format: PayloadFormat, kind: LegacyKind, strict: boolean): PayloadValidator {
   const name = schemaNameFor(format, kind);
   getAllErrorsValidator(name); // compiled now: an unknown name fails at once, not on the first row
-  return (payload, lookup) => {
-    const out = schemaProblems(name, payload, lookup);
+  return (payload, lookup, out) => {
+    schemaProblems(name, payload, lookup, out);
     if (format === 'standard') crossStandard(payload, lookup, out, strict);
     else crossLegacy(payload, kind, lookup, out, strict);
-    return out;
   };
 }

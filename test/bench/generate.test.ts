@@ -13,8 +13,11 @@ import {
   INVALID_OFFSET,
   invalidCount,
   isValidEan13,
+  readCatalogMeta,
+  SHORT_COLUMNS,
   writeCatalog,
 } from '../../bench/generate.mjs';
+import { genser } from '../helpers/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'genser-bench-gen-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -94,6 +97,58 @@ describe('bench catalog generator', () => {
     const forced = await ensureCatalog(120, { dir, force: true });
     expect([first.generated, again.generated, forced.generated]).toEqual([true, false, true]);
     expect(again.file).toBe(first.file);
+  });
+
+  it('writes the short-row shape: 17 canonical columns, about 330 bytes a row, Korean, quoted commas and line breaks', async () => {
+    const file = join(dir, 'short.csv');
+    const meta = await writeCatalog(file, { rows: ROWS, shape: 'short' });
+    const parsed = parse(file);
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.meta.fields).toEqual([...SHORT_COLUMNS]);
+    expect(SHORT_COLUMNS).toHaveLength(17);
+    expect(parsed.data).toHaveLength(ROWS);
+    expect(meta).toMatchObject({ shape: 'short', rows: ROWS, columns: 17, bytes: statSync(file).size });
+    const perRow = meta.bytes / ROWS;
+    expect(perRow).toBeGreaterThan(300);
+    expect(perRow).toBeLessThan(370);
+    const rows = parsed.data;
+    expect(rows.every((r) => /[가-힣]/.test(r['name@ko']) && /[가-힣]/.test(r['description@ko']))).toBe(true);
+    expect(rows.some((r) => r['name@ko'].includes(','))).toBe(true);
+    expect(rows.some((r) => r['description@ko'].includes('\n'))).toBe(true);
+    expect(rows.every((r) => isValidEan13(r.gtin))).toBe(true);
+  });
+
+  it('puts the same defect rows in the short shape as in the long one', async () => {
+    const file = join(dir, 'short-bad.csv');
+    const meta = await writeCatalog(file, { rows: ROWS, shape: 'short' });
+    const broken = parse(file)
+      .data.map((r, i) => ({ n: i + 1, r }))
+      .filter(
+        ({ r }) =>
+          !/^\d+(\.\d+)?$/.test(r.price) ||
+          !/^(InStock|in stock|OutOfStock)$/.test(r.availability) ||
+          /-13-45/.test(r.availability_starts),
+      )
+      .map(({ n }) => n);
+    expect(broken).toEqual([500, 1500, 2500]);
+    expect(meta.invalidRows).toBe(3);
+    // genser agrees: those rows and only those are invalid, one error each.
+    const ran = await genser(['validate', file, '--json']);
+    const report = JSON.parse(ran.stdout);
+    expect(report.rows).toEqual({ total: ROWS, valid: ROWS - 3, invalid: 3 });
+    expect(report.counts).toMatchObject({ errors: 3, warnings: 0 });
+    expect(report.issues.map((i: { row: number }) => i.row)).toEqual([500, 1500, 2500]);
+  });
+
+  it('keeps the shapes apart: own file names, a sidecar of one shape is not reused for the other', async () => {
+    const long = await ensureCatalog(150, { dir });
+    const short = await ensureCatalog(150, { dir, shape: 'short' });
+    expect(long.file).toMatch(/catalog-150\.csv$/);
+    expect(short.file).toMatch(/catalog-short-150\.csv$/);
+    expect(short.generated).toBe(true);
+    expect(readCatalogMeta(short.file, undefined, 'long')).toBeNull();
+    expect(readCatalogMeta(short.file, undefined, 'short')).toMatchObject({ shape: 'short', rows: 150 });
+    expect((await ensureCatalog(150, { dir, shape: 'short' })).generated).toBe(false);
   });
 
   it('computes check digits and quotes like RFC 4180', () => {

@@ -67,12 +67,21 @@ describe('bench harness pieces', () => {
         100000: { genser: { ms: 1000, rowsPerSec: 100_000, maxRssMiB: 100 }, ratio: 1.2 },
         1000000: { genser: { ms: 5000, rowsPerSec: 200_000, maxRssMiB: 130 }, ratio: 1.5 },
       },
+      validateShort: {
+        100000: { genser: { ms: 500, rowsPerSec: 200_000, maxRssMiB: 90 }, ratio: 1.4 },
+        1000000: { genser: { ms: 6000, rowsPerSec: 160_000, maxRssMiB: 100 }, ratio: 1.1 },
+      },
+      oneThread: { short: { ratio: 2.5 }, long: { ratio: 1.5 } },
+      threads: { speedup: 1.8 },
       startup: { versionRatio: 1.4 },
     });
     const by = Object.fromEntries(targets.map((t) => [t.id, t.status]));
     expect(by).toEqual({
       'validate-ratio': 'FAIL',
+      'validate-ratio-short': 'pass',
+      'validate-cpu-row': 'FAIL',
       'validate-throughput': 'pass',
+      'threads-speedup': 'pass',
       'rss-1m': 'pass',
       'rss-flat': 'FAIL',
       'upload-overlap': 'n/a',
@@ -80,6 +89,63 @@ describe('bench harness pieces', () => {
       'sandbox-ingest': 'n/a',
       startup: 'pass',
     });
+    const value = Object.fromEntries(targets.map((t) => [t.id, t.value]));
+    // Throughput and the ratio are judged on the largest short catalog; RSS on the larger shape.
+    expect(value['validate-throughput']).toBe(160_000);
+    expect(value['rss-1m']).toBe(130);
+    expect(value['rss-flat']).toBeCloseTo(1.3);
+  });
+
+  it('renders the short-row table, CPU per row on one thread and the threads side by side', () => {
+    const results: Record<string, unknown> = {
+      machine: { cpus: 2, cpuModel: 'x', memGiB: 1, node: '20', os: 'Linux', loadAtStart: '0' },
+      runs: 1,
+      shortCatalogs: { 300000: { bytes: 100 * 1024 * 1024 } },
+      validateShort: {
+        300000: {
+          papaparse: { ms: 800, rowsPerSec: 375_000, mibPerSec: 125, maxRssMiB: 60, cores: 1 },
+          genser: { ms: 2400, rowsPerSec: 125_000, mibPerSec: 41.7, maxRssMiB: 140, cores: 1.9 },
+          ratio: 3,
+        },
+      },
+      oneThread: {
+        short: {
+          rows: 100000,
+          genserCpuMs: 1500,
+          papaparseCpuMs: 300,
+          genserStartCpuMs: 300,
+          papaparseStartCpuMs: 70,
+          genserUsPerRow: 15,
+          papaparseUsPerRow: 3,
+          genserNetUsPerRow: 12,
+          papaparseNetUsPerRow: 2.3,
+          ratio: 5.22,
+        },
+      },
+      threads: {
+        rows: 300000,
+        shape: 'short',
+        threads1: { ms: 4000, rowsPerSec: 75_000, cores: 1.1, maxRssMiB: 150 },
+        threads2: { ms: 2500, rowsPerSec: 120_000, cores: 1.8, maxRssMiB: 160 },
+        cpuMs1: 4400,
+        cpuMs2: 4500,
+        speedup: 1.6,
+      },
+    };
+    results.targets = evaluateTargets(results);
+    const text = renderResults(results);
+    expect(text).toContain('short rows (about 336 bytes)');
+    expect(text).toContain(
+      '| 300,000 rows (100 MiB) | genser validate | 2.40 s | 125,000 | 41.7 | 140 MiB | 1.90 | 3.00x |',
+    );
+    expect(text).toContain(
+      '| short rows, 100,000 | 1.50 s | 0.30 s | 15.00 / 3.00 us | 12.00 / 2.30 us | 300 / 70 ms | 5.22x |',
+    );
+    expect(text).toContain('| 300,000 short rows | 2 | 2.50 s | 120,000 | 4.50 s | 1.80 | 160 MiB |');
+    expect(text).toContain('--threads 2 is 1.60x as fast as --threads 1');
+    expect(text).toMatch(
+      /threads 2` against `--threads 1` \(wall time\) \| >= 1\.7x faster \| 1\.60x \| FAIL/,
+    );
   });
 
   it("writes upload's CPU time and the least ratio it allows on the machine's cores", () => {
@@ -157,6 +223,20 @@ describe('bench harness pieces', () => {
     expect(next).not.toContain('old');
     expect(replaceMarked(next, 'newer')).toBe(replaceMarked(doc, 'newer'));
     expect(replaceMarked('# B\n', 'x')).toContain(`${START}\n\nx\n\n${END}`);
+  });
+});
+
+describe('bench options', () => {
+  it('sizes the short-row catalog and the threads comparison, smaller under --quick', async () => {
+    // @ts-expect-error plain ESM without types
+    const { parseArgs } = await import('../../bench/run.mjs');
+    expect(parseArgs([])).toMatchObject({ shortSizes: [100_000, 300_000, 1_000_000], threadRows: 300_000 });
+    expect(parseArgs(['--quick'])).toMatchObject({ shortSizes: [100_000], threadRows: 100_000 });
+    expect(parseArgs(['--short-sizes', '2000,3_000', '--thread-rows', '5000'])).toMatchObject({
+      shortSizes: [2000, 3000],
+      threadRows: 5000,
+    });
+    expect(() => parseArgs(['--thread-rows', '0'])).toThrow(/positive whole number/);
   });
 });
 

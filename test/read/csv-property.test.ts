@@ -86,6 +86,25 @@ describe('CSV round-trips (property)', () => {
     );
   });
 
+  it('reads the same when one large text is parsed a small piece at a time', async () => {
+    await fc.assert(
+      fc.asyncProperty(csvCase, async ({ csv, delimiter, expected, size }) => {
+        // The decoder hands over texts far larger than the parse piece: the reader cuts them.
+        const r = await collect(
+          readCsv(pieces(csv, csv.length || 1), {
+            file: 'p.csv',
+            delimiter,
+            autoEncoding: false,
+            parseChunk: size,
+          }),
+        );
+        expect(r.issues.filter((i) => i.code !== 'no_rows')).toEqual([]);
+        expect(r.records.map(({ row, line, fields }) => ({ row, line, fields }))).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('reads the same through the byte path (decoding, chunks cut inside characters)', async () => {
     await fc.assert(
       fc.asyncProperty(csvCase, async ({ csv, delimiter, expected, size }) => {

@@ -221,6 +221,49 @@ describe('multi-byte characters split across chunks', () => {
   });
 });
 
+describe('UTF-8 decoding by chunks', () => {
+  const decodeAll = async (chunks: Buffer[]): Promise<string> => {
+    let out = '';
+    for await (const t of decodeChunks(
+      (async function* () {
+        yield* chunks;
+      })(),
+      'utf-8',
+    ))
+      out += t;
+    return out;
+  };
+
+  it('decodes as fatal TextDecoder does, or fails at the first bad byte, whatever the chunking (property)', async () => {
+    const piece = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 6 }).map((t) => Buffer.from(t)),
+      fc.uint8Array({ minLength: 1, maxLength: 3 }).map((b) => Buffer.from(b)),
+      fc.constant(Buffer.from([0xef, 0xbb, 0xbf])),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 8 }),
+        fc.integer({ min: 1, max: 9 }),
+        async (pieces, size) => {
+          const bytes = Buffer.concat(pieces);
+          const chunks: Buffer[] = [];
+          for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+          const bad = firstInvalidUtf8(bytes);
+          if (bad === -1) {
+            expect(await decodeAll(chunks)).toBe(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+          } else {
+            const err = await rejection(decodeAll(chunks));
+            expect(err).toBeInstanceOf(InvalidBytesError);
+            expect((err as InvalidBytesError).byteOffset).toBe(bad);
+            expect((err as InvalidBytesError).byteValue).toBe(bytes[bad]);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
+
 describe('UTF-8 validation and detection (pure)', () => {
   it('finds the first invalid byte exactly where TextDecoder fails (property)', () => {
     fc.assert(
