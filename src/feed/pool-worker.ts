@@ -54,15 +54,12 @@ async function* one(bytes: Buffer): AsyncGenerator<Buffer> {
 
 /** Valid rows' payload JSON as UTF-8 in one growing buffer; row i's bytes end at ends[i]. */
 class JsonBytes {
+  /** 64 KiB or more: never from Node's shared pool, so it can be transferred. */
   bytes = Buffer.allocUnsafeSlow(64 * 1024);
   used = 0;
-  ends: number[] = [];
 
-  add(text: string | undefined): void {
-    if (text === undefined) {
-      this.ends.push(-1);
-      return;
-    }
+  add(text: string): number {
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
     const need = this.used + text.length * 3;
     if (need > this.bytes.length) {
       const grown = Buffer.allocUnsafeSlow(Math.max(need, this.bytes.length * 2));
@@ -70,14 +67,24 @@ class JsonBytes {
       this.bytes = grown;
     }
     this.used += this.bytes.write(text, this.used);
-    this.ends.push(this.used);
+    return this.used;
   }
 }
 
+/**
+ * One chunk's items, compactly (as src/feed/worker.ts sends them): valid issue-free rows as
+ * typed arrays of rows and lines and their SKUs; only the others travel whole; the payloads'
+ * JSON in one transferred buffer. Cloning an object per row cost the main thread more than
+ * the rest of its work (BENCHMARKS.md, "The worker pool").
+ */
 async function processChunk(m: ToPool): Promise<{ message: FromPool; transfer: ArrayBuffer[] }> {
   const file = files[m.fileIndex];
-  const items: FeedItem[] = [];
-  const checked: boolean[] = [];
+  const rowOf: number[] = [];
+  const lineOf: number[] = [];
+  const skus: (string | undefined)[] = [];
+  const checked: number[] = [];
+  const ends: number[] = [];
+  const others: [number, FeedItem][] = [];
   const json = serialize ? new JsonBytes() : undefined;
   let rows = 0;
   let error: FromPool['error'];
@@ -89,10 +96,17 @@ async function processChunk(m: ToPool): Promise<{ message: FromPool; transfer: A
         : readNdjson(text, { file, autoEncoding: m.autoEncoding, log: silent });
     for await (const item of processFile(processor, m.fileIndex, reads)) {
       if (item.row > rows) rows = item.row;
-      checked.push(item.payload !== undefined && item.sku !== undefined);
-      json?.add(item.valid && item.payload !== undefined ? JSON.stringify(item.payload) : undefined);
-      const { payload: _payload, ...rest } = item;
-      items.push(rest);
+      const i = rowOf.length;
+      rowOf.push(item.row);
+      lineOf.push(item.line);
+      skus.push(item.sku);
+      checked.push(item.payload !== undefined && item.sku !== undefined ? 1 : 0);
+      if (json)
+        ends.push(item.valid && item.payload !== undefined ? json.add(JSON.stringify(item.payload)) : -1);
+      if (!item.valid || item.issues.length > 0) {
+        const { payload: _payload, ...rest } = item;
+        others.push([i, rest]);
+      }
     }
   } catch (err) {
     error =
@@ -102,12 +116,25 @@ async function processChunk(m: ToPool): Promise<{ message: FromPool; transfer: A
   }
   let lines = 0;
   for (let at = m.body.indexOf(0x0a); at !== -1; at = m.body.indexOf(0x0a, at + 1)) lines++;
-  const message: FromPool = { seq: m.seq, items, checked, rows, lines, error };
-  const transfer: ArrayBuffer[] = [];
+  const rowArray = Int32Array.from(rowOf);
+  const lineArray = Int32Array.from(lineOf);
+  const checkedArray = Uint8Array.from(checked);
+  const message: FromPool = {
+    seq: m.seq,
+    row: rowArray,
+    line: lineArray,
+    skus,
+    checked: checkedArray,
+    others,
+    rows,
+    lines,
+    error,
+  };
+  const transfer: ArrayBuffer[] = [rowArray.buffer, lineArray.buffer, checkedArray.buffer];
   if (json) {
-    const ends = Int32Array.from(json.ends);
-    message.json = { bytes: new Uint8Array(json.bytes.buffer, 0, json.used), ends };
-    transfer.push(ends.buffer, json.bytes.buffer as ArrayBuffer);
+    const endArray = Int32Array.from(ends);
+    message.json = { bytes: new Uint8Array(json.bytes.buffer, 0, json.used), ends: endArray };
+    transfer.push(endArray.buffer, json.bytes.buffer as ArrayBuffer);
   }
   return { message, transfer };
 }

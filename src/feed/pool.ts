@@ -46,9 +46,14 @@ export interface ToPool {
 /** Worker -> main thread: one chunk's items, rows and lines counted from the chunk's start. */
 export interface FromPool {
   seq: number;
-  items: FeedItem[];
-  /** Items that had a payload and a SKU: the duplicate check applies to them. */
-  checked: boolean[];
+  /** Item i's row and line, counted from the chunk's start (0: none, a file-level issue). */
+  row: Int32Array;
+  line: Int32Array;
+  skus: (string | undefined)[];
+  /** 1: item i had a payload and a SKU, so the duplicate check applies to it. */
+  checked: Uint8Array;
+  /** Items with issues or invalid, whole (without payload): [i, item]. The others are valid and issue-free. */
+  others: [number, FeedItem][];
   /** Data rows the chunk held (its last row number). */
   rows: number;
   /** Line feeds in the chunk's body. */
@@ -72,6 +77,8 @@ const WORKER_URL = new URL('./pool-worker.js', import.meta.url);
  * memory stays bounded by the chunks, never by the feed.
  */
 const PER_WORKER = 2;
+/** Shared by every issue-free row; nobody mutates it. */
+const NO_ISSUES: Issue[] = [];
 /** Read issues whose messages name rows and lines (shifted with them). */
 const READ_CODES = new Set([
   'unclosed_quote',
@@ -163,6 +170,19 @@ export async function* pooledRows(
   plans: Plan[],
   options: PoolOptions,
 ): AsyncGenerator<FeedRow> {
+  // Rows pass one generator, chunks the rest: a yield per row through nested async generators
+  // cost the main thread more than putting the chunks back in order.
+  for await (const rows of chunksInOrder(files, feed, log, plans, options)) yield* rows;
+}
+
+/** Each chunk's rows, in order, with positions counted from the file's start. */
+async function* chunksInOrder(
+  files: string[],
+  feed: FeedOptions,
+  log: Logger,
+  plans: Plan[],
+  options: PoolOptions,
+): AsyncGenerator<FeedRow[]> {
   feed = { ...feed, runDate: feed.runDate ?? new Date().toISOString() };
   const input: PoolInput = { files, feed, serialize: options.serialize };
   const url = options.workerUrl ?? WORKER_URL;
@@ -176,7 +196,7 @@ export async function* pooledRows(
   let stateFile = -1;
 
   /** Puts the next chunk's rows out in order. */
-  async function* settle(): AsyncGenerator<FeedRow> {
+  async function* settle(): AsyncGenerator<FeedRow[]> {
     const m = await pool.result(next);
     const meta = sent.get(next)!;
     sent.delete(next);
@@ -186,7 +206,7 @@ export async function* pooledRows(
       state = { rows: 0, lines: 0, said: new Set() };
     }
     if (!meta.last) checkCut(m, files[meta.fileIndex], state.lines);
-    yield* rowsOf(m, meta, state, skus, files, feed, options.serialize);
+    yield rowsOf(m, meta, state, skus, files, feed, options.serialize);
     state.rows += m.rows;
     state.lines += m.lines;
     if (m.error) {
@@ -209,7 +229,7 @@ export async function* pooledRows(
       const chunker = new Chunker(plan.kind, { target: options.chunkTarget ?? CHUNK_TARGET });
       let delimiter = delimiterOption(feed.delimiter);
       let last: FeedChunk | undefined;
-      const send = async function* (chunk: FeedChunk, final: boolean): AsyncGenerator<FeedRow> {
+      const send = async function* (chunk: FeedChunk, final: boolean): AsyncGenerator<FeedRow[]> {
         if (plan.kind === 'csv' && delimiter === undefined) delimiter = sniff(chunk, final);
         // Out with what is ready; then wait while every worker has its fill, or while too many
         // results wait behind a slow chunk (memory). A worker is never kept idle by the order.
@@ -254,7 +274,7 @@ export async function* pooledRows(
  * cut inside a record. Their rows would differ from one thread's: stop rather than guess.
  */
 function checkCut(m: FromPool, file: string, linesBefore: number): void {
-  for (const item of m.items) {
+  for (const [, item] of m.others) {
     for (const issue of item.issues) {
       if (issue.code !== 'unclosed_quote') continue;
       throw new UsageError(
@@ -273,7 +293,7 @@ function sniff(chunk: FeedChunk, final: boolean): string {
   return sniffDelimiter(text, guessNewline(text), final);
 }
 
-function* rowsOf(
+function rowsOf(
   m: FromPool,
   meta: Sent,
   state: FileState,
@@ -281,13 +301,15 @@ function* rowsOf(
   files: string[],
   feed: FeedOptions,
   serialize: boolean,
-): Generator<FeedRow> {
+): FeedRow[] {
+  const out: FeedRow[] = [];
   const rowShift = state.rows;
   const lineShift = state.lines;
   const first = meta.chunk === 0;
+  const file = files[meta.fileIndex];
+  let other = 0;
   let start = 0;
-  for (let i = 0; i < m.items.length; i++) {
-    const item: FeedRow = m.items[i];
+  for (let i = 0; i < m.row.length; i++) {
     let json: Uint8Array | undefined;
     if (serialize && m.json) {
       const end = m.json.ends[i];
@@ -296,25 +318,35 @@ function* rowsOf(
         start = end;
       }
     }
-    if (item.row === 0) {
-      // Said once per file: what the header or the columns cause comes with every chunk.
-      const key = fileIssueKey(item.issues[0]);
-      if (!first && (state.said.has(key) || key.startsWith('no_rows') || key.startsWith('empty_file')))
-        continue;
-      state.said.add(key);
+    let item: FeedRow;
+    if (other < m.others.length && m.others[other][0] === i) {
+      item = m.others[other++][1];
+      if (item.row === 0) {
+        // Said once per file: what the header or the columns cause comes with every chunk.
+        const key = fileIssueKey(item.issues[0]);
+        if (!first && (state.said.has(key) || key.startsWith('no_rows') || key.startsWith('empty_file')))
+          continue;
+        state.said.add(key);
+      }
+      if (!first) shift(item, rowShift, lineShift);
+    } else {
+      item = { file, row: m.row[i] + rowShift, line: m.line[i] + lineShift, issues: NO_ISSUES, valid: true };
+      const sku = m.skus[i];
+      if (sku !== undefined) item.sku = sku;
     }
-    if (!first) shift(item, rowShift, lineShift);
-    if (m.checked[i] && item.sku !== undefined) {
+    if (m.checked[i] === 1 && item.sku !== undefined) {
       const dup = duplicateProblem(skus, feed, files, item.sku, meta.fileIndex, item.row);
       if (dup) {
-        item.issues.push(issueOf(dup, item, item.sku));
+        // A copy: issue-free rows share one empty array.
+        item.issues = [...item.issues, issueOf(dup, item, item.sku)];
         item.valid = false;
         json = undefined;
       }
     }
     if (json) item.json = json;
-    yield item;
+    out.push(item);
   }
+  return out;
 }
 
 function fileIssueKey(issue: Issue | undefined): string {
