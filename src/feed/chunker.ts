@@ -2,8 +2,9 @@
  * Cuts a feed's bytes into chunks of whole records for the worker pool (docs/reading.md,
  * "Threads"). Pure: bytes in, chunks out; no decoding and no parsing. A cut is made after a
  * line feed that lies outside quoted values: the scan only looks for `"` and `\n` with
- * `Buffer#indexOf`, and whether it is inside quotes is carried from piece to piece. In
- * UTF-8, 0x22 and 0x0A are never part of a multi-byte character, so a cut never splits one.
+ * `Buffer#indexOf`, and whether it is inside quotes is carried from piece to piece. In UTF-8,
+ * CP949 and Shift_JIS, 0x22 and 0x0A are never part of a multi-byte character, so a cut never
+ * splits one (src/feed/pool.ts, PoolEncoding; UTF-16 is never cut).
  *
  * CSV: the header record (with an Excel `sep=` line and blank lines before it) is kept apart
  * and handed with every chunk, so each chunk parses on its own. NDJSON: cuts at any line feed.

@@ -37,15 +37,19 @@ async function drain(): Promise<void> {
   busy = false;
 }
 
-/** The chunk's text after the header: `toString` when it is valid UTF-8 (fast), else the fatal decoder (for its message). */
-async function* texts(header: string, body: Uint8Array): AsyncGenerator<string> {
-  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  if (isUtf8(bytes)) {
-    yield header + bytes.toString('utf8');
+/**
+ * The chunk's text after the header. UTF-8: `toString` when the bytes are valid (`isUtf8` is
+ * cheap), else the fatal decoder for its message. CP949 and Shift_JIS: iconv-lite, as on one
+ * thread; a chunk starts and ends between characters (src/feed/pool.ts, PoolEncoding).
+ */
+async function* texts(m: ToPool): AsyncGenerator<string> {
+  const bytes = Buffer.from(m.body.buffer, m.body.byteOffset, m.body.byteLength);
+  if (m.encoding === 'utf-8' && isUtf8(bytes)) {
+    yield m.header + bytes.toString('utf8');
     return;
   }
-  if (header.length > 0) yield header;
-  yield* decodeChunks(one(bytes), 'utf-8');
+  if (m.header.length > 0) yield m.header;
+  yield* decodeChunks(one(bytes), m.encoding, m.notUtf8);
 }
 
 async function* one(bytes: Buffer): AsyncGenerator<Buffer> {
@@ -89,7 +93,7 @@ async function processChunk(m: ToPool): Promise<{ message: FromPool; transfer: A
   let rows = 0;
   let error: FromPool['error'];
   try {
-    const text = texts(m.header, m.body);
+    const text = texts(m);
     const reads: AsyncIterable<ReadItem> =
       m.kind === 'csv'
         ? readCsv(text, { file, delimiter: m.delimiter, autoEncoding: m.autoEncoding })

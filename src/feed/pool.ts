@@ -1,15 +1,16 @@
 import { isUtf8 } from 'node:buffer';
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import iconv from 'iconv-lite';
 import { resolveFeedMapping } from '../map/presets.js';
 import { binaryKind } from '../read/binary.js';
-import { detectEncoding } from '../read/detect-encoding.js';
+import { detectEncoding, utf32Bom } from '../read/detect-encoding.js';
 import { delimiterOption } from '../read/index.js';
 import { inputTypeFromName } from '../read/input-type.js';
 import { HEAD_BYTES } from '../read/limits.js';
 import { READ_CHUNK } from '../read/open.js';
 import { excelSepLine, guessNewline, sniffDelimiter } from '../read/sniff.js';
-import { incompleteTail } from '../read/utf8.js';
+import { firstInvalidUtf8, incompleteTail } from '../read/utf8.js';
 import { type ExitCodeValue, ExitError, UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedItem, FeedOptions, Issue } from '../shared/types.js';
@@ -40,8 +41,23 @@ export interface ToPool {
   header: string;
   body: Uint8Array;
   delimiter?: string;
+  encoding: PoolEncoding;
   autoEncoding: boolean;
+  /** A guessed CP949 or Shift_JIS file: where its bytes stopped being UTF-8 (for the message on bad bytes). */
+  notUtf8?: { offset: number; byte: number };
 }
+
+/**
+ * Encodings the pool cuts on raw bytes: in each, the bytes 0x0A (line feed), 0x0D and 0x22 (`"`)
+ * are only ever themselves, never part of a multi-byte character. UTF-8's continuation bytes
+ * are 0x80-0xBF; CP949's (and EUC-KR's) trail bytes are 0x41-0x5A, 0x61-0x7A and 0x81-0xFE;
+ * Shift_JIS's are 0x40-0x7E and 0x80-0xFC (checked against iconv-lite's tables: no two-byte
+ * character of either has a trail byte 0x09, 0x0A, 0x0D, 0x20, 0x22, 0x2C or 0x3B). A Shift_JIS
+ * trail byte can be 0x7C (`|`): the delimiter is never looked for in raw bytes, only in the text
+ * a worker decoded. UTF-16 has neither property (0x0A and 0x22 are half of many characters):
+ * it stays on the one-thread path, as gzip and JSON arrays do.
+ */
+export type PoolEncoding = 'utf-8' | 'cp949' | 'shift_jis';
 
 /** Worker -> main thread: one chunk's items, rows and lines counted from the chunk's start. */
 export interface FromPool {
@@ -94,17 +110,21 @@ const READ_CODES = new Set([
 /** How a file is read by the pool, or undefined when it keeps the one-thread path. */
 interface Plan {
   kind: ChunkKind;
+  encoding: PoolEncoding;
   /** What `--encoding auto` says on stderr, as the one-thread reader says it. */
   detected?: string;
+  notUtf8?: { offset: number; byte: number };
 }
 
 /**
- * The plans of all files when every one can go to the pool: UTF-8 CSV or NDJSON files, not
- * gzip, not stdin, not CR-only line ends, no preset transform. Anything else keeps today's path.
+ * The plans of all files when every one can go to the pool: CSV or NDJSON files in UTF-8, CP949
+ * (EUC-KR) or Shift_JIS, given or detected; not gzip, not stdin, not CR-only line ends, no
+ * preset transform. Anything else keeps today's path, which also says what is wrong with a file.
  */
 export function poolPlans(files: string[], feed: FeedOptions): Plan[] | undefined {
   if (files.length === 0) return undefined;
-  if (feed.encoding !== 'auto' && feed.encoding !== 'utf-8') return undefined;
+  const requested = feed.encoding;
+  if (requested === 'utf-16le' || requested === 'utf-16be') return undefined;
   try {
     if (resolveFeedMapping(feed)?.transform) return undefined;
     delimiterOption(feed.delimiter);
@@ -118,16 +138,39 @@ export function poolPlans(files: string[], feed: FeedOptions): Plan[] | undefine
     if (kind !== 'csv' && kind !== 'ndjson') return undefined;
     // The same sample as the one-thread reader's: its first read, "final" under 64 KiB.
     const head = readHead(file);
-    if (!head || head.length === 0) return undefined;
-    const final = head.length < HEAD_BYTES;
-    const whole = final ? head : head.subarray(0, head.length - incompleteTail(head));
-    if (!isUtf8(whole) || binaryKind(head, feed.encoding, false)) return undefined;
-    const detection = detectEncoding(head, final);
-    if (detection.encoding !== 'utf-8') return undefined;
-    if (kind === 'csv' && guessNewline(whole.toString('utf8')) === '\r') return undefined;
-    plans.push({ kind, detected: feed.encoding === 'auto' ? detection.reason : undefined });
+    if (!head || head.length === 0 || utf32Bom(head)) return undefined;
+    const plan = planOf(kind, head, requested);
+    if (!plan) return undefined;
+    plans.push(plan);
   }
   return plans;
+}
+
+function planOf(kind: ChunkKind, head: Buffer, requested: FeedOptions['encoding']): Plan | undefined {
+  const final = head.length < HEAD_BYTES;
+  const whole = final ? head : head.subarray(0, head.length - incompleteTail(head));
+  let plan: Plan;
+  if (requested === 'auto') {
+    if (binaryKind(head, 'auto', false)) return undefined;
+    const detection = detectEncoding(head, final);
+    const encoding = detection.encoding;
+    if (encoding !== 'utf-8' && encoding !== 'cp949' && encoding !== 'shift_jis') return undefined;
+    plan = { kind, encoding, detected: detection.reason };
+    if (encoding !== 'utf-8') {
+      const at = firstInvalidUtf8(head, 0, final);
+      plan.notUtf8 = { offset: at, byte: head[at] };
+    }
+  } else {
+    if (binaryKind(head, requested, false)) return undefined;
+    const encoding = requested === 'euc-kr' ? 'cp949' : requested;
+    if (encoding !== 'utf-8' && encoding !== 'cp949' && encoding !== 'shift_jis') return undefined;
+    plan = { kind, encoding };
+  }
+  // Bad UTF-8 in the sample: the one-thread path says so before reading a row.
+  if (plan.encoding === 'utf-8' && !isUtf8(whole)) return undefined;
+  // Line ends are ASCII in all three encodings: the sample's bytes as latin1 show them.
+  if (kind === 'csv' && guessNewline(whole.toString('latin1')) === '\r') return undefined;
+  return plan;
 }
 
 function readHead(file: string): Buffer | undefined {
@@ -225,12 +268,16 @@ async function* chunksInOrder(
     for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
       const file = files[fileIndex];
       const plan = plans[fileIndex];
-      if (plan.detected) log.info(`${file}: encoding utf-8 (auto-detected: ${plan.detected})`);
+      if (plan.detected) log.info(`${file}: encoding ${plan.encoding} (auto-detected: ${plan.detected})`);
       const chunker = new Chunker(plan.kind, { target: options.chunkTarget ?? CHUNK_TARGET });
       let delimiter = delimiterOption(feed.delimiter);
       let last: FeedChunk | undefined;
+      // The header is the same bytes in every chunk of a file: decoded once.
+      let header: { bytes: Buffer; text: string } | undefined;
       const send = async function* (chunk: FeedChunk, final: boolean): AsyncGenerator<FeedRow[]> {
-        if (plan.kind === 'csv' && delimiter === undefined) delimiter = sniff(chunk, final);
+        if (plan.kind === 'csv' && delimiter === undefined) delimiter = sniff(chunk, final, plan.encoding);
+        if (header?.bytes !== chunk.header)
+          header = { bytes: chunk.header, text: decode(chunk.header, plan.encoding) };
         // Out with what is ready; then wait while every worker has its fill, or while too many
         // results wait behind a slow chunk (memory). A worker is never kept idle by the order.
         for (;;) {
@@ -243,10 +290,12 @@ async function* chunksInOrder(
           seq: seq++,
           fileIndex,
           kind: plan.kind,
-          header: chunk.header.toString('utf8'),
+          header: header.text,
           body: chunk.body,
           delimiter,
+          encoding: plan.encoding,
           autoEncoding: feed.encoding === 'auto',
+          notUtf8: plan.notUtf8,
         });
       };
       // One chunk is held back so the last one is known to be last (the sniffer needs that).
@@ -286,8 +335,8 @@ function checkCut(m: FromPool, file: string, linesBefore: number): void {
 }
 
 /** The delimiter as the one-thread reader sniffs it from the first rows (src/read/csv.ts `start`). */
-function sniff(chunk: FeedChunk, final: boolean): string {
-  const text = chunk.header.toString('utf8') + chunk.body.toString('utf8');
+function sniff(chunk: FeedChunk, final: boolean, encoding: PoolEncoding): string {
+  const text = decode(Buffer.concat([chunk.header, chunk.body]), encoding);
   const sep = excelSepLine(text);
   if (sep) return sep.delimiter;
   return sniffDelimiter(text, guessNewline(text), final);
@@ -379,8 +428,21 @@ export function shiftPositions(message: string, rows: number, lines: number): st
   );
 }
 
+/** Bytes of whole characters as text (bad bytes become U+FFFD: the worker reports them). */
+function decode(bytes: Buffer, encoding: PoolEncoding): string {
+  return encoding === 'utf-8' ? bytes.toString('utf8') : iconv.decode(bytes, encoding);
+}
+
+/**
+ * The bad byte's offset, counted from the chunk's start, counted from the file's: the last
+ * "byte offset" of the message (an earlier one, where a guessed file stopped being UTF-8, is
+ * counted from the file's start already).
+ */
 function shiftByteOffset(message: string, offset: number): string {
-  return message.replace(/byte offset (\d+)/g, (_all, n: string) => `byte offset ${Number(n) + offset}`);
+  return message.replace(
+    /byte offset (\d+)(?!.*byte offset)/,
+    (_all, n: string) => `byte offset ${Number(n) + offset}`,
+  );
 }
 
 /** N workers; each result waits here until it is asked for, in order. */

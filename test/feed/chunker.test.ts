@@ -1,8 +1,9 @@
 import fc from 'fast-check';
+import iconv from 'iconv-lite';
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
 import { Chunker, type ChunkKind, type FeedChunk } from '../../src/feed/chunker.js';
-import { csvText } from './random-csv.js';
+import { CP949_CHARS, csvText, SHIFT_JIS_CHARS } from './random-csv.js';
 
 /** The chunks of `bytes` fed in pieces of `piece` bytes, cut at `target`. */
 function chunks(kind: ChunkKind, bytes: Buffer, piece: number, target: number): FeedChunk[] {
@@ -51,8 +52,8 @@ describe('Chunker', () => {
   });
 
   /** Checks the chunks of `text`; returns them with the header's text. */
-  function checkCuts(text: string, piece: number, target: number) {
-    const bytes = Buffer.from(text);
+  function checkCuts(text: string, piece: number, target: number, encoding = 'utf-8') {
+    const bytes = iconv.encode(text, encoding);
     const out = chunks('csv', bytes, piece, target);
     const bom = text.startsWith('\uFEFF') ? 3 : 0;
     const header = out[0].header;
@@ -71,7 +72,7 @@ describe('Chunker', () => {
         expect(quoteCount % 2).toBe(0);
       }
     }
-    return { out, header: header.toString(), bom };
+    return { out, header: iconv.decode(header, encoding), bom };
   }
 
   it('on random CSV with mixed line ends: gives the bytes back and cuts only after a line feed outside quotes', () => {
@@ -106,4 +107,33 @@ describe('Chunker', () => {
       { numRuns: 200 },
     );
   });
+
+  it.each([
+    ['cp949', CP949_CHARS],
+    ['shift_jis', SHIFT_JIS_CHARS],
+  ])(
+    'on random %s CSV: cuts between characters, and papaparse reads the same records from the decoded chunks',
+    (encoding, chars) => {
+      fc.assert(
+        fc.property(
+          csvText({ oneLineEnd: true, chars, bom: false }),
+          fc.integer({ min: 1, max: 64 }),
+          fc.integer({ min: 1, max: 200 }),
+          (text, piece, target) => {
+            // Every character has its bytes in the encoding (none became `?`).
+            expect(iconv.decode(iconv.encode(text, encoding), encoding)).toBe(text);
+            const { out, header } = checkCuts(text, piece, target, encoding);
+            const newline = text[text.indexOf('\n') - 1] === '\r' ? '\r\n' : '\n';
+            const whole = records(text, newline);
+            // Each chunk decodes on its own to whole characters (no U+FFFD from a split one).
+            const bodies = out.map((c) => iconv.decode(c.body, encoding));
+            expect(bodies.join('')).not.toContain('\uFFFD');
+            const pieces = bodies.flatMap((body) => records(header + body, newline).slice(1));
+            expect(pieces).toEqual(whole.slice(1));
+          },
+        ),
+        { numRuns: 150 },
+      );
+    },
+  );
 });

@@ -1,18 +1,20 @@
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { poolPlans } from '../../src/feed/pool.js';
 import { type FeedRow, feedRows, payloadJson } from '../../src/feed/threads.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedOptions } from '../../src/shared/types.js';
 import { feedOptions } from '../helpers/feed-options.js';
-import { csvText } from './random-csv.js';
+import { CP949_CHARS, csvText, SHIFT_JIS_CHARS } from './random-csv.js';
 
 const root = join(import.meta.dirname, '..', '..');
 // The workers run from the build (`npm test` builds first); vitest's sources have no .js files.
 const poolWorkerUrl = new URL('../../dist/feed/pool-worker.js', import.meta.url);
+const workerUrl = new URL('../../dist/feed/worker.js', import.meta.url);
 const standard = feedOptions({});
 
 /** Everything a consumer uses of a row: a valid row's payload as the JSON it writes or sends. */
@@ -26,12 +28,18 @@ const seen = (r: FeedRow) => [
   r.valid ? Buffer.from(payloadJson(r) ?? []).toString() : null,
 ];
 
-async function outcome(files: string[], pool: number | undefined, feed: FeedOptions, chunkTarget = 200) {
+/** The pool of 2, one thread, or reading here with mapping and validation on the feed worker. */
+type Path = 'pool' | 'one' | 'two';
+
+async function outcome(files: string[], path: Path, feed: FeedOptions, chunkTarget = 200) {
   const log = memoryLogger();
   const rows: FeedRow[] = [];
   let error: string | undefined;
   try {
-    const options = { serialize: true, threaded: false, pool, poolWorkerUrl, chunkTarget };
+    const options =
+      path === 'pool'
+        ? { serialize: true, threaded: false, pool: 2, poolWorkerUrl, chunkTarget }
+        : { serialize: true, threaded: path === 'two', workerUrl };
     for await (const row of feedRows(files, feed, log, undefined, options)) rows.push(row);
   } catch (err) {
     error = (err as Error).message;
@@ -39,15 +47,31 @@ async function outcome(files: string[], pool: number | undefined, feed: FeedOpti
   return { rows, error, log: log.lines };
 }
 
-async function expectSame(files: string[], feed: FeedOptions = standard, chunkTarget = 200) {
-  const [pooled, alone] = await Promise.all([
-    outcome(files, 2, feed, chunkTarget),
-    outcome(files, undefined, feed),
-  ]);
-  expect(pooled.error).toBe(alone.error);
-  expect(pooled.rows.map(seen)).toEqual(alone.rows.map(seen));
-  expect(pooled.log).toEqual(alone.log);
+/** The pool's rows, issues, payloads, error and messages are one thread's (and, asked, the two-thread path's). */
+async function expectSame(
+  files: string[],
+  feed: FeedOptions = standard,
+  chunkTarget = 200,
+  paths: Path[] = ['pool', 'one'],
+) {
+  const [pooled, alone, ...others] = await Promise.all(
+    paths.map((p) => outcome(files, p, feed, chunkTarget)),
+  );
+  for (const other of [pooled, ...others]) {
+    expect(other.error).toBe(alone.error);
+    expect(other.rows.map(seen)).toEqual(alone.rows.map(seen));
+    expect(other.log).toEqual(alone.log);
+  }
   return pooled;
+}
+
+/** Writes each text in `encoding` to a new file in `dir`. */
+function writeFiles(dir: string, texts: string[], encoding: string, ext: string): string[] {
+  return texts.map((text, i) => {
+    const file = join(dir, `f${i}-${Math.random().toString(36).slice(2)}.${ext}`);
+    writeFileSync(file, iconv.encode(text, encoding));
+    return file;
+  });
 }
 
 const readFixtures = readdirSync(join(root, 'fixtures', 'read'))
@@ -55,19 +79,29 @@ const readFixtures = readdirSync(join(root, 'fixtures', 'read'))
   .map((f) => join(root, 'fixtures', 'read', f));
 
 describe('the worker pool (--threads N >= 2)', () => {
-  it('takes UTF-8 CSV and NDJSON files, and leaves the others to the one-thread path', () => {
+  it('takes CSV and NDJSON files in UTF-8, CP949 and Shift_JIS, and leaves the others to the one-thread path', () => {
     const fx = (f: string) => join(root, 'fixtures', 'read', f);
-    expect(poolPlans([fx('basic.csv'), fx('feed.ndjson')], standard)).toHaveLength(2);
-    for (const other of ['cp949-korean.csv', 'basic.csv.gz', 'utf16le-bom.csv', 'rows.json', 'empty.csv'])
+    const plans = poolPlans(
+      ['basic.csv', 'feed.ndjson', 'cp949-korean.csv', 'euc-kr-korean.csv', 'shift_jis-japanese.csv'].map(fx),
+      standard,
+    );
+    expect(plans?.map((p) => p.encoding)).toEqual(['utf-8', 'utf-8', 'cp949', 'cp949', 'shift_jis']);
+    expect(poolPlans([fx('euc-kr-korean.csv')], feedOptions({ encoding: 'euc-kr' }))?.[0].encoding).toBe(
+      'cp949',
+    );
+    for (const other of ['basic.csv.gz', 'utf16le-bom.csv', 'utf16be-bom.csv', 'rows.json', 'empty.csv'])
       expect(poolPlans([fx(other)], standard), other).toBeUndefined();
+    expect(poolPlans([fx('basic.csv')], feedOptions({ encoding: 'utf-16le' }))).toBeUndefined();
     expect(poolPlans(['-'], standard)).toBeUndefined();
   });
 
-  it('gives the one-thread items for every UTF-8 CSV and NDJSON reader fixture', async () => {
+  it('gives the items of one thread and of two for every reader fixture it takes', async () => {
     const eligible = readFixtures.filter((f) => poolPlans([f], standard));
-    expect(eligible.length).toBeGreaterThanOrEqual(15);
+    expect(eligible.length).toBeGreaterThanOrEqual(18);
+    for (const name of ['cp949-korean.csv', 'euc-kr-korean.csv', 'shift_jis-japanese.csv', 'feed.ndjson'])
+      expect(eligible.map((f) => f.slice(f.lastIndexOf('/') + 1))).toContain(name);
     // One run over all of them: one pool start, and SKUs repeated across files are duplicates.
-    const { rows } = await expectSame(eligible);
+    const { rows } = await expectSame(eligible, standard, 200, ['pool', 'one', 'two']);
     expect(rows.length).toBeGreaterThan(30);
   });
 
@@ -128,10 +162,10 @@ describe('the worker pool (--threads N >= 2)', () => {
     // Row 2's unquoted 5" opens a "quote" for the scan; row 4's quoted line break then looks outside.
     const rows = ['A,plain,1', 'B,5" screen,2', 'C,plain,3', 'D,"two\nlines",4', 'E,plain,5', 'F,plain,6'];
     writeFileSync(file, `sku,name,price\n${rows.join('\n')}\n`);
-    const pooled = await outcome([file], 2, standard, 1);
+    const pooled = await outcome([file], 'pool', standard, 1);
     expect(pooled.error).toMatch(/stray\.csv: the worker pool cannot cut this file at record boundaries/);
     // The one-thread path reads it: the quote inside an unquoted value is a plain character.
-    const alone = await outcome([file], undefined, standard);
+    const alone = await outcome([file], 'one', standard);
     expect(alone.error).toBeUndefined();
     expect(alone.rows.filter((r) => r.row > 0)).toHaveLength(6);
   });
@@ -190,5 +224,67 @@ describe('the worker pool (--threads N >= 2)', () => {
       ),
       { numRuns: 2 },
     );
+  });
+
+  it.each([
+    ['cp949', CP949_CHARS],
+    ['shift_jis', SHIFT_JIS_CHARS],
+  ])('gives the one-thread items for random %s CSV feeds', async (encoding, chars) => {
+    const dir = mkdtempSync(join(tmpdir(), 'genser-pool-'));
+    const feed = feedOptions({ encoding });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(csvText({ oneLineEnd: true, chars, bom: false }), { minLength: 6, maxLength: 6 }),
+        fc.integer({ min: 1, max: 400 }),
+        async (texts, target) => {
+          const files = writeFiles(dir, texts, encoding, 'csv');
+          expect(poolPlans(files, feed)?.every((p) => p.encoding === encoding)).toBe(true);
+          const { rows } = await expectSame(files, feed, target);
+          // The values came through decoded (no U+FFFD, no `?` for a character).
+          for (const r of rows) if (r.json) expect(Buffer.from(r.json).toString()).not.toMatch(/\uFFFD/);
+        },
+      ),
+      { numRuns: 2 },
+    );
+  });
+
+  it('stops at a bad CP949 byte past the sample with the one-thread message (where it stopped being UTF-8, offset, line)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'genser-pool-'));
+    const file = join(dir, 'bad-cp949.csv');
+    const rows = Array.from(
+      { length: 900 },
+      (_, i) => `K${i},"한글 상품\n${i} ${'가'.repeat(120)}",1000,https://s.kr/${i}\n`,
+    );
+    const good = iconv.encode(`sku,name,price,url\n${rows.join('')}`, 'cp949');
+    writeFileSync(
+      file,
+      Buffer.concat([good, Buffer.from('K-x,a'), Buffer.from([0xff]), Buffer.from(',1,u\n')]),
+    );
+    expect(good.length).toBeGreaterThan(128 * 1024);
+    expect(poolPlans([file], standard)?.[0]).toMatchObject({ encoding: 'cp949', notUtf8: { offset: 23 } });
+    const { error, rows: out } = await expectSame([file], standard, 32 * 1024);
+    expect(error).toMatch(
+      /nor valid cp949, which it looked like: invalid byte 0xFF at byte offset \d+ \(line \d+\)/,
+    );
+    expect(error).toContain(`at byte offset ${good.length + 5} `);
+    expect(out.filter((r) => r.row > 0)).toHaveLength(900);
+  });
+
+  it('reads a `|`-delimited Shift_JIS file whose characters have a trail byte 0x7C (`|`)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'genser-pool-'));
+    // ポ is 0x83 0x7C: a `|` in each value to whatever looked at the bytes, not the decoded text.
+    const rows = Array.from(
+      { length: 40 },
+      (_, i) => `J${i}|ポ表${i}|1000|https://s.jp/${i}|https://s.jp/${i}.jpg\n`,
+    );
+    const [file] = writeFiles(dir, [`sku|name|price|url|image\n${rows.join('')}`], 'shift_jis', 'csv');
+    const asBytes = readFileSync(file).toString('latin1').split('\n');
+    expect(asBytes[1].split('|')).toHaveLength(6);
+    const feed = feedOptions({ encoding: 'shift_jis' });
+    const { rows: out } = await expectSame([file], feed, 100);
+    const records = out.filter((r) => r.row > 0);
+    expect(records).toHaveLength(40);
+    expect(records.flatMap((r) => r.issues.map((i) => i.code))).not.toContain('ragged_row');
+    expect(records.map((r) => r.sku)).toEqual(rows.map((_, i) => `J${i}`));
   });
 });
