@@ -93,6 +93,12 @@ const WORKER_URL = new URL('./pool-worker.js', import.meta.url);
  * memory stays bounded by the chunks, never by the feed.
  */
 const PER_WORKER = 2;
+/**
+ * A smaller young generation per worker: -45 MiB of peak RSS with two workers and no measurable
+ * CPU (BENCHMARKS.md, "The worker pool"). Only the young generation: a worker that reached an
+ * old-generation limit would end the run instead of slowing it.
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
 /** Shared by every issue-free row; nobody mutates it. */
 const NO_ISSUES: Issue[] = [];
 /** Read issues whose messages name rows and lines (shifted with them). */
@@ -457,7 +463,7 @@ class Pool {
 
   constructor(threads: number, url: URL, input: PoolInput) {
     for (let i = 0; i < threads; i++) {
-      const worker = new Worker(url, { workerData: input });
+      const worker = new Worker(url, { workerData: input, resourceLimits: WORKER_LIMITS });
       worker.on('message', (m: FromPool) => {
         this.load[this.owner.get(m.seq)!]--;
         this.owner.delete(m.seq);
