@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { poolPlans } from '../../src/feed/pool.js';
-import { type FeedRow, feedRows, payloadJson } from '../../src/feed/threads.js';
+import { autoThreads, type FeedRow, feedRows, POOL_MIN_BYTES, payloadJson } from '../../src/feed/threads.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedOptions } from '../../src/shared/types.js';
 import { feedOptions } from '../helpers/feed-options.js';
@@ -286,5 +286,31 @@ describe('the worker pool (--threads N >= 2)', () => {
     expect(records).toHaveLength(40);
     expect(records.flatMap((r) => r.issues.map((i) => i.code))).not.toContain('ragged_row');
     expect(records.map((r) => r.sku)).toEqual(rows.map((_, i) => `J${i}`));
+  });
+
+  it('is what --threads auto runs large inputs on: one worker per core from POOL_MIN_BYTES', async () => {
+    const MiB = 1024 * 1024;
+    expect(autoThreads(MiB, 2)).toBe(0);
+    expect(autoThreads(4 * MiB, 2)).toBe(1);
+    expect(autoThreads(POOL_MIN_BYTES - 1, 8)).toBe(1);
+    expect(autoThreads(POOL_MIN_BYTES, 2)).toBe(2);
+    expect(autoThreads(POOL_MIN_BYTES, 8)).toBe(8);
+    expect(autoThreads(POOL_MIN_BYTES, 1)).toBe(0);
+    expect(autoThreads(undefined, 4)).toBe(1); // stdin
+    // Through feedRows, with the threshold made small: the pool runs it (a missing pool worker
+    // fails the run) and gives the one-thread items; under the threshold the pool is not used.
+    const catalog = join(root, 'fixtures', 'catalog.csv');
+    const run = async (poolMinBytes: number, url = poolWorkerUrl) => {
+      const rows: FeedRow[] = [];
+      const options = { serialize: true, poolWorkerUrl: url, workerUrl, poolMinBytes, chunkTarget: 2048 };
+      for await (const row of feedRows([catalog], standard, memoryLogger(), undefined, options))
+        rows.push(row);
+      return rows;
+    };
+    const missing = new URL('./no-such-worker.js', poolWorkerUrl);
+    await expect(run(1, missing)).rejects.toThrow();
+    expect(await run(Number.POSITIVE_INFINITY, missing)).toHaveLength(25);
+    const alone = await outcome([catalog], 'one', standard);
+    expect((await run(1)).map(seen)).toEqual(alone.rows.map(seen));
   });
 });
