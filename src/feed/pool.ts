@@ -52,9 +52,10 @@ export interface ToPool {
  * are only ever themselves, never part of a multi-byte character. UTF-8's continuation bytes
  * are 0x80-0xBF; CP949's (and EUC-KR's) trail bytes are 0x41-0x5A, 0x61-0x7A and 0x81-0xFE;
  * Shift_JIS's are 0x40-0x7E and 0x80-0xFC (checked against iconv-lite's tables: no two-byte
- * character of either has a trail byte 0x09, 0x0A, 0x0D, 0x20, 0x22, 0x2C or 0x3B). A Shift_JIS
- * trail byte can be 0x7C (`|`): the delimiter is never looked for in raw bytes, only in the text
- * a worker decoded. UTF-16 has neither property (0x0A and 0x22 are half of many characters):
+ * character of either has a trail byte 0x09, 0x0A, 0x0D, 0x20, 0x22, 0x2C or 0x3B). The cut
+ * also looks at the delimiter's byte (a quote opens a value only after it), so in CP949 and
+ * Shift_JIS a delimiter from 0x40 up (`|`, which a Shift_JIS trail byte can be) keeps the
+ * one-thread path. UTF-16 has neither property (0x0A and 0x22 are half of many characters):
  * it stays on the one-thread path, as gzip and JSON arrays do.
  */
 export type PoolEncoding = 'utf-8' | 'cp949' | 'shift_jis';
@@ -120,6 +121,8 @@ interface Plan {
   /** What `--encoding auto` says on stderr, as the one-thread reader says it. */
   detected?: string;
   notUtf8?: { offset: number; byte: number };
+  /** CSV: the delimiter, given or sniffed from the file's first bytes as one thread sniffs it. */
+  delimiter?: string;
 }
 
 /**
@@ -145,14 +148,19 @@ export function poolPlans(files: string[], feed: FeedOptions): Plan[] | undefine
     // The same sample as the one-thread reader's: its first read, "final" under 64 KiB.
     const head = readHead(file);
     if (!head || head.length === 0 || utf32Bom(head)) return undefined;
-    const plan = planOf(kind, head, requested);
+    const plan = planOf(kind, head, requested, delimiterOption(feed.delimiter));
     if (!plan) return undefined;
     plans.push(plan);
   }
   return plans;
 }
 
-function planOf(kind: ChunkKind, head: Buffer, requested: FeedOptions['encoding']): Plan | undefined {
+function planOf(
+  kind: ChunkKind,
+  head: Buffer,
+  requested: FeedOptions['encoding'],
+  given: string | undefined,
+): Plan | undefined {
   const final = head.length < HEAD_BYTES;
   const whole = final ? head : head.subarray(0, head.length - incompleteTail(head));
   let plan: Plan;
@@ -176,8 +184,23 @@ function planOf(kind: ChunkKind, head: Buffer, requested: FeedOptions['encoding'
   if (plan.encoding === 'utf-8' && !isUtf8(whole)) return undefined;
   // Line ends are ASCII in all three encodings: the sample's bytes as latin1 show them.
   if (kind === 'csv' && guessNewline(whole.toString('latin1')) === '\r') return undefined;
+  if (kind === 'csv') {
+    const bom = plan.encoding === 'utf-8' && whole[0] === 0xef && whole[1] === 0xbb && whole[2] === 0xbf;
+    // iconv-lite decodes a cut-off last character as U+FFFD, which the sniffer's last line drops.
+    const sample = plan.encoding === 'utf-8' ? whole : head;
+    const delimiter =
+      given ?? sniff(decode(bom ? sample.subarray(3) : sample, plan.encoding), wholeFile(head));
+    const code = delimiter.charCodeAt(0);
+    // The cut compares raw bytes with the delimiter's: one ASCII byte, never a trail byte.
+    if (delimiter.length !== 1 || code > 0x7f || (plan.encoding !== 'utf-8' && code >= 0x40))
+      return undefined;
+    plan.delimiter = delimiter;
+  }
   return plan;
 }
+
+/** The head read is all of the file. */
+const wholeFile = (head: Buffer) => head.length < READ_CHUNK;
 
 function readHead(file: string): Buffer | undefined {
   let fd: number | undefined;
@@ -275,13 +298,14 @@ async function* chunksInOrder(
       const file = files[fileIndex];
       const plan = plans[fileIndex];
       if (plan.detected) log.info(`${file}: encoding ${plan.encoding} (auto-detected: ${plan.detected})`);
-      const chunker = new Chunker(plan.kind, { target: options.chunkTarget ?? CHUNK_TARGET });
-      let delimiter = delimiterOption(feed.delimiter);
+      const chunker = new Chunker(plan.kind, {
+        target: options.chunkTarget ?? CHUNK_TARGET,
+        delimiter: plan.delimiter,
+      });
       let last: FeedChunk | undefined;
       // The header is the same bytes in every chunk of a file: decoded once.
       let header: { bytes: Buffer; text: string } | undefined;
       const send = async function* (chunk: FeedChunk, final: boolean): AsyncGenerator<FeedRow[]> {
-        if (plan.kind === 'csv' && delimiter === undefined) delimiter = sniff(chunk, final, plan.encoding);
         if (header?.bytes !== chunk.header)
           header = { bytes: chunk.header, text: decode(chunk.header, plan.encoding) };
         // Out with what is ready; then wait while every worker has its fill, or while too many
@@ -298,13 +322,13 @@ async function* chunksInOrder(
           kind: plan.kind,
           header: header.text,
           body: chunk.body,
-          delimiter,
+          delimiter: plan.delimiter,
           encoding: plan.encoding,
           autoEncoding: feed.encoding === 'auto',
           notUtf8: plan.notUtf8,
         });
       };
-      // One chunk is held back so the last one is known to be last (the sniffer needs that).
+      // One chunk is held back so the last one is known to be last (a cut check skips it).
       for await (const bytes of createReadStream(file, { highWaterMark: 1024 * 1024 })) {
         for (const chunk of chunker.push(bytes as Buffer)) {
           if (last) yield* send(last, false);
@@ -324,9 +348,9 @@ async function* chunksInOrder(
 }
 
 /**
- * A quote left open at the end of a chunk that is not the file's last: the quote scan was
- * thrown off (a quote inside an unquoted value, `5" screen`), and this chunk and the next were
- * cut inside a record. Their rows would differ from one thread's: stop rather than guess.
+ * A quote left open at the end of a chunk that is not the file's last: the cut fell inside a
+ * quoted value (the byte scan read a quote otherwise than papaparse does), and this chunk's
+ * rows and the next's would differ from one thread's: stop rather than guess.
  */
 function checkCut(m: FromPool, file: string, linesBefore: number): void {
   for (const [, item] of m.others) {
@@ -334,15 +358,14 @@ function checkCut(m: FromPool, file: string, linesBefore: number): void {
       if (issue.code !== 'unclosed_quote') continue;
       throw new UsageError(
         `${file}: the worker pool cannot cut this file at record boundaries (a quote near line ${(issue.line ?? 0) + linesBefore} is not closed where a record ends)`,
-        'A value holds a quote without being quoted (write it "5"" screen"); or run with --threads 1.',
+        'Check the quotes of the value that starts there (a quoted value ends with a quote before the delimiter or the line end), or run with --threads 1 to read it in one piece.',
       );
     }
   }
 }
 
 /** The delimiter as the one-thread reader sniffs it from the first rows (src/read/csv.ts `start`). */
-function sniff(chunk: FeedChunk, final: boolean, encoding: PoolEncoding): string {
-  const text = decode(Buffer.concat([chunk.header, chunk.body]), encoding);
+function sniff(text: string, final: boolean): string {
   const sep = excelSepLine(text);
   if (sep) return sep.delimiter;
   return sniffDelimiter(text, guessNewline(text), final);
