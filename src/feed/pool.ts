@@ -233,6 +233,11 @@ interface FileState {
   lines: number;
   /** File-level issues said already (from the first chunk, or a later one). */
   said: Set<string>;
+  /**
+   * The first chunk's `no_rows` (or `empty_file`): a chunk of blank lines has no rows, the file
+   * may still have some in a later chunk. Said at the file's end when none had any.
+   */
+  noRows?: FeedRow;
 }
 
 export async function* pooledRows(
@@ -278,7 +283,13 @@ async function* chunksInOrder(
       state = { rows: 0, lines: 0, said: new Set() };
     }
     if (!meta.last) checkCut(m, files[meta.fileIndex], state.lines);
-    yield rowsOf(m, meta, state, skus, files, feed, options.serialize);
+    const rows = rowsOf(m, meta, state, skus, files, feed, options.serialize);
+    if (m.rows > 0) state.noRows = undefined;
+    if (meta.last && state.noRows) {
+      rows.push(state.noRows);
+      state.noRows = undefined;
+    }
+    yield rows;
     state.rows += m.rows;
     state.lines += m.lines;
     if (m.error) {
@@ -402,8 +413,9 @@ function rowsOf(
       if (item.row === 0) {
         // Said once per file: what the header or the columns cause comes with every chunk.
         const key = fileIssueKey(item.issues[0]);
-        if (!first && (state.said.has(key) || key.startsWith('no_rows') || key.startsWith('empty_file')))
-          continue;
+        const noRows = key.startsWith('no_rows') || key.startsWith('empty_file');
+        if (noRows && first) state.noRows = item;
+        if (noRows || (!first && state.said.has(key))) continue;
         state.said.add(key);
       }
       if (!first) shift(item, rowShift, lineShift);

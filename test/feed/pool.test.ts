@@ -123,6 +123,17 @@ describe('the worker pool (--threads N >= 2)', () => {
     }
   });
 
+  it('says no_rows only for a file without rows, not for a first chunk of blank lines', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'genser-pool-'));
+    const some = join(dir, 'some.csv');
+    const none = join(dir, 'none.csv');
+    writeFileSync(some, 'sku,name,price,description\n\n\nP10,,0,');
+    writeFileSync(none, 'sku,name,price,description\n\n\n');
+    const { rows } = await expectSame([some, none], standard, 1);
+    const noRows = rows.filter((r) => r.issues.some((i) => i.code === 'no_rows'));
+    expect(noRows.map((r) => r.file)).toEqual([none]);
+  });
+
   it('finds duplicate SKUs across chunks and files', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'genser-pool-'));
     const a = join(dir, 'a.csv');
