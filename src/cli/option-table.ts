@@ -269,10 +269,11 @@ export const OPTIONS = {
   }),
   threads: opt({
     flag: '--threads <n>',
-    help: '0: all on one thread; 1: reading on one thread, mapping and validation on a second; 2-64: a pool of that many workers, each reading, mapping and validating whole chunks of UTF-8 CSV or NDJSON files (other inputs: as 1)',
+    help: '0: all on one thread; 1: reading on one thread, mapping and validation on a second; 2-64: a pool of that many workers, each decoding, reading, mapping and validating whole chunks of CSV or NDJSON files in UTF-8, CP949 or Shift_JIS (other inputs: as 1)',
     env: 'GENSER_THREADS',
     default: 'auto' as 'auto' | number,
-    defaultText: 'auto: a second thread for inputs of 4 MiB or more, and stdin',
+    defaultText:
+      'auto: one thread under 4 MiB; a second thread from 4 MiB, and for stdin; a pool of one worker per core from 256 MiB',
     parse: p.threads(MAX_THREADS),
     commands: FEED,
   }),

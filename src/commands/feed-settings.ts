@@ -61,8 +61,9 @@ export function feedOptionsFrom(s: FeedSettings, ctx: Pick<CommandContext, 'expl
 }
 
 /**
- * `--threads`: auto (by size), 0 (one thread), 1 (a second thread even for small feeds), or
- * N >= 2: a pool of N workers (src/feed/pool.ts) for UTF-8 CSV and NDJSON files.
+ * `--threads`: auto (by size: src/feed/threads.ts `autoThreads`), 0 (one thread), 1 (a second
+ * thread even for small feeds), or N >= 2: a pool of N workers (src/feed/pool.ts) for CSV and
+ * NDJSON files in UTF-8, CP949 or Shift_JIS.
  */
 export function threadedFrom(s: Pick<FeedSettings, 'threads'>): boolean | number | undefined {
   const t = s.threads;

@@ -1,9 +1,11 @@
 /**
  * Cuts a feed's bytes into chunks of whole records for the worker pool (docs/reading.md,
  * "Threads"). Pure: bytes in, chunks out; no decoding and no parsing. A cut is made after a
- * line feed that lies outside quoted values: the scan only looks for `"` and `\n` with
- * `Buffer#indexOf`, and whether it is inside quotes is carried from piece to piece. In
- * UTF-8, 0x22 and 0x0A are never part of a multi-byte character, so a cut never splits one.
+ * line feed that lies outside quoted values: the scan looks for `"` and `\n` with
+ * `Buffer#indexOf` (and at the bytes around a quote: papaparse's quoting rules), and whether it
+ * is inside quotes is carried from piece to piece. In UTF-8,
+ * CP949 and Shift_JIS, 0x22 and 0x0A are never part of a multi-byte character, so a cut never
+ * splits one (src/feed/pool.ts, PoolEncoding; UTF-16 is never cut).
  *
  * CSV: the header record (with an Excel `sep=` line and blank lines before it) is kept apart
  * and handed with every chunk, so each chunk parses on its own. NDJSON: cuts at any line feed.
@@ -24,6 +26,8 @@ export interface FeedChunk {
 export interface ChunkerOptions {
   /** A chunk is cut at the last record boundary once this many bytes are pending. */
   target: number;
+  /** The CSV delimiter, one ASCII character (`,` when not given): a quote opens a value only after it. */
+  delimiter?: string;
 }
 
 /** About 2 MiB: large enough that a message per chunk costs nothing, small enough to spread. */
@@ -31,12 +35,24 @@ export const CHUNK_TARGET = 2 * 1024 * 1024;
 
 const QUOTE = 0x22;
 const LF = 0x0a;
+const CR = 0x0d;
+
+/** Whitespace papaparse allows between a closing quote and the delimiter or line break. */
+const isBlank = (b: number) => b === 0x20 || b === 0x09;
 
 export class Chunker {
   private parts: Buffer[] = [];
   private pending = 0;
   /** Inside a quoted CSV value at the end of what was scanned. */
   private inQuotes = false;
+  /**
+   * Inside quotes, a quote ended the bytes scanned (`quote`), or a quote and blanks did
+   * (`blank`): whether it closes the value depends on the bytes still to come.
+   */
+  private undecided: 'quote' | 'blank' | undefined;
+  /** The last byte scanned (a line feed at the start: a record starts there). */
+  private prev = LF;
+  private readonly delimiter: number;
   /** Boundary (just after an LF outside quotes) nearest the end of `pending`; 0: none. */
   private lastCut = 0;
   private header: Buffer | undefined;
@@ -49,6 +65,7 @@ export class Chunker {
     private readonly options: ChunkerOptions = { target: CHUNK_TARGET },
   ) {
     if (kind === 'ndjson') this.header = Buffer.alloc(0);
+    this.delimiter = (options.delimiter ?? ',').charCodeAt(0);
   }
 
   /** Adds bytes; returns the chunks that are complete. */
@@ -106,40 +123,77 @@ export class Chunker {
     return [this.cut(this.pending)];
   }
 
-  /** Updates the quote state and the last boundary over `bytes`, which start at `base`. */
+  /**
+   * Updates the quote state and the last boundary over `bytes`, which start at `base`. The
+   * quotes are read as papaparse reads them (on one thread): a quote opens a value only at its
+   * start (after the delimiter or a line break), so `5" screen` is a plain character; inside a
+   * value `""` is a quote, and a quote closes the value only when blanks at most stand between
+   * it and the delimiter or a line break; any other quote is part of the value (papaparse's
+   * reading; a malformed value ends the same way here and there).
+   */
   private scan(bytes: Buffer, base: number): void {
     if (this.kind === 'ndjson') {
       const lf = bytes.lastIndexOf(LF);
       if (lf !== -1) this.lastCut = base + lf + 1;
       return;
     }
-    let i = 0;
     const n = bytes.length;
+    if (n === 0) return;
+    let i = this.undecided ? this.decide(bytes, 0) : 0;
     while (i < n) {
       const q = bytes.indexOf(QUOTE, i);
-      if (this.inQuotes) {
-        if (q === -1) return;
-        this.inQuotes = false;
+      if (!this.inQuotes) {
+        const end = q === -1 ? n : q;
+        // The last line feed of this stretch outside quotes.
+        if (end > i) {
+          const lf = bytes.lastIndexOf(LF, end - 1);
+          if (lf >= i) this.lastCut = base + lf + 1;
+        }
+        if (q === -1) break;
+        const before = q > 0 ? bytes[q - 1] : this.prev;
+        if (before === this.delimiter || before === LF || before === CR) this.inQuotes = true;
         i = q + 1;
         continue;
       }
-      const end = q === -1 ? n : q;
-      // The last line feed of this stretch outside quotes.
-      if (end > i) {
-        const lf = bytes.lastIndexOf(LF, end - 1);
-        if (lf >= i) this.lastCut = base + lf + 1;
-      }
-      if (q === -1) return;
-      this.inQuotes = true;
-      i = q + 1;
+      if (q === -1) break;
+      this.undecided = 'quote';
+      i = this.decide(bytes, q + 1);
     }
+    this.prev = bytes[n - 1];
+  }
+
+  /**
+   * Inside quotes, after a quote (and blanks, when `undecided` is `blank`) that ended at `from`:
+   * closes the value, keeps it open, or leaves it undecided at the end of `bytes`. Returns where
+   * to scan on (a line feed that closed the value is scanned again, as a boundary).
+   */
+  private decide(bytes: Buffer, from: number): number {
+    const n = bytes.length;
+    if (from === n) return n;
+    if (this.undecided === 'quote' && bytes[from] === QUOTE) {
+      this.undecided = undefined;
+      return from + 1; // `""`: a quote inside the value
+    }
+    let j = from;
+    while (j < n && bytes[j] !== this.delimiter && isBlank(bytes[j])) j++;
+    if (j === n) {
+      this.undecided = 'blank';
+      return n;
+    }
+    this.undecided = undefined;
+    // A CR is a line break too: CRLF, or CR in a file whose line ends the reader finds mixed.
+    const b = bytes[j];
+    if (b === this.delimiter || b === LF || b === CR) this.inQuotes = false;
+    return j;
   }
 
   /** After a cut: the boundaries are found again in what is left (its quote state is known). */
   private rescan(): void {
     this.lastCut = 0;
-    // The quote state at a cut is "outside"; scan the rest from there.
+    // The quote state at a cut is "outside", at a record's start; scan the rest from there.
     this.inQuotes = false;
+    this.undecided = undefined;
+    this.prev = LF;
     let base = 0;
     for (const part of this.parts) {
       this.scan(part, base);
@@ -155,8 +209,17 @@ export class Chunker {
     let lineStart = 0;
     for (let i = 0; i < all.length; i++) {
       const b = all[i];
-      if (b === QUOTE) inQuotes = !inQuotes;
-      else if (b === LF && !inQuotes) {
+      if (b === QUOTE) {
+        // Quotes as in `scan`: a value opens at its start; `""` inside; a close before the delimiter or a break.
+        if (!inQuotes) inQuotes = i === 0 || [this.delimiter, LF, CR].includes(all[i - 1]);
+        else if (all[i + 1] === QUOTE) i++;
+        else {
+          let j = i + 1;
+          while (j < all.length && all[j] !== this.delimiter && isBlank(all[j])) j++;
+          // Undecided at the end: the header is looked for again with more bytes.
+          if (j < all.length && [this.delimiter, LF, CR].includes(all[j])) inQuotes = false;
+        }
+      } else if (b === LF && !inQuotes) {
         const line = all.subarray(lineStart, i);
         const blank = line.every((c) => c === 0x20 || c === 0x09 || c === 0x0d);
         const sep = lineStart === 0 && line.subarray(0, 4).toString('latin1') === 'sep=';

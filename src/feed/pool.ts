@@ -1,15 +1,16 @@
 import { isUtf8 } from 'node:buffer';
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import iconv from 'iconv-lite';
 import { resolveFeedMapping } from '../map/presets.js';
 import { binaryKind } from '../read/binary.js';
-import { detectEncoding } from '../read/detect-encoding.js';
+import { detectEncoding, utf32Bom } from '../read/detect-encoding.js';
 import { delimiterOption } from '../read/index.js';
 import { inputTypeFromName } from '../read/input-type.js';
 import { HEAD_BYTES } from '../read/limits.js';
 import { READ_CHUNK } from '../read/open.js';
 import { excelSepLine, guessNewline, sniffDelimiter } from '../read/sniff.js';
-import { incompleteTail } from '../read/utf8.js';
+import { firstInvalidUtf8, incompleteTail } from '../read/utf8.js';
 import { type ExitCodeValue, ExitError, UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedItem, FeedOptions, Issue } from '../shared/types.js';
@@ -40,15 +41,36 @@ export interface ToPool {
   header: string;
   body: Uint8Array;
   delimiter?: string;
+  encoding: PoolEncoding;
   autoEncoding: boolean;
+  /** A guessed CP949 or Shift_JIS file: where its bytes stopped being UTF-8 (for the message on bad bytes). */
+  notUtf8?: { offset: number; byte: number };
 }
+
+/**
+ * Encodings the pool cuts on raw bytes: in each, the bytes 0x0A (line feed), 0x0D and 0x22 (`"`)
+ * are only ever themselves, never part of a multi-byte character. UTF-8's continuation bytes
+ * are 0x80-0xBF; CP949's (and EUC-KR's) trail bytes are 0x41-0x5A, 0x61-0x7A and 0x81-0xFE;
+ * Shift_JIS's are 0x40-0x7E and 0x80-0xFC (checked against iconv-lite's tables: no two-byte
+ * character of either has a trail byte 0x09, 0x0A, 0x0D, 0x20, 0x22, 0x2C or 0x3B). The cut
+ * also looks at the delimiter's byte (a quote opens a value only after it), so in CP949 and
+ * Shift_JIS a delimiter from 0x40 up (`|`, which a Shift_JIS trail byte can be) keeps the
+ * one-thread path. UTF-16 has neither property (0x0A and 0x22 are half of many characters):
+ * it stays on the one-thread path, as gzip and JSON arrays do.
+ */
+export type PoolEncoding = 'utf-8' | 'cp949' | 'shift_jis';
 
 /** Worker -> main thread: one chunk's items, rows and lines counted from the chunk's start. */
 export interface FromPool {
   seq: number;
-  items: FeedItem[];
-  /** Items that had a payload and a SKU: the duplicate check applies to them. */
-  checked: boolean[];
+  /** Item i's row and line, counted from the chunk's start (0: none, a file-level issue). */
+  row: Int32Array;
+  line: Int32Array;
+  skus: (string | undefined)[];
+  /** 1: item i had a payload and a SKU, so the duplicate check applies to it. */
+  checked: Uint8Array;
+  /** Items with issues or invalid, whole (without payload): [i, item]. The others are valid and issue-free. */
+  others: [number, FeedItem][];
   /** Data rows the chunk held (its last row number). */
   rows: number;
   /** Line feeds in the chunk's body. */
@@ -72,6 +94,14 @@ const WORKER_URL = new URL('./pool-worker.js', import.meta.url);
  * memory stays bounded by the chunks, never by the feed.
  */
 const PER_WORKER = 2;
+/**
+ * A smaller young generation per worker: -45 MiB of peak RSS with two workers and no measurable
+ * CPU (BENCHMARKS.md, "The worker pool"). Only the young generation: a worker that reached an
+ * old-generation limit would end the run instead of slowing it.
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+/** Shared by every issue-free row; nobody mutates it. */
+const NO_ISSUES: Issue[] = [];
 /** Read issues whose messages name rows and lines (shifted with them). */
 const READ_CODES = new Set([
   'unclosed_quote',
@@ -87,17 +117,23 @@ const READ_CODES = new Set([
 /** How a file is read by the pool, or undefined when it keeps the one-thread path. */
 interface Plan {
   kind: ChunkKind;
+  encoding: PoolEncoding;
   /** What `--encoding auto` says on stderr, as the one-thread reader says it. */
   detected?: string;
+  notUtf8?: { offset: number; byte: number };
+  /** CSV: the delimiter, given or sniffed from the file's first bytes as one thread sniffs it. */
+  delimiter?: string;
 }
 
 /**
- * The plans of all files when every one can go to the pool: UTF-8 CSV or NDJSON files, not
- * gzip, not stdin, not CR-only line ends, no preset transform. Anything else keeps today's path.
+ * The plans of all files when every one can go to the pool: CSV or NDJSON files in UTF-8, CP949
+ * (EUC-KR) or Shift_JIS, given or detected; not gzip, not stdin, not CR-only line ends, no
+ * preset transform. Anything else keeps today's path, which also says what is wrong with a file.
  */
 export function poolPlans(files: string[], feed: FeedOptions): Plan[] | undefined {
   if (files.length === 0) return undefined;
-  if (feed.encoding !== 'auto' && feed.encoding !== 'utf-8') return undefined;
+  const requested = feed.encoding;
+  if (requested === 'utf-16le' || requested === 'utf-16be') return undefined;
   try {
     if (resolveFeedMapping(feed)?.transform) return undefined;
     delimiterOption(feed.delimiter);
@@ -111,17 +147,60 @@ export function poolPlans(files: string[], feed: FeedOptions): Plan[] | undefine
     if (kind !== 'csv' && kind !== 'ndjson') return undefined;
     // The same sample as the one-thread reader's: its first read, "final" under 64 KiB.
     const head = readHead(file);
-    if (!head || head.length === 0) return undefined;
-    const final = head.length < HEAD_BYTES;
-    const whole = final ? head : head.subarray(0, head.length - incompleteTail(head));
-    if (!isUtf8(whole) || binaryKind(head, feed.encoding, false)) return undefined;
-    const detection = detectEncoding(head, final);
-    if (detection.encoding !== 'utf-8') return undefined;
-    if (kind === 'csv' && guessNewline(whole.toString('utf8')) === '\r') return undefined;
-    plans.push({ kind, detected: feed.encoding === 'auto' ? detection.reason : undefined });
+    if (!head || head.length === 0 || utf32Bom(head)) return undefined;
+    const plan = planOf(kind, head, requested, delimiterOption(feed.delimiter));
+    if (!plan) return undefined;
+    plans.push(plan);
   }
   return plans;
 }
+
+function planOf(
+  kind: ChunkKind,
+  head: Buffer,
+  requested: FeedOptions['encoding'],
+  given: string | undefined,
+): Plan | undefined {
+  const final = head.length < HEAD_BYTES;
+  const whole = final ? head : head.subarray(0, head.length - incompleteTail(head));
+  let plan: Plan;
+  if (requested === 'auto') {
+    if (binaryKind(head, 'auto', false)) return undefined;
+    const detection = detectEncoding(head, final);
+    const encoding = detection.encoding;
+    if (encoding !== 'utf-8' && encoding !== 'cp949' && encoding !== 'shift_jis') return undefined;
+    plan = { kind, encoding, detected: detection.reason };
+    if (encoding !== 'utf-8') {
+      const at = firstInvalidUtf8(head, 0, final);
+      plan.notUtf8 = { offset: at, byte: head[at] };
+    }
+  } else {
+    if (binaryKind(head, requested, false)) return undefined;
+    const encoding = requested === 'euc-kr' ? 'cp949' : requested;
+    if (encoding !== 'utf-8' && encoding !== 'cp949' && encoding !== 'shift_jis') return undefined;
+    plan = { kind, encoding };
+  }
+  // Bad UTF-8 in the sample: the one-thread path says so before reading a row.
+  if (plan.encoding === 'utf-8' && !isUtf8(whole)) return undefined;
+  // Line ends are ASCII in all three encodings: the sample's bytes as latin1 show them.
+  if (kind === 'csv' && guessNewline(whole.toString('latin1')) === '\r') return undefined;
+  if (kind === 'csv') {
+    const bom = plan.encoding === 'utf-8' && whole[0] === 0xef && whole[1] === 0xbb && whole[2] === 0xbf;
+    // iconv-lite decodes a cut-off last character as U+FFFD, which the sniffer's last line drops.
+    const sample = plan.encoding === 'utf-8' ? whole : head;
+    const delimiter =
+      given ?? sniff(decode(bom ? sample.subarray(3) : sample, plan.encoding), wholeFile(head));
+    const code = delimiter.charCodeAt(0);
+    // The cut compares raw bytes with the delimiter's: one ASCII byte, never a trail byte.
+    if (delimiter.length !== 1 || code > 0x7f || (plan.encoding !== 'utf-8' && code >= 0x40))
+      return undefined;
+    plan.delimiter = delimiter;
+  }
+  return plan;
+}
+
+/** The head read is all of the file. */
+const wholeFile = (head: Buffer) => head.length < READ_CHUNK;
 
 function readHead(file: string): Buffer | undefined {
   let fd: number | undefined;
@@ -154,6 +233,11 @@ interface FileState {
   lines: number;
   /** File-level issues said already (from the first chunk, or a later one). */
   said: Set<string>;
+  /**
+   * The first chunk's `no_rows` (or `empty_file`): a chunk of blank lines has no rows, the file
+   * may still have some in a later chunk. Said at the file's end when none had any.
+   */
+  noRows?: FeedRow;
 }
 
 export async function* pooledRows(
@@ -163,6 +247,19 @@ export async function* pooledRows(
   plans: Plan[],
   options: PoolOptions,
 ): AsyncGenerator<FeedRow> {
+  // Rows pass one generator, chunks the rest: a yield per row through nested async generators
+  // cost the main thread more than putting the chunks back in order.
+  for await (const rows of chunksInOrder(files, feed, log, plans, options)) yield* rows;
+}
+
+/** Each chunk's rows, in order, with positions counted from the file's start. */
+async function* chunksInOrder(
+  files: string[],
+  feed: FeedOptions,
+  log: Logger,
+  plans: Plan[],
+  options: PoolOptions,
+): AsyncGenerator<FeedRow[]> {
   feed = { ...feed, runDate: feed.runDate ?? new Date().toISOString() };
   const input: PoolInput = { files, feed, serialize: options.serialize };
   const url = options.workerUrl ?? WORKER_URL;
@@ -176,7 +273,7 @@ export async function* pooledRows(
   let stateFile = -1;
 
   /** Puts the next chunk's rows out in order. */
-  async function* settle(): AsyncGenerator<FeedRow> {
+  async function* settle(): AsyncGenerator<FeedRow[]> {
     const m = await pool.result(next);
     const meta = sent.get(next)!;
     sent.delete(next);
@@ -186,7 +283,13 @@ export async function* pooledRows(
       state = { rows: 0, lines: 0, said: new Set() };
     }
     if (!meta.last) checkCut(m, files[meta.fileIndex], state.lines);
-    yield* rowsOf(m, meta, state, skus, files, feed, options.serialize);
+    const rows = rowsOf(m, meta, state, skus, files, feed, options.serialize);
+    if (m.rows > 0) state.noRows = undefined;
+    if (meta.last && state.noRows) {
+      rows.push(state.noRows);
+      state.noRows = undefined;
+    }
+    yield rows;
     state.rows += m.rows;
     state.lines += m.lines;
     if (m.error) {
@@ -205,12 +308,17 @@ export async function* pooledRows(
     for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
       const file = files[fileIndex];
       const plan = plans[fileIndex];
-      if (plan.detected) log.info(`${file}: encoding utf-8 (auto-detected: ${plan.detected})`);
-      const chunker = new Chunker(plan.kind, { target: options.chunkTarget ?? CHUNK_TARGET });
-      let delimiter = delimiterOption(feed.delimiter);
+      if (plan.detected) log.info(`${file}: encoding ${plan.encoding} (auto-detected: ${plan.detected})`);
+      const chunker = new Chunker(plan.kind, {
+        target: options.chunkTarget ?? CHUNK_TARGET,
+        delimiter: plan.delimiter,
+      });
       let last: FeedChunk | undefined;
-      const send = async function* (chunk: FeedChunk, final: boolean): AsyncGenerator<FeedRow> {
-        if (plan.kind === 'csv' && delimiter === undefined) delimiter = sniff(chunk, final);
+      // The header is the same bytes in every chunk of a file: decoded once.
+      let header: { bytes: Buffer; text: string } | undefined;
+      const send = async function* (chunk: FeedChunk, final: boolean): AsyncGenerator<FeedRow[]> {
+        if (header?.bytes !== chunk.header)
+          header = { bytes: chunk.header, text: decode(chunk.header, plan.encoding) };
         // Out with what is ready; then wait while every worker has its fill, or while too many
         // results wait behind a slow chunk (memory). A worker is never kept idle by the order.
         for (;;) {
@@ -223,13 +331,15 @@ export async function* pooledRows(
           seq: seq++,
           fileIndex,
           kind: plan.kind,
-          header: chunk.header.toString('utf8'),
+          header: header.text,
           body: chunk.body,
-          delimiter,
+          delimiter: plan.delimiter,
+          encoding: plan.encoding,
           autoEncoding: feed.encoding === 'auto',
+          notUtf8: plan.notUtf8,
         });
       };
-      // One chunk is held back so the last one is known to be last (the sniffer needs that).
+      // One chunk is held back so the last one is known to be last (a cut check skips it).
       for await (const bytes of createReadStream(file, { highWaterMark: 1024 * 1024 })) {
         for (const chunk of chunker.push(bytes as Buffer)) {
           if (last) yield* send(last, false);
@@ -249,31 +359,30 @@ export async function* pooledRows(
 }
 
 /**
- * A quote left open at the end of a chunk that is not the file's last: the quote scan was
- * thrown off (a quote inside an unquoted value, `5" screen`), and this chunk and the next were
- * cut inside a record. Their rows would differ from one thread's: stop rather than guess.
+ * A quote left open at the end of a chunk that is not the file's last: the cut fell inside a
+ * quoted value (the byte scan read a quote otherwise than papaparse does), and this chunk's
+ * rows and the next's would differ from one thread's: stop rather than guess.
  */
 function checkCut(m: FromPool, file: string, linesBefore: number): void {
-  for (const item of m.items) {
+  for (const [, item] of m.others) {
     for (const issue of item.issues) {
       if (issue.code !== 'unclosed_quote') continue;
       throw new UsageError(
         `${file}: the worker pool cannot cut this file at record boundaries (a quote near line ${(issue.line ?? 0) + linesBefore} is not closed where a record ends)`,
-        'A value holds a quote without being quoted (write it "5"" screen"); or run with --threads 1.',
+        'Check the quotes of the value that starts there (a quoted value ends with a quote before the delimiter or the line end), or run with --threads 1 to read it in one piece.',
       );
     }
   }
 }
 
 /** The delimiter as the one-thread reader sniffs it from the first rows (src/read/csv.ts `start`). */
-function sniff(chunk: FeedChunk, final: boolean): string {
-  const text = chunk.header.toString('utf8') + chunk.body.toString('utf8');
+function sniff(text: string, final: boolean): string {
   const sep = excelSepLine(text);
   if (sep) return sep.delimiter;
   return sniffDelimiter(text, guessNewline(text), final);
 }
 
-function* rowsOf(
+function rowsOf(
   m: FromPool,
   meta: Sent,
   state: FileState,
@@ -281,13 +390,15 @@ function* rowsOf(
   files: string[],
   feed: FeedOptions,
   serialize: boolean,
-): Generator<FeedRow> {
+): FeedRow[] {
+  const out: FeedRow[] = [];
   const rowShift = state.rows;
   const lineShift = state.lines;
   const first = meta.chunk === 0;
+  const file = files[meta.fileIndex];
+  let other = 0;
   let start = 0;
-  for (let i = 0; i < m.items.length; i++) {
-    const item: FeedRow = m.items[i];
+  for (let i = 0; i < m.row.length; i++) {
     let json: Uint8Array | undefined;
     if (serialize && m.json) {
       const end = m.json.ends[i];
@@ -296,25 +407,36 @@ function* rowsOf(
         start = end;
       }
     }
-    if (item.row === 0) {
-      // Said once per file: what the header or the columns cause comes with every chunk.
-      const key = fileIssueKey(item.issues[0]);
-      if (!first && (state.said.has(key) || key.startsWith('no_rows') || key.startsWith('empty_file')))
-        continue;
-      state.said.add(key);
+    let item: FeedRow;
+    if (other < m.others.length && m.others[other][0] === i) {
+      item = m.others[other++][1];
+      if (item.row === 0) {
+        // Said once per file: what the header or the columns cause comes with every chunk.
+        const key = fileIssueKey(item.issues[0]);
+        const noRows = key.startsWith('no_rows') || key.startsWith('empty_file');
+        if (noRows && first) state.noRows = item;
+        if (noRows || (!first && state.said.has(key))) continue;
+        state.said.add(key);
+      }
+      if (!first) shift(item, rowShift, lineShift);
+    } else {
+      item = { file, row: m.row[i] + rowShift, line: m.line[i] + lineShift, issues: NO_ISSUES, valid: true };
+      const sku = m.skus[i];
+      if (sku !== undefined) item.sku = sku;
     }
-    if (!first) shift(item, rowShift, lineShift);
-    if (m.checked[i] && item.sku !== undefined) {
+    if (m.checked[i] === 1 && item.sku !== undefined) {
       const dup = duplicateProblem(skus, feed, files, item.sku, meta.fileIndex, item.row);
       if (dup) {
-        item.issues.push(issueOf(dup, item, item.sku));
+        // A copy: issue-free rows share one empty array.
+        item.issues = [...item.issues, issueOf(dup, item, item.sku)];
         item.valid = false;
         json = undefined;
       }
     }
     if (json) item.json = json;
-    yield item;
+    out.push(item);
   }
+  return out;
 }
 
 function fileIssueKey(issue: Issue | undefined): string {
@@ -347,8 +469,21 @@ export function shiftPositions(message: string, rows: number, lines: number): st
   );
 }
 
+/** Bytes of whole characters as text (bad bytes become U+FFFD: the worker reports them). */
+function decode(bytes: Buffer, encoding: PoolEncoding): string {
+  return encoding === 'utf-8' ? bytes.toString('utf8') : iconv.decode(bytes, encoding);
+}
+
+/**
+ * The bad byte's offset, counted from the chunk's start, counted from the file's: the last
+ * "byte offset" of the message (an earlier one, where a guessed file stopped being UTF-8, is
+ * counted from the file's start already).
+ */
 function shiftByteOffset(message: string, offset: number): string {
-  return message.replace(/byte offset (\d+)/g, (_all, n: string) => `byte offset ${Number(n) + offset}`);
+  return message.replace(
+    /byte offset (\d+)(?!.*byte offset)/,
+    (_all, n: string) => `byte offset ${Number(n) + offset}`,
+  );
 }
 
 /** N workers; each result waits here until it is asked for, in order. */
@@ -363,7 +498,7 @@ class Pool {
 
   constructor(threads: number, url: URL, input: PoolInput) {
     for (let i = 0; i < threads; i++) {
-      const worker = new Worker(url, { workerData: input });
+      const worker = new Worker(url, { workerData: input, resourceLimits: WORKER_LIMITS });
       worker.on('message', (m: FromPool) => {
         this.load[this.owner.get(m.seq)!]--;
         this.owner.delete(m.seq);

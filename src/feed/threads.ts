@@ -37,6 +37,8 @@ export interface FeedRowsOptions {
   poolWorkerUrl?: URL;
   /** Bytes per pool chunk (tests make it small). */
   chunkTarget?: number;
+  /** `auto`: inputs of this many bytes or more go to the pool (tests make it small). */
+  poolMinBytes?: number;
 }
 
 /** The payload as UTF-8 JSON: made on the worker, or here for rows that came in-thread. */
@@ -90,6 +92,15 @@ const CHUNK_RECORDS = 256;
 const AHEAD = 6;
 /** Below a few MB a second thread's start-up (modules, schema compilation) costs more than it saves. */
 const THREAD_MIN_BYTES = 4 * 1024 * 1024;
+/**
+ * From this size `auto` uses the pool (one worker per core): each worker's start-up and JIT
+ * warm-up (about 1 s of CPU for two) pay off only over many rows. On 2 cores the pool was at
+ * least as fast as the two threads from 250 MiB of 1.6 KB rows and 360 MiB of 360-byte rows,
+ * and slower at 36 and 157 MiB (BENCHMARKS.md, "The worker pool").
+ */
+export const POOL_MIN_BYTES = 256 * 1024 * 1024;
+/** A pool takes at most this many workers (as `--threads`). */
+const MAX_POOL = 64;
 /** Shared by every issue-free row; nobody mutates it. */
 const NO_ISSUES: Issue[] = [];
 
@@ -100,7 +111,10 @@ export function feedRows(
   stdin: NodeJS.ReadableStream | undefined,
   options: FeedRowsOptions,
 ): AsyncIterable<FeedRow> {
-  const pool = options.pool ?? (typeof options.threaded === 'number' ? options.threaded : undefined);
+  const asked = options.pool ?? (typeof options.threaded === 'number' ? options.threaded : undefined);
+  const auto = asked === undefined && options.threaded === undefined;
+  const size = auto ? inputBytes(files) : undefined;
+  const pool = auto ? autoThreads(size, availableParallelism(), options.poolMinBytes) : asked;
   if (pool !== undefined && pool >= 2) {
     const plans = poolPlans(files, feed);
     if (plans) {
@@ -114,26 +128,38 @@ export function feedRows(
   }
   const url = options.workerUrl ?? WORKER_URL;
   // A count asked for a pool the files cannot use: they get the second thread.
-  const asked = typeof options.threaded === 'number' ? options.threaded >= 1 : options.threaded;
-  const threaded = (asked ?? worthAThread(files)) && existsSync(fileURLToPath(url));
+  const forced = typeof options.threaded === 'number' ? options.threaded >= 1 : options.threaded;
+  const second = forced ?? (auto ? autoThreads(size, availableParallelism(), Infinity) === 1 : false);
+  const threaded = second && existsSync(fileURLToPath(url));
   return threaded
     ? threadedRows(files, feed, log, stdin, options.serialize, url)
     : feedItems(files, feed, log, stdin);
 }
 
-/** By default a second thread goes by size (`--threads` / GENSER_THREADS force the choice). */
-function worthAThread(files: string[]): boolean {
-  if (availableParallelism() < 2) return false;
+/**
+ * What `--threads auto` runs on, by the input's size in bytes (undefined: unknown, stdin):
+ * 0 (all on this thread) under 4 MiB or on one core; a pool of one worker per core from
+ * `poolMin` bytes; else 1 (reading here, the rest on a second thread), also for stdin.
+ */
+export function autoThreads(bytes: number | undefined, cores: number, poolMin = POOL_MIN_BYTES): number {
+  if (cores < 2) return 0;
+  if (bytes === undefined) return 1; // stdin: size unknown, and pipes are used for big feeds
+  if (bytes >= poolMin) return Math.min(cores, MAX_POOL);
+  return bytes >= THREAD_MIN_BYTES ? 1 : 0;
+}
+
+/** The files' total size; undefined for stdin; 0 when one cannot be read (the reader says why). */
+function inputBytes(files: string[]): number | undefined {
   let bytes = 0;
   for (const file of files) {
-    if (file === '-') return true; // stdin: size unknown, and pipes are used for big feeds
+    if (file === '-') return undefined;
     try {
       bytes += statSync(file).size;
     } catch {
-      return false; // the reader reports it, with its own message
+      return 0;
     }
   }
-  return bytes >= THREAD_MIN_BYTES;
+  return bytes;
 }
 
 /** All files' reads in order, a `null` after each file. */

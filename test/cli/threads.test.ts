@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '..', '..');
 const bin = join(root, 'bin', 'genser.js');
 
-function genser(args: string[], threads: '0' | '1') {
+function genser(args: string[], threads: '0' | '1' | '2') {
   return spawnSync(process.execPath, [bin, ...args], {
     cwd: root,
     encoding: 'utf8',
@@ -69,4 +69,30 @@ describe('upload on two threads', () => {
       expect(outcome(two.stdout).counts.accepted).toBeGreaterThan(0);
     },
   );
+});
+
+describe('the worker pool (GENSER_THREADS=2) through the CLI: the same output as one thread', () => {
+  it.each([
+    ['validate --json', ['validate', 'fixtures/catalog.csv', 'fixtures/catalog-invalid.csv', '--json']],
+    ['convert --envelope', ['convert', 'fixtures/catalog.csv', '--envelope', '--batch-size', '7']],
+  ])('%s', (_name, args) => {
+    const one = genser(args, '0');
+    const pool = genser(args, '2');
+    expect(one.stdout.length).toBeGreaterThan(0);
+    expect(pool.status, pool.stderr).toBe(one.status);
+    expect(sameIds(pool.stdout)).toBe(sameIds(one.stdout));
+  });
+
+  it('uploads the same rows into the embedded sandbox and reports the same problems', () => {
+    const outcome = (stdout: string) => {
+      const { summary, issues } = JSON.parse(stdout);
+      return { accepted: summary.accepted, invalid: summary.invalid, failed: summary.failed, issues };
+    };
+    const args = ['upload', 'fixtures/catalog-invalid.csv', '--sandbox', '--json', '--batch-size', '4'];
+    const one = genser(args, '0');
+    const pool = genser(args, '2');
+    expect(pool.status, pool.stderr).toBe(one.status);
+    expect(outcome(pool.stdout)).toEqual(outcome(one.stdout));
+    expect(outcome(pool.stdout).accepted).toBeGreaterThan(0);
+  });
 });

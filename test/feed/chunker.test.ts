@@ -1,12 +1,19 @@
 import fc from 'fast-check';
+import iconv from 'iconv-lite';
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
 import { Chunker, type ChunkKind, type FeedChunk } from '../../src/feed/chunker.js';
-import { csvText } from './random-csv.js';
+import { CP949_CHARS, csvText, SHIFT_JIS_CHARS } from './random-csv.js';
 
 /** The chunks of `bytes` fed in pieces of `piece` bytes, cut at `target`. */
-function chunks(kind: ChunkKind, bytes: Buffer, piece: number, target: number): FeedChunk[] {
-  const chunker = new Chunker(kind, { target });
+function chunks(
+  kind: ChunkKind,
+  bytes: Buffer,
+  piece: number,
+  target: number,
+  delimiter?: string,
+): FeedChunk[] {
+  const chunker = new Chunker(kind, { target, delimiter });
   const out: FeedChunk[] = [];
   for (let at = 0; at < bytes.length; at += piece) out.push(...chunker.push(bytes.subarray(at, at + piece)));
   out.push(...chunker.end());
@@ -51,8 +58,8 @@ describe('Chunker', () => {
   });
 
   /** Checks the chunks of `text`; returns them with the header's text. */
-  function checkCuts(text: string, piece: number, target: number) {
-    const bytes = Buffer.from(text);
+  function checkCuts(text: string, piece: number, target: number, encoding = 'utf-8') {
+    const bytes = iconv.encode(text, encoding);
     const out = chunks('csv', bytes, piece, target);
     const bom = text.startsWith('\uFEFF') ? 3 : 0;
     const header = out[0].header;
@@ -71,7 +78,7 @@ describe('Chunker', () => {
         expect(quoteCount % 2).toBe(0);
       }
     }
-    return { out, header: header.toString(), bom };
+    return { out, header: iconv.decode(header, encoding), bom };
   }
 
   it('on random CSV with mixed line ends: gives the bytes back and cuts only after a line feed outside quotes', () => {
@@ -99,6 +106,86 @@ describe('Chunker', () => {
           // The header line's end is the file's (random values are quoted when they hold one).
           const newline = text[text.indexOf('\n') - 1] === '\r' ? '\r\n' : '\n';
           const whole = records(text.slice(bom ? 1 : 0), newline);
+          const pieces = out.flatMap((c) => records(header + c.body.toString(), newline).slice(1));
+          expect(pieces).toEqual(whole.slice(1));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it.each([
+    ['cp949', CP949_CHARS],
+    ['shift_jis', SHIFT_JIS_CHARS],
+  ])(
+    'on random %s CSV: cuts between characters, and papaparse reads the same records from the decoded chunks',
+    (encoding, chars) => {
+      fc.assert(
+        fc.property(
+          csvText({ oneLineEnd: true, chars, bom: false }),
+          fc.integer({ min: 1, max: 64 }),
+          fc.integer({ min: 1, max: 200 }),
+          (text, piece, target) => {
+            // Every character has its bytes in the encoding (none became `?`).
+            expect(iconv.decode(iconv.encode(text, encoding), encoding)).toBe(text);
+            const { out, header } = checkCuts(text, piece, target, encoding);
+            const newline = text[text.indexOf('\n') - 1] === '\r' ? '\r\n' : '\n';
+            const whole = records(text, newline);
+            // Each chunk decodes on its own to whole characters (no U+FFFD from a split one).
+            const bodies = out.map((c) => iconv.decode(c.body, encoding));
+            expect(bodies.join('')).not.toContain('\uFFFD');
+            const pieces = bodies.flatMap((body) => records(header + body, newline).slice(1));
+            expect(pieces).toEqual(whole.slice(1));
+          },
+        ),
+        { numRuns: 150 },
+      );
+    },
+  );
+
+  it('reads quotes as papaparse does: a quote inside an unquoted value is a plain character', () => {
+    // A scan that toggled at every quote would cut inside row D's quoted line break.
+    const text = 'sku,name\nA,5" screen\nB,"x"" y"\nC,"a" ,\nD,"two\nlines"\nE,e\n';
+    const out = chunks('csv', Buffer.from(text), 3, 1);
+    expect(out.map((c) => c.body.toString())).toEqual([
+      'A,5" screen\n',
+      'B,"x"" y"\n',
+      'C,"a" ,\n',
+      'D,"two\nlines"\n',
+      'E,e\n',
+    ]);
+    // With `;` as the delimiter, `,"` does not start a quoted value: `"two` is a plain quote.
+    const semi = chunks('csv', Buffer.from('a;b\nx,"y;1\nz;2\n'), 2, 1, ';');
+    expect(semi.map((c) => c.body.toString())).toEqual(['x,"y;1\n', 'z;2\n']);
+  });
+
+  it('on random CSV with stray quotes in unquoted values: papaparse reads the same records from the chunks', () => {
+    const stray = fc
+      .tuple(csvText({ oneLineEnd: true }), fc.array(fc.nat(), { minLength: 4, maxLength: 4 }))
+      .map(([text, at]) => {
+        // Quotes put after letters and digits of unquoted values (an even number of quotes
+        // before them in the well-formed text), never at a value's start.
+        const outside = [...text.matchAll(/[aZ7](?=[a-zA-Z0-9 ])/g)]
+          .map((m) => m.index! + 1)
+          .filter((i) => (text.slice(0, i).match(/"/g)?.length ?? 0) % 2 === 0);
+        if (outside.length === 0) return text;
+        const picks = [...new Set(at.map((n) => outside[n % outside.length]))].sort((x, y) => y - x);
+        let out = text;
+        for (const i of picks) out = `${out.slice(0, i)}"${out.slice(i)}`;
+        return out;
+      });
+    fc.assert(
+      fc.property(
+        stray,
+        fc.integer({ min: 1, max: 64 }),
+        fc.integer({ min: 1, max: 200 }),
+        (text, piece, target) => {
+          const bytes = Buffer.from(text);
+          const out = chunks('csv', bytes, piece, target);
+          const bom = text.startsWith('\uFEFF') ? 1 : 0;
+          const newline = text[text.indexOf('\n') - 1] === '\r' ? '\r\n' : '\n';
+          const whole = records(text.slice(bom), newline);
+          const header = out[0].header.toString();
           const pieces = out.flatMap((c) => records(header + c.body.toString(), newline).slice(1));
           expect(pieces).toEqual(whole.slice(1));
         },
