@@ -102,11 +102,51 @@ export function toLocal(date: Date, zone: string): LocalDateTime {
   };
 }
 
-/** Offset of `zone` from UTC at the instant `ms`, in milliseconds (Seoul: +9 h). */
-export function offsetAt(ms: number, zone: string): number {
+/** The offset as Intl tells it: one `formatToParts` call (a few microseconds), hence the cache below. */
+function intlOffsetAt(ms: number, zone: string): number {
   const l = toLocal(new Date(ms), zone);
   const asUtc = Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second, l.millisecond ?? 0);
   return asUtc - ms;
+}
+
+const DAY_MS = 86_400_000;
+/** Past this many cached days of one zone (about 137 years) the zone's cache starts over. */
+const SAMPLES_MAX = 50_000;
+/** Far from the ends of the Date range, so that a neighbouring day's midnight is still a valid Date. */
+const CACHEABLE_MS = 8e15;
+/** Per zone: UTC day number -> the offset at that day's 00:00 UTC. */
+const daySamples = new Map<string, Map<number, number>>();
+
+function sampleAt(day: number, zone: string, samples: Map<number, number>): number {
+  let offset = samples.get(day);
+  if (offset === undefined) {
+    if (samples.size >= SAMPLES_MAX) samples.clear();
+    offset = intlOffsetAt(day * DAY_MS, zone);
+    samples.set(day, offset);
+  }
+  return offset;
+}
+
+/**
+ * Offset of `zone` from UTC at the instant `ms`, in milliseconds (Seoul: +9 h).
+ *
+ * Cached by UTC day: the offset at each 00:00 UTC is asked of Intl once, and an instant between
+ * two midnights with the same offset has that offset too. That rests on a zone never changing
+ * its offset twice within one day (in tzdata 1800-2100 the closest two changes of any zone are
+ * about four days apart: Africa/Freetown 1939); a day whose two midnights differ holds a
+ * transition and is asked of Intl instant by instant. The answers are Intl's own, exactly.
+ */
+export function offsetAt(ms: number, zone: string): number {
+  if (!(Math.abs(ms) <= CACHEABLE_MS)) return intlOffsetAt(ms, zone); // NaN too: Intl throws as before
+  let samples = daySamples.get(zone);
+  if (!samples) {
+    samples = new Map();
+    daySamples.set(zone, samples);
+  }
+  const day = Math.floor(ms / DAY_MS);
+  const start = sampleAt(day, zone, samples);
+  if (ms === day * DAY_MS) return start;
+  return sampleAt(day + 1, zone, samples) === start ? start : intlOffsetAt(ms, zone);
 }
 
 /**
@@ -126,6 +166,8 @@ export function zonedToUtc(local: LocalDateTime, zone: string): Date {
   // Two offsets bracket any transition: try the earlier first so ambiguous times pick the first occurrence.
   const before = offsetAt(wall - 86_400_000, zone);
   const after = offsetAt(wall + 86_400_000, zone);
+  // One offset all around: the loop below would answer `wall - before` whatever its check found.
+  if (before === after) return new Date(wall - before);
   for (const offset of [Math.max(before, after), Math.min(before, after)]) {
     const candidate = wall - offset;
     if (offsetAt(candidate, zone) === offset) return new Date(candidate);
