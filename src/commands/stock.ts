@@ -19,7 +19,7 @@ import { type StockCounts, stockRows } from '../stock/rows.js';
 import type { BackendChoice } from '../storage/sqlite.js';
 import { describeNextBatch } from '../time/zones.js';
 import { uploadFeed } from '../upload/engine.js';
-import { uploadSettingsFrom } from '../upload/settings.js';
+import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
 import {
   resolveShard,
   type Shard,
@@ -39,7 +39,7 @@ import { openStateRun, type StateRun, stateKnown } from './upload-state.js';
  * payload the target accepted for its SKU, sent at once through upload's engine (batches,
  * bisection, retries, row-level outcomes), and recorded as the SKU's new accepted payload.
  */
-export interface StockCommandSettings {
+export interface StockCommandSettings extends Omit<UploadInputs, 'type'> {
   format: PayloadFormat;
   mapping?: string;
   encoding: EncodingName;
@@ -47,22 +47,12 @@ export interface StockCommandSettings {
   inputType?: InputType;
   country: string;
   apiUrl?: string;
-  path?: string;
   /** Seconds. */
   timeout: number;
-  batchSize: number;
-  maxBatchBytes: number;
-  concurrency: number;
-  retries: number;
-  retryBase: number;
-  retryCap: number;
-  agent: string;
-  dryRun?: boolean;
   sandbox?: boolean;
   sandboxDb?: string;
   sqlite?: BackendChoice;
   state?: string;
-  maxErrors?: number;
   json?: boolean;
   quiet?: boolean;
   report?: string;

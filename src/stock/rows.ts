@@ -144,13 +144,25 @@ export async function* stockRows(
   const rowsOf = new Map<string, number[]>();
   for (const r of records) {
     const sku = skuOf(r, ctx.columns);
-    if (sku !== undefined) rowsOf.set(sku, [...(rowsOf.get(sku) ?? []), r.row]);
+    if (sku === undefined) continue;
+    const rows = rowsOf.get(sku);
+    if (rows) rows.push(r.row);
+    else rowsOf.set(sku, [r.row]);
   }
   for (const issue of issues) if (issue.row === undefined) yield readIssueRow(issue);
-  const rowIssues = issues.filter((i) => i.row !== undefined);
+  // Read issues by row: looked up once per record, not searched for (a big file, many warnings).
+  const issuesOf = new Map<number, Issue[]>();
+  const rowIssues: Issue[] = [];
+  for (const issue of issues) {
+    if (issue.row === undefined) continue;
+    rowIssues.push(issue);
+    const own = issuesOf.get(issue.row);
+    if (own) own.push(issue);
+    else issuesOf.set(issue.row, [issue]);
+  }
   const recordRows = new Set(records.map((r) => r.row));
   for (const record of records) {
-    const own = rowIssues.filter((i) => i.row === record.row);
+    const own = issuesOf.get(record.row) ?? [];
     const sku = skuOf(record, ctx.columns);
     const dup = sku === undefined ? undefined : rowsOf.get(sku);
     let row: FeedRow;
