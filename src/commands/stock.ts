@@ -32,7 +32,7 @@ import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
 import { orderlyStop, productSender } from './product-run.js';
 import { finishReports, type ReportingSettings, reportersOf } from './reporting.js';
-import { openStateRun, type StateRun, stateKnown } from './upload-state.js';
+import { openStateRun, type StateRun, stateUnderOtherSharding } from './upload-state.js';
 
 /**
  * `genser stock FILE` (docs/nightly.md, "Stock changes"): each row's stock merged into the last
@@ -116,7 +116,7 @@ export async function runStock(
     };
     // The target's uploads keep their state under another shard count: a state opened here would
     // be new and empty, and every row an unknown SKU. Say which --shard to give instead.
-    if (stateKnown({ state: s.state }, where, ctx.env).otherSharding) throw shardingMismatch(shard);
+    if (stateUnderOtherSharding({ state: s.state }, where, ctx.env)) throw shardingMismatch(shard);
     // The target's state and run lock: a stock run and an upload to one target never overlap (exit 5).
     stateRun = openStateRun({ state: s.state }, where, ctx.env);
     if (!stateRun) throw new Error('stock: no upload state');

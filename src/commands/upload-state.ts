@@ -72,19 +72,18 @@ function stateTargetOf(s: { state?: string }, where: StateWhere, env: NodeJS.Pro
 }
 
 /**
- * Whether the target already has state, without making any: `genser stock` merges into what
- * uploads accepted, so a missing state (or one kept under another shard count) is the user's
+ * Whether the target has no state of its own but state under another shard count, found
+ * without making any: `genser stock` merges into what uploads accepted, so that is the user's
  * setting to fix, not a new empty state to start.
  */
-export function stateKnown(
+export function stateUnderOtherSharding(
   s: { state?: string },
   where: StateWhere,
   env: NodeJS.ProcessEnv,
-): { exists: boolean; otherSharding: boolean } {
-  if (where.sandbox && s.state === undefined) return { exists: false, otherSharding: false };
+): boolean {
+  if (where.sandbox && s.state === undefined) return false;
   const { dir, target } = stateTargetOf(s, where, env);
-  const exists = existsSync(join(dir, stateFileName(target)));
-  return { exists, otherSharding: !exists && otherShardingNote(dir, target) !== undefined };
+  return otherShardingNote(dir, target) !== undefined;
 }
 
 export function openStateRun(
