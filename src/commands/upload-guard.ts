@@ -1,3 +1,4 @@
+import { KnownSources } from '../feed/known-sources.js';
 import { type FeedRow, feedRows, payloadJson } from '../feed/threads.js';
 import { ExitCode, ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -33,16 +34,31 @@ export async function guardedRead(
 ): Promise<Spool | undefined> {
   const { state, delta } = run;
   if (limit.kind === 'percent' && limit.max >= 100) return undefined;
-  // Read in one pass (not counted, nor looked up row by row: BENCHMARKS.md, "The nightly case").
-  const accepted = state.acceptedHashes();
-  const known = accepted.size;
+  const known = state.knownCount();
   if (known === 0) return undefined;
+  // The accepted source keys, read while the feed's threads start: rows with one of them are not
+  // mapped again (--full maps all). The other rows' hashes: when most rows are skipped, the few
+  // others are looked up one by one; else (--full, a state from before source keys) all are read
+  // in one scan (BENCHMARKS.md, "The nightly case").
+  let hashes: Map<string, string> | undefined;
+  const keys = {
+    known: () => {
+      if (run.full) {
+        hashes = state.acceptedHashes();
+        return KnownSources.build([]);
+      }
+      const table = state.knownSources();
+      if (table.size < known / 2) hashes = state.acceptedHashes();
+      return table;
+    },
+  };
+  const acceptedHash = (sku: string) => (hashes ? hashes.get(sku) : state.acceptedHash(sku));
   const spool = Spool.open(run.dir);
   try {
     const pass = await spoolFeed(
-      feedRows(files, feed, log, read.stdin, { serialize: true, threaded: read.threaded }),
+      feedRows(files, feed, log, read.stdin, { serialize: true, threaded: read.threaded, keys }),
       spool,
-      accepted,
+      { hash: acceptedHash, state },
       // SKUs seen are only for the products gone from the feed.
       missing === 'out-of-stock' ? delta : undefined,
       run.full,
@@ -51,11 +67,14 @@ export async function guardedRead(
     // A feed that cannot be read fully is the upload's to report; no guard decision on it.
     if (pass.decides) {
       let gone = 0;
-      if (missing === 'out-of-stock') for (const sku of accepted.keys()) if (!delta.seenSkus.has(sku)) gone++;
+      if (missing === 'out-of-stock')
+        for (const sku of state.acceptedSkus()) if (!delta.seenSkus.has(sku)) gone++;
       const refused = massChangeError(pass.changed, gone, known, limit, missing);
       if (refused) throw refused;
     }
-    log.debug(`--max-change: ${pass.changed} changed; ${spool.records} records spooled in ${spool.path}`);
+    log.debug(
+      `--max-change: ${pass.changed} changed; ${pass.skipped} rows not mapped again (source key accepted before); ${spool.records} records spooled in ${spool.path}`,
+    );
     return spool;
   } catch (err) {
     spool.remove();
@@ -66,19 +85,22 @@ export async function guardedRead(
 /**
  * The one pass: every item goes to the spool in order (an unchanged row as its SKU, row and
  * line only), every SKU is marked `seen` (when asked), and the known products whose payload
- * bytes changed are counted. A feed that throws (bytes that do not decode) stops the run
- * before anything is sent.
+ * bytes changed are counted. A row the feed skipped by its source key is unchanged; one whose
+ * bytes hash to what was accepted has its key noted in the state, so the next run skips it. A
+ * feed that throws (bytes that do not decode) stops the run before anything is sent.
  */
 async function spoolFeed(
   items: AsyncIterable<FeedRow>,
   spool: Spool,
-  accepted: ReadonlyMap<string, string>,
+  accepted: { hash: (sku: string) => string | undefined; state: UploadState },
   seen: Delta | undefined,
   full: boolean,
   shard: { of: Shard; counts: ShardCounts } | undefined,
-): Promise<{ changed: number; decides: boolean }> {
+): Promise<{ changed: number; skipped: number; decides: boolean }> {
   let changed = 0;
+  let skipped = 0;
   let decides = true;
+  const notes: { sku: string; hash: string; source: string }[] = [];
   for await (const item of items) {
     if (item.row === 0) {
       if (!item.valid) decides = false;
@@ -92,18 +114,31 @@ async function spoolFeed(
       continue;
     }
     if (item.sku !== undefined) seen?.seen(item.sku);
+    if (item.unchanged && item.valid) {
+      skipped++;
+      spool.add(item, UNCHANGED);
+      continue;
+    }
     const json = item.valid ? payloadJson(item) : undefined;
     if (json === undefined || item.sku === undefined) {
       spool.add(item, json);
       continue;
     }
-    const last = accepted.get(item.sku);
-    const same = last === payloadHash(json);
+    const last = accepted.hash(item.sku);
+    const same = last !== undefined && last === payloadHash(json);
     if (last !== undefined && !same) changed++;
+    if (same && item.source !== undefined) {
+      notes.push({ sku: item.sku, hash: last, source: item.source });
+      if (notes.length >= NOTE_BATCH) accepted.state.noteSources(notes.splice(0));
+    }
     spool.add(item, same && !full ? UNCHANGED : json);
   }
-  return { changed, decides };
+  accepted.state.noteSources(notes);
+  return { changed, skipped, decides };
 }
+
+/** Source keys noted per transaction (a first run after an upgrade notes one per product). */
+const NOTE_BATCH = 2000;
 
 /** The refusal when changed + gone is over the limit (a count, or a share of the known products). */
 export function massChangeError(

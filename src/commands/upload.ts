@@ -308,6 +308,9 @@ async function send(
     feedRows(files, feed, progress.log, stdinFor(files), {
       serialize: true,
       threaded: threadedFrom({ threads: flags.threads as FeedSettings['threads'] }),
+      // With state, each row's source key is kept with its accepted payload; rows with a key
+      // accepted before are skipped (docs/nightly.md, "Unchanged rows"), unless --full.
+      ...(stateRun ? { keys: stateRun.full ? {} : { known: () => stateRun.state.knownSources() } } : {}),
     });
   const feedItems = source === undefined || source.spooled;
   if (stateRun && feedItems && up.missing === 'out-of-stock')

@@ -24,6 +24,8 @@ import { timeZoneForCountry } from '../time/zones.js';
 import { SkuSet } from '../validate/duplicates.js';
 import { type PayloadValidator, payloadValidator } from '../validate/product.js';
 import type { SourceLookup } from '../validate/translate.js';
+import { KnownSources, type KnownSourcesData } from './known-sources.js';
+import { headerContext, settingsDigest, sourceKey, sourceKeyText } from './source-keys.js';
 
 /**
  * read -> map -> build -> validate, streaming: one FeedItem per source record, in order.
@@ -80,6 +82,16 @@ export interface ReaderOptions {
   inputType?: InputType;
 }
 
+/**
+ * Source keys for an upload with state (docs/nightly.md, "Unchanged rows"): each valid,
+ * issue-free row gets its key (`source`); a row whose key is in `known` comes out `unchanged`,
+ * with the SKU it was accepted under, and is not mapped.
+ */
+export interface SourceKeying {
+  /** Set before the first record; a worker gets it in a message once the table is built. */
+  known?: KnownSourcesData;
+}
+
 /** The reader's signature (src/read/index.ts). */
 export type ReadFeed = (
   source: string,
@@ -93,6 +105,7 @@ export function feedItems(
   options: FeedOptions,
   log: Logger,
   stdin?: NodeJS.ReadableStream,
+  keying?: SourceKeying,
 ): AsyncIterable<FeedItem> {
   const run = { ...options, runDate: options.runDate ?? new Date().toISOString() };
   const mapping = resolveFeedMapping(run);
@@ -103,7 +116,7 @@ export function feedItems(
     const { readFeed } = await import('../read/index.js');
     return readFeed(source, readerOptions, log, stdin);
   };
-  return processReads(sources, read, run, mapping);
+  return processReads(sources, read, run, mapping, keying);
 }
 
 /** The pipeline over any reader: what `feedItems` runs, and what unit tests feed in memory. */
@@ -112,8 +125,9 @@ export async function* processReads(
   read: (source: string) => AsyncIterable<ReadItem> | Promise<AsyncIterable<ReadItem>>,
   options: FeedOptions,
   mapping?: Mapping,
+  keying?: SourceKeying,
 ): AsyncGenerator<FeedItem> {
-  const feed = new FeedProcessor(options, mapping, sources);
+  const feed = new FeedProcessor(options, mapping, sources, true, keying);
   const runDate = options.runDate ? new Date(options.runDate) : new Date();
   const out: FeedItem[] = [];
   for (let fileIndex = 0; fileIndex < sources.length; fileIndex++) {
@@ -179,7 +193,8 @@ class FileReads {
       this.pending = [];
     }
     for (const fileIssue of this.feed.fileIssuesFor(record)) out.push(fileItem(fileIssue));
-    const processed = this.feed.process(record);
+    // A row with read issues is mapped every time: they are reported on every run.
+    const processed = this.feed.process(record, attached === undefined);
     if (attached) {
       processed.issues.unshift(...attached);
       processed.valid = processed.valid && !attached.some((i) => i.severity === 'error');
@@ -248,6 +263,9 @@ export class FeedProcessor {
   private fixedColumns = false;
   private reportedColumns = new Set<string>();
   private readonly graphLookup: SourceLookup = { columnsByPath: new Map(), columnIsPath: true };
+  /** With source keys: the run's settings digest, and where the accepted keys' table comes. */
+  private readonly keyed: { settings: string; keying: SourceKeying } | undefined;
+  private known: { data: KnownSourcesData; table: KnownSources } | undefined;
 
   constructor(
     private readonly options: FeedOptions,
@@ -255,9 +273,11 @@ export class FeedProcessor {
     private readonly sources: string[],
     /** false in pool workers: duplicates across chunks are found in order on the main thread. */
     private readonly checkDuplicates = true,
+    keying?: SourceKeying,
   ) {
     this.validate = payloadValidator(options.format, options.kind, options.strict);
     this.zone = timeZoneForCountry(options.country);
+    if (keying) this.keyed = { settings: settingsDigest(options, mapping), keying };
   }
 
   startFile(fileIndex: number): void {
@@ -339,9 +359,55 @@ export class FeedProcessor {
     return out;
   }
 
-  process(record: SourceRecord): FeedItem {
-    const { format, kind } = this.options;
+  /** One record's item; `keyable`: it has no read issue, so it may be keyed (and skipped). */
+  process(record: SourceRecord, keyable = true): FeedItem {
     const shape = effectiveShape(record, this.fixedColumns);
+    if (!this.keyed || !keyable) return this.build(record, shape);
+    const key = this.keyOf(record, shape);
+    const data = this.keyed.keying.known;
+    if (data && this.known?.data !== data) this.known = { data, table: new KnownSources(data) };
+    const sku = data ? this.known!.table.lookup(key) : undefined;
+    if (sku !== undefined) return this.unchanged(record, sku);
+    const item = this.build(record, shape);
+    if (item.valid && item.issues.length === 0 && item.payload !== undefined)
+      item.source = sourceKeyText(key);
+    return item;
+  }
+
+  /** A CSV file's rows all have its header's columns: they are keyed once per header, not per row. */
+  private header: { keys: string[]; context: string } | undefined;
+
+  private keyOf(record: SourceRecord, shape: SourceRecord['shape']): Buffer {
+    const settings = this.keyed!.settings;
+    if (!this.fixedColumns || shape !== 'rows') return sourceKey(settings, record, shape, true);
+    this.planFor(record);
+    if (this.header?.keys !== this.planKeys)
+      this.header = { keys: this.planKeys, context: headerContext(settings, this.planKeys) };
+    return sourceKey(this.header.context, record, shape, false);
+  }
+
+  /** A row whose key the service accepted under `sku`: its item without mapping it again. */
+  private unchanged(record: SourceRecord, sku: string): FeedItem {
+    const item: FeedItem = {
+      file: record.file,
+      row: record.row,
+      line: record.line,
+      sku,
+      issues: [],
+      valid: true,
+    };
+    const dup = this.checkDuplicates
+      ? duplicateProblem(this.skus, this.options, this.sources, sku, this.fileIndex, record.row)
+      : undefined;
+    if (dup) {
+      item.issues.push(issueOf(dup, record, sku));
+      item.valid = false;
+    } else item.unchanged = true;
+    return item;
+  }
+
+  private build(record: SourceRecord, shape: SourceRecord['shape']): FeedItem {
+    const { format, kind } = this.options;
     let problems: MapProblem[];
     let payload: Record<string, unknown>;
     let lookup: SourceLookup;

@@ -7,8 +7,8 @@ import { readNdjson } from '../read/ndjson.js';
 import { ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedItem, ReadItem } from '../shared/types.js';
-import { FeedProcessor, processFile } from './pipeline.js';
-import type { FromPool, PoolInput, ToPool } from './pool.js';
+import { FeedProcessor, processFile, type SourceKeying } from './pipeline.js';
+import type { FromPool, KnownMessage, PoolInput, ToPool } from './pool.js';
 
 /**
  * A pool worker (src/feed/pool.ts): decodes one chunk of whole records, parses it with the
@@ -17,13 +17,19 @@ import type { FromPool, PoolInput, ToPool } from './pool.js';
  * which sees every chunk in order.
  */
 const port = parentPort!;
-const { files, feed, serialize } = workerData as PoolInput;
-const processor = new FeedProcessor(feed, resolveFeedMapping(feed), files, false);
+const { files, feed, serialize, keyed } = workerData as PoolInput;
+/** Source keys: the accepted ones' table arrives in a message before the first chunk. */
+const keying: SourceKeying | undefined = keyed ? {} : undefined;
+const processor = new FeedProcessor(feed, resolveFeedMapping(feed), files, false, keying);
 const silent: Logger = { fancy: false, info() {}, warn() {}, error() {}, debug() {} };
 
 const queue: ToPool[] = [];
 let busy = false;
-port.on('message', (m: ToPool) => {
+port.on('message', (m: ToPool | KnownMessage) => {
+  if ('known' in m) {
+    if (keying) keying.known = m.known;
+    return;
+  }
   queue.push(m);
   if (!busy) void drain();
 });
@@ -105,6 +111,8 @@ async function processChunk(m: ToPool): Promise<{ message: FromPool; transfer: A
   const lineOf: number[] = [];
   const skus: (string | undefined)[] = [];
   const checked: number[] = [];
+  const sources: (string | undefined)[] = [];
+  const unchanged: number[] = [];
   const ends: number[] = [];
   const others: [number, FeedItem][] = [];
   const json = serialize ? new JsonBytes() : undefined;
@@ -122,7 +130,12 @@ async function processChunk(m: ToPool): Promise<{ message: FromPool; transfer: A
       rowOf.push(item.row);
       lineOf.push(item.line);
       skus.push(item.sku);
-      checked.push(item.payload !== undefined && item.sku !== undefined ? 1 : 0);
+      // An unchanged row has no payload, but it is a product: the duplicate check applies.
+      checked.push((item.payload !== undefined || item.unchanged) && item.sku !== undefined ? 1 : 0);
+      if (keying) {
+        sources.push(item.source);
+        unchanged.push(item.unchanged ? 1 : 0);
+      }
       if (json)
         ends.push(item.valid && item.payload !== undefined ? json.add(JSON.stringify(item.payload)) : -1);
       if (!item.valid || item.issues.length > 0) {
@@ -153,6 +166,12 @@ async function processChunk(m: ToPool): Promise<{ message: FromPool; transfer: A
     error,
   };
   const transfer: ArrayBuffer[] = [rowArray.buffer, lineArray.buffer, checkedArray.buffer];
+  if (keying) {
+    const unchangedArray = Uint8Array.from(unchanged);
+    message.sources = sources;
+    message.unchanged = unchangedArray;
+    transfer.push(unchangedArray.buffer);
+  }
   if (json) {
     const endArray = Int32Array.from(ends);
     message.json = { bytes: new Uint8Array(json.bytes.buffer, 0, json.used), ends: endArray };

@@ -17,6 +17,7 @@ import type { FeedItem, FeedOptions, Issue } from '../shared/types.js';
 import { SkuSet } from '../validate/duplicates.js';
 import { CHUNK_TARGET, Chunker, type ChunkKind, type FeedChunk } from './chunker.js';
 import type { FeedRow } from './feed-row.js';
+import type { KnownSources, KnownSourcesData } from './known-sources.js';
 import { duplicateProblem, issueOf } from './pipeline.js';
 
 /**
@@ -31,6 +32,13 @@ export interface PoolInput {
   files: string[];
   feed: FeedOptions;
   serialize: boolean;
+  /** Source keys: each row keyed; the known ones' table comes in a message (`KnownMessage`). */
+  keyed: boolean;
+}
+
+/** Main thread -> every worker, before any chunk: the accepted source keys (shared memory). */
+export interface KnownMessage {
+  known: KnownSourcesData;
 }
 
 /** Main thread -> worker: one chunk (its body transferred). */
@@ -76,6 +84,9 @@ export interface FromPool {
   /** Line feeds in the chunk's body. */
   lines: number;
   json?: { bytes: Uint8Array; ends: Int32Array };
+  /** With source keys: item i's key, and 1 when it is unchanged (src/feed/source-keys.ts). */
+  sources?: (string | undefined)[];
+  unchanged?: Uint8Array;
   /** A failure after the items (bad bytes); the run stops there. */
   error?: { code?: ExitCodeValue; m: string; hint?: string; stack?: string };
 }
@@ -86,6 +97,8 @@ export interface PoolOptions {
   workerUrl?: URL;
   /** Bytes per chunk (tests make it small). */
   chunkTarget?: number;
+  /** Source keys (src/feed/threads.ts, FeedRowsOptions.keys). */
+  keys?: { known?: () => KnownSources };
 }
 
 const WORKER_URL = new URL('./pool-worker.js', import.meta.url);
@@ -261,9 +274,12 @@ async function* chunksInOrder(
   options: PoolOptions,
 ): AsyncGenerator<FeedRow[]> {
   feed = { ...feed, runDate: feed.runDate ?? new Date().toISOString() };
-  const input: PoolInput = { files, feed, serialize: options.serialize };
+  const input: PoolInput = { files, feed, serialize: options.serialize, keyed: options.keys !== undefined };
   const url = options.workerUrl ?? WORKER_URL;
   const pool = new Pool(options.threads, url, input);
+  // Built while the workers start (see FeedRowsOptions.keys); before any chunk.
+  const known = options.keys?.known?.();
+  if (known) pool.broadcast({ known: known.data });
   const limit = options.threads * PER_WORKER;
   const skus = new SkuSet();
   const sent = new Map<number, Sent>();
@@ -423,6 +439,8 @@ function rowsOf(
       item = { file, row: m.row[i] + rowShift, line: m.line[i] + lineShift, issues: NO_ISSUES, valid: true };
       const sku = m.skus[i];
       if (sku !== undefined) item.sku = sku;
+      if (m.sources?.[i] !== undefined) item.source = m.sources[i];
+      if (m.unchanged?.[i] === 1) item.unchanged = true;
     }
     if (m.checked[i] === 1 && item.sku !== undefined) {
       const dup = duplicateProblem(skus, feed, files, item.sku, meta.fileIndex, item.row);
@@ -431,6 +449,8 @@ function rowsOf(
         item.issues = [...item.issues, issueOf(dup, item, item.sku)];
         item.valid = false;
         json = undefined;
+        delete item.source;
+        delete item.unchanged;
       }
     }
     if (json) item.json = json;
@@ -548,6 +568,11 @@ class Pool {
     const m = this.results.get(seq)!;
     this.results.delete(seq);
     return m;
+  }
+
+  /** To every worker, ahead of the chunks sent after it. */
+  broadcast(m: KnownMessage): void {
+    for (const w of this.workers) w.postMessage(m);
   }
 
   /** To the worker with the fewest chunks in hand; the body is transferred, not copied. */

@@ -7,6 +7,7 @@ import { type ExitCodeValue, ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedItem, FeedOptions, Issue, ReadItem } from '../shared/types.js';
 import type { FeedRow } from './feed-row.js';
+import type { KnownSources, KnownSourcesData } from './known-sources.js';
 import { feedItems, sameKeys } from './pipeline.js';
 import { pooledRows, poolPlans } from './pool.js';
 
@@ -39,6 +40,17 @@ export interface FeedRowsOptions {
   chunkTarget?: number;
   /** `auto`: inputs of this many bytes or more go to the pool (tests make it small). */
   poolMinBytes?: number;
+  /**
+   * An upload with state: key every row (`source`), and skip those whose key is in `known`
+   * (`unchanged`; docs/nightly.md, "Unchanged rows").
+   */
+  keys?: {
+    /**
+     * Builds the table; called once the feed's threads are starting, so that reading the state
+     * and their start-up (modules, schemas) overlap.
+     */
+    known?: () => KnownSources;
+  };
 }
 
 /** The payload as UTF-8 JSON: made on the worker, or here for rows that came in-thread. */
@@ -56,7 +68,11 @@ export type WireRead =
   | { type: 'values'; file: string; row: number; line: number; values: unknown[] };
 
 /** Main thread -> worker. `done` answers each message: its items were processed and sent back. */
-export type ToWorker = { t: 'reads'; items: WireRead[]; keys?: string[] } | { t: 'eof' };
+export type ToWorker =
+  | { t: 'reads'; items: WireRead[]; keys?: string[] }
+  | { t: 'eof' }
+  /** The accepted source keys (shared memory), before the first read. */
+  | { t: 'known'; data: KnownSourcesData };
 
 export type FromWorker =
   | {
@@ -74,6 +90,9 @@ export type FromWorker =
       json?: { bytes: Uint8Array; ends: Int32Array };
       /** Rows with issues or invalid, whole: [position in the chunk, item without payload]. */
       others: [number, FeedItem][];
+      /** With source keys: row i's key, and 1 when it is unchanged (src/feed/source-keys.ts). */
+      sources?: (string | undefined)[];
+      unchanged?: Uint8Array;
     }
   | { t: 'done' }
   | { t: 'end' }
@@ -83,6 +102,8 @@ export interface WorkerInput {
   files: string[];
   feed: FeedOptions;
   serialize: boolean;
+  /** Source keys: each row keyed; the known ones' table comes in a message ('known'). */
+  keyed: boolean;
 }
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
@@ -123,6 +144,7 @@ export function feedRows(
         serialize: options.serialize,
         workerUrl: options.poolWorkerUrl,
         chunkTarget: options.chunkTarget,
+        keys: options.keys,
       });
     }
   }
@@ -132,8 +154,8 @@ export function feedRows(
   const second = forced ?? (auto ? autoThreads(size, availableParallelism(), Infinity) === 1 : false);
   const threaded = second && existsSync(fileURLToPath(url));
   return threaded
-    ? threadedRows(files, feed, log, stdin, options.serialize, url)
-    : feedItems(files, feed, log, stdin);
+    ? threadedRows(files, feed, log, stdin, { serialize: options.serialize, keys: options.keys }, url)
+    : feedItems(files, feed, log, stdin, options.keys && { known: options.keys.known?.().data });
 }
 
 /**
@@ -182,15 +204,18 @@ async function* threadedRows(
   feed: FeedOptions,
   log: Logger,
   stdin: NodeJS.ReadableStream | undefined,
-  serialize: boolean,
+  run: { serialize: boolean; keys?: FeedRowsOptions['keys'] },
   url: URL,
 ): AsyncGenerator<FeedRow> {
   // A bad mapping file is a usage error: say it before any thread starts, as in-thread runs do.
   // Both threads count relative dates and sale windows from the same instant.
   feed = { ...feed, runDate: feed.runDate ?? new Date().toISOString() };
   resolveFeedMapping(feed);
-  const input: WorkerInput = { files, feed, serialize };
+  const input: WorkerInput = { files, feed, serialize: run.serialize, keyed: run.keys !== undefined };
   const worker = new Worker(url, { workerData: input });
+  // The table after the worker has started (see FeedRowsOptions.keys); before any read.
+  const known = run.keys?.known?.();
+  if (known) worker.postMessage({ t: 'known', data: known.data } satisfies ToWorker);
   const inbox = new WorkerInbox(worker);
   const chunks = new ChunkSender(allReads(files, feed, log, stdin), files.length, (m) =>
     worker.postMessage(m),
@@ -343,6 +368,8 @@ function* rowsOf(m: Extract<FromWorker, { t: 'rows' }>): Generator<FeedRow> {
         valid: true,
       };
       if (m.skus[i] !== undefined) row.sku = m.skus[i];
+      if (m.sources?.[i] !== undefined) row.source = m.sources[i];
+      if (m.unchanged?.[i] === 1) row.unchanged = true;
     }
     if (m.json !== undefined) {
       const end = m.json.ends[i];

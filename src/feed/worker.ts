@@ -3,7 +3,7 @@ import { resolveFeedMapping } from '../map/presets.js';
 import { type RecordMaker, recordMaker } from '../read/record-maker.js';
 import { ExitError } from '../shared/errors.js';
 import type { FeedItem, ReadItem } from '../shared/types.js';
-import { processReads } from './pipeline.js';
+import { processReads, type SourceKeying } from './pipeline.js';
 import type { FromWorker, ToWorker, WorkerInput } from './threads.js';
 
 /**
@@ -12,17 +12,25 @@ import type { FromWorker, ToWorker, WorkerInput } from './threads.js';
  * produced and a 'done'. The main thread sends at most a few messages ahead: memory stays flat.
  */
 const port = parentPort!;
-const { files, feed, serialize } = workerData as WorkerInput;
+const { files, feed, serialize, keyed } = workerData as WorkerInput;
+/** Source keys: the accepted ones' table arrives in a message before the first read. */
+const keying: SourceKeying | undefined = keyed ? {} : undefined;
 
-const inbox: ToWorker[] = [];
+/** Reads and ends of files, in order ('known' is taken at once). */
+type Queued = Exclude<ToWorker, { t: 'known' }>;
+const inbox: Queued[] = [];
 let wake: (() => void) | undefined;
 port.on('message', (m: ToWorker) => {
+  if (m.t === 'known') {
+    if (keying) keying.known = m.data;
+    return;
+  }
   inbox.push(m);
   wake?.();
   wake = undefined;
 });
 
-async function nextMessage(): Promise<ToWorker> {
+async function nextMessage(): Promise<Queued> {
   while (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
   return inbox.shift()!;
 }
@@ -45,6 +53,9 @@ class Chunk {
   lines: number[] = [];
   fileIndex: number[] = [];
   skus: (string | undefined)[] = [];
+  /** With source keys: each row's key, and 1 for an unchanged row. */
+  sources: (string | undefined)[] = [];
+  unchanged: number[] = [];
   /** Where each row's JSON ends in `bytes`; -1 for rows without JSON. */
   ends: number[] = [];
   bytes: Buffer = Buffer.allocUnsafe(0);
@@ -80,6 +91,10 @@ function add(item: FeedItem): void {
   chunk.lines.push(item.line);
   chunk.fileIndex.push(fi);
   chunk.skus.push(item.sku);
+  if (keying) {
+    chunk.sources.push(item.source);
+    chunk.unchanged.push(item.unchanged ? 1 : 0);
+  }
   if (serialize) {
     if (item.valid && item.payload !== undefined) chunk.addJson(JSON.stringify(item.payload));
     else chunk.ends.push(-1);
@@ -106,6 +121,12 @@ function flush(): void {
     others: chunk.others,
   };
   const transfer: ArrayBuffer[] = [rows.buffer, lines.buffer, fileIndex.buffer];
+  if (keying) {
+    const unchanged = Uint8Array.from(chunk.unchanged);
+    message.sources = chunk.sources;
+    message.unchanged = unchanged;
+    transfer.push(unchanged.buffer);
+  }
   if (serialize) {
     const ends = Int32Array.from(chunk.ends);
     // The buffer's own ArrayBuffer: chunk buffers are 64 KiB or more, never from the shared pool.
@@ -158,7 +179,7 @@ async function* reads(): AsyncGenerator<ReadItem> {
 
 async function run(): Promise<void> {
   const mapping = resolveFeedMapping(feed);
-  for await (const item of processReads(files, reads, feed, mapping)) add(item);
+  for await (const item of processReads(files, reads, feed, mapping, keying)) add(item);
   flush();
   port.postMessage({ t: 'end' } satisfies FromWorker);
 }

@@ -67,6 +67,16 @@ export interface FeedItem {
   /** All issues of this row, warnings included. The row is valid when none is an error. */
   issues: Issue[];
   valid: boolean;
+  /**
+   * Upload with state only (docs/nightly.md, "Unchanged rows"): the row's source key (base64url)
+   * when it is valid and has no issue, kept in the state once the service accepts its payload.
+   */
+  source?: string;
+  /**
+   * The row's source key is one the service accepted for `sku`: it was not mapped, validated or
+   * serialized (no payload), since it would give the accepted bytes again.
+   */
+  unchanged?: true;
 }
 
 export type EncodingName = 'auto' | 'utf-8' | 'cp949' | 'euc-kr' | 'shift_jis' | 'utf-16le' | 'utf-16be';

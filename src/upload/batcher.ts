@@ -12,6 +12,8 @@ export interface RowRef {
   sku?: string;
   /** Hash of the product's payload bytes, kept in the upload state once accepted. */
   hash?: string;
+  /** The row's source key, kept with the hash (docs/nightly.md, "Unchanged rows"). */
+  source?: string;
 }
 
 export interface PendingBatch {

@@ -11,11 +11,12 @@ import { IssueCollector } from '../report/issues.js';
 import { ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { BatchContext } from './batch-run.js';
-import { Batcher, type PendingBatch } from './batcher.js';
+import { Batcher, type PendingBatch, type RowRef } from './batcher.js';
 import { maxDepthFor } from './bisect.js';
 import { Dispatcher } from './dispatch.js';
 import { RowLedger } from './ledger.js';
 import { ResumeGroups } from './resume.js';
+import { UNCHANGED } from './state/delta.js';
 import type {
   EnvelopeType,
   LiveStats,
@@ -123,15 +124,17 @@ export async function uploadFeed(
         stats.line = item.line;
         if (item.sku !== undefined) deps.state?.seen?.(item.sku);
         read.lastRow = item.row;
-        const json = item.valid ? payloadJson(item) : undefined;
+        // A row skipped by its source key has no bytes: the state counts it unchanged.
+        const json = !item.valid ? undefined : item.unchanged && deps.state ? UNCHANGED : payloadJson(item);
         if (json === undefined) stats.invalid++;
         else {
           const plan = deps.state ? deps.state.plan(item.sku, json) : { type: settings.type };
           if (plan === undefined) stats.unchanged++;
           else {
             // Serialized once; this very buffer is in every body (and retry) that carries the product.
-            const base = { file: item.file, row: item.row, line: item.line, sku: item.sku };
-            const ref = plan.hash === undefined ? base : { ...base, hash: plan.hash };
+            const ref: RowRef = { file: item.file, row: item.row, line: item.line, sku: item.sku };
+            if (plan.hash !== undefined) ref.hash = plan.hash;
+            if (item.source !== undefined) ref.source = item.source;
             if (plan.resume) {
               const batch = resumed.add(json, ref, { ...plan, resume: plan.resume });
               if (batch) ready.push(batch);

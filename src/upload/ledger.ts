@@ -22,7 +22,8 @@ export class RowLedger {
     status: number | string,
     message: string,
   ): void {
-    for (const { hash: _hash, ...ref } of rows) this.failures.push({ kind, ...ref, status, message, batch });
+    for (const { hash: _hash, source: _source, ...ref } of rows)
+      this.failures.push({ kind, ...ref, status, message, batch });
     tallyOutcome(this.stats, kind, rows.length);
   }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FeedRow } from '../feed/threads.js';
 import { removeDeadTemps } from '../shared/output-file.js';
 import type { Issue } from '../shared/types.js';
-import type { DeltaCounts } from './state/delta.js';
+import { type DeltaCounts, UNCHANGED } from './state/delta.js';
 import type { StateHooks } from './types.js';
 
 /**
@@ -19,7 +19,7 @@ import type { StateHooks } from './types.js';
  */
 
 /** The payload of a replayed row that is unchanged: it is counted, not sent (see `spooledHooks`). */
-export const UNCHANGED: Uint8Array = new Uint8Array(0);
+export { UNCHANGED };
 
 interface ItemHeader {
   f: string;
@@ -30,6 +30,8 @@ interface ItemHeader {
   v: 0 | 1;
   /** Unchanged (a row with issues, spooled for them). */
   u?: 1;
+  /** The row's source key. */
+  k?: string;
 }
 
 interface RunHeader {
@@ -96,6 +98,7 @@ export class Spool {
     if (item.sku !== undefined) head.s = item.sku;
     if (item.issues.length > 0) head.i = item.issues;
     if (json === UNCHANGED) head.u = 1;
+    else if (item.source !== undefined) head.k = item.source;
     this.records++;
     if (json === undefined || json === UNCHANGED) this.write(Buffer.from(`${JSON.stringify(head)}\n`));
     else {
@@ -191,6 +194,7 @@ function* itemsOf(line: Buffer): Generator<FeedRow> {
   const h = head as ItemHeader;
   const item: FeedRow = { file: h.f, row: h.r, line: h.l, issues: h.i ?? [], valid: h.v === 1 };
   if (h.s !== undefined) item.sku = h.s;
+  if (h.k !== undefined) item.source = h.k;
   // A copy: the batch keeps these bytes until sent, and must not pin the whole read chunk.
   if (tab >= 0) item.json = Buffer.from(line.subarray(tab + 1));
   else if (h.u === 1) item.json = UNCHANGED;

@@ -14,6 +14,12 @@ export interface DeltaCounts {
   unchanged: number;
 }
 
+/**
+ * The payload of a row known to be unchanged without its bytes (a row the feed skipped by its
+ * source key, or one the guard's pass compared and spooled as such): counted, never sent.
+ */
+export const UNCHANGED: Uint8Array = new Uint8Array(0);
+
 export function payloadHash(json: Uint8Array): string {
   return createHash('sha256').update(json).digest('base64url').slice(0, 22);
 }
@@ -41,6 +47,10 @@ export class Delta implements StateHooks {
     if (sku === undefined) {
       this.counts.new++;
       return { type: 'create_product' };
+    }
+    if (json === UNCHANGED) {
+      this.counts.unchanged++;
+      return undefined;
     }
     const hash = payloadHash(json);
     const last = this.state.acceptedHash(sku);

@@ -70,6 +70,9 @@ export const MIGRATIONS: readonly string[] = [
    INSERT INTO accepted (sku, hash, accepted_at, payload_id)
      SELECT sku, hash, accepted_at, row_number() OVER (ORDER BY sku) FROM products;
    DROP TABLE products;`,
+  // 2 -> 3: each accepted payload's source key (docs/nightly.md, "Unchanged rows"): a row with the
+  // same key is not mapped again. NULL where unknown (accepted before, or not from a feed row).
+  `ALTER TABLE accepted ADD COLUMN source TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { KEY_TEXT_LENGTH, type KnownColumns, KnownSources } from '../../feed/known-sources.js';
 import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
 import { type Database, openDatabase, SqliteError, type Statement } from '../../storage/sqlite.js';
 import { shardName } from '../shard.js';
@@ -65,8 +66,10 @@ export class UploadState {
     this.upsertPayload = db.prepare(
       'INSERT INTO payloads (id, payload) VALUES ((SELECT payload_id FROM accepted WHERE sku = ?), ?) ON CONFLICT(id) DO UPDATE SET payload = excluded.payload',
     );
+    // The source key goes with the payload: NULL when this payload was not made from a feed row
+    // (a stock change, a product gone from the feed), so no row is taken for it.
     this.upsertAccepted = db.prepare(
-      'INSERT INTO accepted (sku, hash, accepted_at, payload_id) VALUES (?, ?, ?, last_insert_rowid()) ON CONFLICT(sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at',
+      'INSERT INTO accepted (sku, hash, accepted_at, payload_id, source) VALUES (?, ?, ?, last_insert_rowid(), ?) ON CONFLICT(sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at, source = excluded.source',
     );
   }
 
@@ -156,9 +159,50 @@ export class UploadState {
     return hashes;
   }
 
+  /**
+   * The source keys known, with their SKUs, joined by SQLite in one pass over the table: a row
+   * object per SKU cost 0.8 us each on the nightly run's critical path (BENCHMARKS.md).
+   */
+  acceptedSources(): KnownColumns {
+    const row = this.db
+      .prepare<{ keys: string | null; skus: string | null; lengths: string | null }>(
+        `SELECT group_concat(source, '') AS keys, group_concat(sku, '') AS skus,
+                group_concat(length(CAST(sku AS BLOB)), ',') AS lengths
+         FROM accepted WHERE length(source) = ${KEY_TEXT_LENGTH}`,
+      )
+      .get();
+    if (!row?.lengths) return { keys: '', skus: '', skuBytes: [] };
+    return { keys: row.keys ?? '', skus: row.skus ?? '', skuBytes: row.lengths.split(',').map(Number) };
+  }
+
+  /**
+   * The table of accepted source keys the feed skips rows by (docs/nightly.md, "Unchanged
+   * rows"); empty when the columns do not add up: every row is then mapped and compared.
+   */
+  knownSources(): KnownSources {
+    return KnownSources.fromColumns(this.acceptedSources()) ?? KnownSources.build([]);
+  }
+
+  /** Every accepted SKU, in the table's order. */
+  *acceptedSkus(): Generator<string> {
+    for (const r of this.db.prepare<{ sku: string }>('SELECT sku FROM accepted').iterate()) yield r.sku;
+  }
+
+  /**
+   * Source keys of rows whose payload is the one accepted (same hash): the next run need not map
+   * them. Only where the hash still stands, in one transaction.
+   */
+  noteSources(rows: readonly { sku: string; hash: string; source: string }[]): void {
+    if (rows.length === 0) return;
+    const update = this.db.prepare('UPDATE accepted SET source = ? WHERE sku = ? AND hash = ?');
+    this.db.transaction(() => {
+      for (const r of rows) update.run(r.source, r.sku, r.hash);
+    });
+  }
+
   /** Records one body's accepted products (their exact payload bytes too), in one transaction. */
   accepted(
-    rows: readonly { sku?: string; hash?: string }[],
+    rows: readonly { sku?: string; hash?: string; source?: string }[],
     parts: readonly Uint8Array[],
     now: Date = new Date(),
   ): void {
@@ -167,7 +211,7 @@ export class UploadState {
       rows.forEach((r, i) => {
         if (r.sku === undefined || r.hash === undefined) return;
         this.upsertPayload.run(r.sku, parts[i]);
-        this.upsertAccepted.run(r.sku, r.hash, at);
+        this.upsertAccepted.run(r.sku, r.hash, at, r.source ?? null);
       });
     });
   }

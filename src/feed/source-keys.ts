@@ -1,0 +1,69 @@
+import { createHash, hash } from 'node:crypto';
+import type { Mapping } from '../map/mapping-file.js';
+import { codeDigest } from '../shared/code-digest.js';
+import type { FeedOptions, SourceRecord } from '../shared/types.js';
+
+/**
+ * Source keys (docs/nightly.md, "Unchanged rows"): 16 bytes of SHA-256 over a record's column
+ * names and values, the way the file is read (CSV or JSON, the record's shape), the run's feed
+ * settings and resolved mapping (relative dates of `--set` and `defaults` resolved: a new day
+ * makes new keys), and the code that maps (src/shared/code-digest.ts). The payload and the
+ * issues of a row are a function of exactly these, so a row whose key the service already
+ * accepted (with no issue) would give the same payload bytes: it need not be mapped, validated,
+ * serialized or hashed again.
+ */
+export const SOURCE_KEY_BYTES = 16;
+
+/** What the run's payloads depend on besides the record: one digest per run. */
+export function settingsDigest(options: FeedOptions, mapping: Mapping | undefined): string {
+  // The run's instant is left out: what depends on it is in the mapping (relative dates,
+  // resolved) or in the record (a shop transform's sale price, applied before keying).
+  const { runDate: _runDate, ...settings } = options;
+  const text = JSON.stringify({ code: codeDigest(), settings, mapping }, (_key, value: unknown) => {
+    if (value instanceof Map) return { map: [...value] };
+    if (value instanceof Set) return { set: [...value] };
+    if (value instanceof RegExp) return { regexp: String(value) };
+    if (typeof value === 'function') throw new Error('a mapping holds a function: it cannot be keyed');
+    return value;
+  });
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+/**
+ * The key of one record. Every part is length-prefixed, so no two records share a text: a value
+ * cannot pass for the next column. `context` is the settings digest and how the file is read;
+ * for a CSV file also its header, so `withNames` is false there: every record has its columns.
+ */
+export function sourceKey(context: string, record: SourceRecord, shape: string, withNames: boolean): Buffer {
+  let text = `${context}\u0001${shape}\u0001`;
+  const fields = record.fields;
+  for (const k in fields) {
+    const v = fields[k];
+    if (withNames) text += `${k.length}:${k}`;
+    if (typeof v === 'string') text += `s${v.length}:${v}`;
+    else if (v === undefined) text += 'u';
+    else {
+      const json = JSON.stringify(v);
+      text += `j${json.length}:${json}`;
+    }
+  }
+  // Hashed as UTF-16 from one reused buffer: one copy of the code units is cheaper than encoding
+  // Korean text as UTF-8, or than the hash making its own copy per row (BENCHMARKS.md).
+  if (scratch.length < text.length * 2) scratch = Buffer.allocUnsafeSlow(text.length * 2 + 4096);
+  const bytes = scratch.write(text, 0, 'utf16le');
+  return hash('sha256', scratch.subarray(0, bytes), 'buffer').subarray(0, SOURCE_KEY_BYTES);
+}
+
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+/** The part of a CSV file's keys that its header makes: its column names, length-prefixed. */
+export function headerContext(settings: string, names: readonly string[]): string {
+  let text = `${settings}\u0001csv\u0001${names.length}\u0001`;
+  for (const k of names) text += `${k.length}:${k}`;
+  return text;
+}
+
+/** A key as the state stores it (22 characters). */
+export function sourceKeyText(key: Uint8Array): string {
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('base64url');
+}
