@@ -193,10 +193,10 @@ export async function startService(): Promise<Service> {
   return service;
 }
 
-/** What `genser convert` makes of the feed with these flags: payload text per SKU. */
-export async function converted(file: string, flags: string[]): Promise<Map<string, string>> {
+/** What `genser convert` makes of the feed's valid rows with these flags: payload text per SKU. */
+export async function converted(file: string, flags: string[], code = 0): Promise<Map<string, string>> {
   const out = await genser(['convert', file, ...flags]);
-  expect(out.code, out.stderr).toBe(0);
+  expect(out.code, out.stderr).toBe(code);
   const payloads = new Map<string, string>();
   for (const line of out.stdout.split('\n').filter(Boolean)) {
     const p = JSON.parse(line) as { sku: string };
