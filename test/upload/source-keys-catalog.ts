@@ -54,7 +54,7 @@ function seeded(seed: number): () => number {
 }
 
 /** An EAN-13 from its first 12 digits (the check digit right, else the row has an error). */
-function gtin(twelve: string): string {
+export function gtin(twelve: string): string {
   const sum = [...twelve].reduce((s, d, i) => s + Number(d) * (i % 2 === 0 ? 1 : 3), 0);
   return `${twelve}${(10 - (sum % 10)) % 10}`;
 }
