@@ -160,6 +160,18 @@ export class Catalog {
     writeFileSync(file, `${Papa.unparse(table, { newline: '\n' })}\n`);
     return file;
   }
+
+  /** The same rows as NDJSON, keys in the column order; price a number, images a list. */
+  ndjson(): string {
+    const file = `${fresh('feed')}.ndjson`;
+    const typed = (c: Column, v: string): unknown =>
+      c === 'price' ? Number(v) : c === 'image_urls' ? v.split('|') : v;
+    const lines = this.rows.map((r) =>
+      JSON.stringify(Object.fromEntries(this.columns.map((c) => [c, typed(c, r[c])]))),
+    );
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    return file;
+  }
 }
 
 /** A server that accepts every product and keeps, per SKU, the last payload (as JSON text). */

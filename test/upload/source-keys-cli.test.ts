@@ -51,7 +51,11 @@ const seoulDay = (at: string | undefined) =>
  * Uploads the catalog night after night with one state directory, and checks each night against
  * `genser convert`: the SKUs sent, their envelope type, the delta counts, and what the server holds.
  */
-async function nights(c: Catalog, plan: Night[], upload: { run: Runner; flags: string[]; set?: string[] }) {
+async function nights(
+  c: Catalog,
+  plan: Night[],
+  upload: { run: Runner; flags: string[]; set?: string[]; ndjson?: true },
+) {
   const guarded = !upload.flags.includes('100%');
   // What each SKU's accepted source key was made from (header, values, --set): on the guarded
   // path every issue-free row's key is kept (sent, or noted when its payload is the same).
@@ -65,7 +69,7 @@ async function nights(c: Catalog, plan: Night[], upload: { run: Runner; flags: s
     if (night.at) vi.setSystemTime(night.at);
     const edited = new Set<string>();
     night.edit?.(c, edited);
-    const file = c.csv();
+    const file = upload.ndjson ? c.ndjson() : c.csv();
     const flags = ['--set', `currency=${night.currency ?? 'KRW'}`, ...(upload.set ?? [])];
     const want = await converted(file, flags);
     expect(want.size).toBe(c.rows.length);
@@ -165,6 +169,10 @@ describe('nightly uploads with source keys: never a changed product skipped, nev
 
   it('eight nights on the streamed path (--max-change 100%)', async () => {
     await nights(new Catalog(12, 40), NIGHTS, { run: inProcess, flags: ['--max-change', '100%'] });
+  });
+
+  it('eight nights of an NDJSON feed (its keys named, its values typed), guarded', async () => {
+    await nights(new Catalog(16, 40), NIGHTS, { run: inProcess, flags: [], ndjson: true });
   });
 
   // The workers need the built code (dist/): these nights run bin/genser.js. Three nights each:
