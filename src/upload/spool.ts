@@ -209,8 +209,8 @@ function* itemsOf(line: Buffer): Generator<FeedRow> {
  */
 export function spooledHooks(state: StateHooks & { counts: DeltaCounts }): StateHooks {
   return {
-    plan: (sku, json) => {
-      if (json !== UNCHANGED) return state.plan(sku, json);
+    plan: (sku, json, source) => {
+      if (json !== UNCHANGED) return state.plan(sku, json, source);
       state.counts.unchanged++;
       return undefined;
     },

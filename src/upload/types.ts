@@ -18,8 +18,11 @@ export interface SendPlan {
 
 /** The upload state's part in a run: which rows go (and how), and what the service accepted. */
 export interface StateHooks {
-  /** undefined: the service already has these exact bytes; the row is not sent. */
-  plan(sku: string | undefined, json: Uint8Array): SendPlan | undefined;
+  /**
+   * undefined: the service already has these exact bytes; the row is not sent. `source`: the
+   * row's source key, kept for such a row so the next run need not map it (src/feed/source-keys.ts).
+   */
+  plan(sku: string | undefined, json: Uint8Array, source?: string): SendPlan | undefined;
   /** One body's accepted rows and their payload bytes (called once per body, as its answer lands). */
   accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void;
   /** Rows sent (or meant to be) and not accepted, with their payloads: `--retry-failed` sends them again. */

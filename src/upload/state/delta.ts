@@ -20,6 +20,9 @@ export interface DeltaCounts {
  */
 export const UNCHANGED: Uint8Array = new Uint8Array(0);
 
+/** Source keys noted per transaction (a first run after an upgrade notes one per product). */
+const NOTE_BATCH = 2000;
+
 export function payloadHash(json: Uint8Array): string {
   return createHash('sha256').update(json).digest('base64url').slice(0, 22);
 }
@@ -42,7 +45,10 @@ export class Delta implements StateHooks {
     return new Set([...this.inflight.values()].map((r) => r.envelopeId)).size;
   }
 
-  plan(sku: string | undefined, json: Uint8Array): SendPlan | undefined {
+  /** Source keys of rows found unchanged by their bytes, to note in the state (see `plan`). */
+  private readonly notes: { sku: string; hash: string; source: string }[] = [];
+
+  plan(sku: string | undefined, json: Uint8Array, source?: string): SendPlan | undefined {
     // No SKU, nothing to remember it by: sent every time.
     if (sku === undefined) {
       this.counts.new++;
@@ -56,6 +62,8 @@ export class Delta implements StateHooks {
     const last = this.state.acceptedHash(sku);
     if (last === hash && !this.full) {
       this.counts.unchanged++;
+      // Its key is noted, as the guard's pass does: the next run skips the row unmapped.
+      if (source !== undefined && this.notes.push({ sku, hash, source }) >= NOTE_BATCH) this.noteSources();
       return undefined;
     }
     if (last === undefined) this.counts.new++;
@@ -85,6 +93,7 @@ export class Delta implements StateHooks {
    * send again (their rows changed, left the feed, or went in new batches) are forgotten.
    */
   finish(readToEnd: boolean): void {
+    this.noteSources();
     if (!readToEnd) return;
     const stale = new Set(
       [...this.inflight.values()].map((r) => r.envelopeId).filter((id) => !this.sentIds.has(id)),
@@ -94,6 +103,10 @@ export class Delta implements StateHooks {
 
   accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void {
     this.state.accepted(rows, parts);
+  }
+
+  private noteSources(): void {
+    this.state.noteSources(this.notes.splice(0));
   }
 
   /** The history id of this run, once started (rows not accepted are kept under it). */
