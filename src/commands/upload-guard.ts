@@ -6,7 +6,7 @@ import type { FeedOptions } from '../shared/types.js';
 import type { InvalidBudget } from '../upload/budget.js';
 import { inShard, type Shard, type ShardCounts } from '../upload/shard.js';
 import { Spool, UNCHANGED } from '../upload/spool.js';
-import { type Delta, payloadHash } from '../upload/state/delta.js';
+import { type Delta, NOTE_BATCH, payloadHash } from '../upload/state/delta.js';
 import type { MissingMode } from '../upload/state/missing.js';
 import type { UploadState } from '../upload/state/store.js';
 
@@ -136,9 +136,6 @@ async function spoolFeed(
   accepted.state.noteSources(notes);
   return { changed, skipped, decides };
 }
-
-/** Source keys noted per transaction (a first run after an upgrade notes one per product). */
-const NOTE_BATCH = 2000;
 
 /** The refusal when changed + gone is over the limit (a count, or a share of the known products). */
 export function massChangeError(

@@ -21,7 +21,7 @@ export interface DeltaCounts {
 export const UNCHANGED: Uint8Array = new Uint8Array(0);
 
 /** Source keys noted per transaction (a first run after an upgrade notes one per product). */
-const NOTE_BATCH = 2000;
+export const NOTE_BATCH = 2000;
 
 export function payloadHash(json: Uint8Array): string {
   return createHash('sha256').update(json).digest('base64url').slice(0, 22);
