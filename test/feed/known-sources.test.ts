@@ -30,9 +30,14 @@ describe('KnownSources', () => {
     // 200 keys that start in the same slot, and 50 more in the slot after it: long probe runs
     // that wrap around the table's end (0xffffffff is the last slot at any size).
     const shared = Buffer.from([0xff, 0xff, 0xff, 0xff]);
-    keysWithPrefix(shared, 200).forEach((k, i) => add(k, `WRAP-${i}`));
-    keysWithPrefix(Buffer.from([0, 0, 0, 0]), 50).forEach((k, i) => add(k, `ZERO-${i}`));
-    keysWithPrefix(Buffer.from([7, 0, 0, 0]), 50).forEach((k, i) => add(k, `SEVEN-${i}`));
+    const crowded: [Buffer, number, string][] = [
+      [shared, 200, 'WRAP'],
+      [Buffer.from([0, 0, 0, 0]), 50, 'ZERO'],
+      [Buffer.from([7, 0, 0, 0]), 50, 'SEVEN'],
+    ];
+    for (const [prefix, n, name] of crowded) {
+      for (const [i, k] of keysWithPrefix(prefix, n).entries()) add(k, `${name}-${i}`);
+    }
     const table = KnownSources.build(entries);
     expect(table.size).toBe(entries.length);
     expect(table.data.slots.length).toBeGreaterThanOrEqual(entries.length * 2);
