@@ -372,6 +372,26 @@ describe('source keys through the feed, on every path', () => {
     },
   );
 
+  it.each(PATHS)(
+    'does not take a number JSON reads as Infinity (1e999) for a known null (%s)',
+    async (path) => {
+      // NDJSON rows whose category codes are ["C", null] (valid, known) and ["C", 1e999]: the
+      // second maps to a code "Infinity" with no name (an error), so it must not come out unchanged.
+      const line = (codes: string) =>
+        `{"sku":"N-1","name":"n","description":"d","brand_id":"b","brand_name":"B","category_name":"c","category_code":${codes},"price":100,"currency":"KRW","availability":"InStock","gtin":"8801234567893","mpn":"M","image_urls":"https://cdn.example.kr/a.jpg","url":"https://shop.example.kr/a"}`;
+      const known = join(dir, 'null.ndjson');
+      const changed = join(dir, 'infinity.ndjson');
+      writeFileSync(known, `${line('["C",null]')}\n`);
+      writeFileSync(changed, `${line('["C",1e999]')}\n`);
+      const first = await run([known], path, {});
+      expect(first[0].source).toBeDefined();
+      const [row] = await run([changed], path, { known: () => tableOf(first) });
+      expect(row.unchanged).toBeUndefined();
+      expect(row.valid).toBe(false);
+      expect(row.issues.map((i) => i.code)).toEqual(['required']);
+    },
+  );
+
   // In the tests above the in-thread path runs src/ and the workers dist/: their code digests
   // differ, so their keys do (src/shared/code-digest.ts). Run from the build, as genser is, a
   // state written on one path (a small file, in-thread) serves the next run on another (the pool).

@@ -198,6 +198,37 @@ describe('sourceKey', () => {
     expectDistinct([jsonKey({ sku: 'A' }), jsonKey({ sku: 'A', price: undefined })]);
   });
 
+  it('tells non-finite numbers from null, at the top and nested (JSON reads 1e999 as Infinity)', () => {
+    // JSON.stringify writes Infinity, -Infinity and NaN as null: the mapping does not (a list of
+    // ["C", 1e999] maps to the codes C and "Infinity"), so their keys must differ.
+    expectDistinct(
+      [
+        null,
+        Infinity,
+        -Infinity,
+        Number.NaN,
+        'Infinity',
+        '\u0000Infinity',
+        [null],
+        [Infinity],
+        [-Infinity],
+        ['Infinity'],
+        ['\u0000Infinity'],
+        ['\u0000\u0000Infinity'],
+        [Infinity, 'Infinity'],
+        ['Infinity', Infinity],
+        [Infinity, '\u0000Infinity'],
+        ['\u0000Infinity', Infinity],
+        { a: null },
+        { a: Infinity },
+        { a: { b: [1, Infinity] } },
+        { a: { b: [1, null] } },
+      ].map((v) => jsonKey({ sku: 'A', price: v })),
+    );
+    // Values without them keep one key each, as before.
+    expect(jsonKey({ sku: 'A', price: [1, null] })).toBe(jsonKey({ sku: 'A', price: [1, null] }));
+  });
+
   it("changes with the record's shape and with the context", () => {
     const fields = { sku: 'A', name: 'n' };
     expectDistinct([
