@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -389,6 +389,57 @@ describe('source keys through the feed, on every path', () => {
       expect(row.unchanged).toBeUndefined();
       expect(row.valid).toBe(false);
       expect(row.issues.map((i) => i.code)).toEqual(['required']);
+    },
+  );
+
+  it.each(['one', 'two'] as const)(
+    'maps a Magento simple again when the attribute it inherits changes its name, not its value (%s)',
+    async (path) => {
+      // A mapping that reads two more attributes (docs/presets.md: attr.<code> columns). The
+      // simple X-1 inherits its configurable parent's attributes: color=M, then size=M. X-1's own
+      // row is the same both times; its product is not (seo_title M, then hs_code M).
+      const preset = JSON.parse(readFileSync(join(root, 'presets', 'magento.json'), 'utf8'));
+      delete preset.$schema;
+      preset.fields.seo_title = { column: 'attr.color' };
+      preset.fields.hs_code = { column: 'attr.size' };
+      preset.fields.image_urls.prefix = 'https://shop.example.com/media/catalog/product';
+      preset.fields.url = { column: 'url_key', prefix: 'https://shop.example.com/', suffix: '.html' };
+      const mapping = join(dir, 'magento-attributes.json');
+      writeFileSync(mapping, JSON.stringify(preset));
+      const options: FeedOptions = { ...feed, mapping, set: ['currency=USD', ...feed.set!] };
+      const header =
+        'sku,store_view_code,product_type,categories,name,description,product_online,visibility,price,url_key,base_image,additional_attributes,is_in_stock,configurable_variations';
+      const row = (sku: string, type: string, visibility: string, attributes: string, variations = '') =>
+        `${sku},,${type},Default Category/Gear/Bags,Bag ${sku},<p>Bag</p>,1,${visibility},30,${sku.toLowerCase()},/b/${sku}.jpg,"${attributes}",1,"${variations}"`;
+      const file = (name: string, parent: string) => {
+        const path = join(dir, name);
+        const rows = [
+          // The first row has both attributes: the file's plan reads attr.color and attr.size.
+          row('S-1', 'simple', '"Catalog, Search"', 'ean=4006381333931,brand=Luma,color=red,size=L'),
+          row('X-1', 'simple', 'Not Visible Individually', 'ean=4006381333931,brand=Luma'),
+          row('P-1', 'configurable', '"Catalog, Search"', parent, 'sku=X-1,color=M'),
+        ];
+        writeFileSync(path, `${[header, ...rows].join('\n')}\n`);
+        return path;
+      };
+      const before = (await run([file('magento-a.csv', 'color=M')], path, {}, options)).filter(
+        (r) => r.row > 0,
+      );
+      expect(before.map((r) => [r.sku, r.source !== undefined])).toEqual([
+        ['S-1', true],
+        ['X-1', true],
+      ]);
+      const after = file('magento-b.csv', 'size=M');
+      const plain = (await run([after], path, undefined, options)).filter((r) => r.row > 0);
+      expect(jsonOf(plain[1])).not.toBe(jsonOf(before[1]));
+      const rows = (await run([after], path, { known: () => tableOf(before) }, options)).filter(
+        (r) => r.row > 0,
+      );
+      expect(rows.map((r) => [r.sku, r.unchanged ?? false])).toEqual([
+        ['S-1', true],
+        ['X-1', false],
+      ]);
+      expect(jsonOf(rows[1])).toBe(jsonOf(plain[1]));
     },
   );
 
