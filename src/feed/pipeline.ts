@@ -383,7 +383,10 @@ export class FeedProcessor {
     this.planFor(record);
     if (this.header?.keys !== this.planKeys)
       this.header = { keys: this.planKeys, context: headerContext(settings, this.planKeys) };
-    return sourceKey(this.header.context, record, shape, false);
+    // A reader's rows have the header's columns; a transform's may have more (Magento's attr.<code>
+    // from a parent): values alone would not say which column holds which, so names go in too.
+    const named = this.mapping?.transform !== undefined && !sameKeys(record.fields, this.planKeys);
+    return sourceKey(this.header.context, record, shape, named);
   }
 
   /** A row whose key the service accepted under `sku`: its item without mapping it again. */

@@ -42,10 +42,7 @@ export function sourceKey(context: string, record: SourceRecord, shape: string, 
     if (withNames) text += `${k.length}:${k}`;
     if (typeof v === 'string') text += `s${v.length}:${v}`;
     else if (v === undefined) text += 'u';
-    else {
-      const json = JSON.stringify(v);
-      text += `j${json.length}:${json}`;
-    }
+    else text += jsonPart(v);
   }
   // Hashed as UTF-16 from one reused buffer: one copy of the code units is cheaper than encoding
   // Korean text as UTF-8, or than the hash making its own copy per row (BENCHMARKS.md).
@@ -55,6 +52,25 @@ export function sourceKey(context: string, record: SourceRecord, shape: string, 
 }
 
 let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+/**
+ * A value that is not text, as JSON, length-prefixed. JSON writes Infinity, -Infinity and NaN
+ * (a JSON reader makes 1e999 Infinity) as null, where the mapping reads them as "Infinity": so
+ * a value whose JSON has a null is written again with them marked (`J`), one text per value.
+ */
+function jsonPart(v: unknown): string {
+  const json = JSON.stringify(v);
+  if (!json.includes('null')) return `j${json.length}:${json}`;
+  const exact = JSON.stringify(v, markNonFinite);
+  return `J${exact.length}:${exact}`;
+}
+
+/** Non-finite numbers as "\u0000Infinity" (and so on); a text that starts with \u0000 gets one more. */
+function markNonFinite(_key: string, x: unknown): unknown {
+  if (typeof x === 'number') return Number.isFinite(x) ? x : `\u0000${x}`;
+  if (typeof x === 'string' && x.startsWith('\u0000')) return `\u0000${x}`;
+  return x;
+}
 
 /** The part of a CSV file's keys that its header makes: its column names, length-prefixed. */
 export function headerContext(settings: string, names: readonly string[]): string {

@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { KEY_TEXT_LENGTH, KnownSources } from '../../src/feed/known-sources.js';
+
+/**
+ * The accepted source keys' table (docs/nightly.md, "Unchanged rows"): what every feed worker
+ * looks rows up in. A wrong answer here skips a changed row or sends an unchanged one again.
+ */
+
+const keyText = (bytes: Buffer) => bytes.toString('base64url');
+const keyBytes = (text: string) => Buffer.from(text, 'base64url');
+
+/** `n` random keys whose first 4 bytes (the slot the table starts at) are `prefix`. */
+function keysWithPrefix(prefix: Buffer, n: number): string[] {
+  return Array.from({ length: n }, () => keyText(Buffer.concat([prefix, randomBytes(12)])));
+}
+
+describe('KnownSources', () => {
+  it('answers each key with its SKU and others with nothing, over many entries and colliding slots', () => {
+    const entries: { source: string; sku: string }[] = [];
+    const seen = new Set<string>();
+    const add = (source: string, sku: string) => {
+      if (seen.has(source)) return;
+      seen.add(source);
+      entries.push({ source, sku });
+    };
+    for (let i = 0; i < 3000; i++) add(keyText(randomBytes(16)), `SKU-${i}`);
+    // 200 keys that start in the same slot, and 50 more in the slot after it: long probe runs
+    // that wrap around the table's end (0xffffffff is the last slot at any size).
+    const shared = Buffer.from([0xff, 0xff, 0xff, 0xff]);
+    const crowded: [Buffer, number, string][] = [
+      [shared, 200, 'WRAP'],
+      [Buffer.from([0, 0, 0, 0]), 50, 'ZERO'],
+      [Buffer.from([7, 0, 0, 0]), 50, 'SEVEN'],
+    ];
+    for (const [prefix, n, name] of crowded) {
+      for (const [i, k] of keysWithPrefix(prefix, n).entries()) add(k, `${name}-${i}`);
+    }
+    const table = KnownSources.build(entries);
+    expect(table.size).toBe(entries.length);
+    expect(table.data.slots.length).toBeGreaterThanOrEqual(entries.length * 2);
+    for (const e of entries) expect(table.lookup(keyBytes(e.source)), e.sku).toBe(e.sku);
+    // Absent keys: random ones, ones in the crowded slots, and present keys with one bit flipped
+    // in each of their 4 words.
+    const absent = [
+      ...Array.from({ length: 500 }, () => keyText(randomBytes(16))),
+      ...keysWithPrefix(shared, 100),
+      ...keysWithPrefix(Buffer.from([0, 0, 0, 0]), 20),
+    ].filter((k) => !seen.has(k));
+    for (const e of entries.slice(-300)) {
+      for (const byte of [0, 5, 10, 15]) {
+        const flipped = keyBytes(e.source);
+        flipped[byte] ^= 1;
+        if (!seen.has(keyText(flipped))) absent.push(keyText(flipped));
+      }
+    }
+    for (const k of absent) expect(table.lookup(keyBytes(k)), k).toBeUndefined();
+  });
+
+  it('keeps non-ASCII SKUs whole: Korean, Japanese, emoji, and an empty one', () => {
+    const skus = ['한글-상품-001', 'ソックス/L', '😀🎁', 'e\u0301', '', 'A'.repeat(300), '가'];
+    const entries = skus.map((sku) => ({ source: keyText(randomBytes(16)), sku }));
+    const table = KnownSources.build(entries);
+    for (const e of entries) expect(table.lookup(keyBytes(e.source))).toBe(e.sku);
+  });
+
+  it('is empty when nothing was accepted: every lookup misses', () => {
+    const table = KnownSources.build([]);
+    expect(table.size).toBe(0);
+    for (let i = 0; i < 100; i++) expect(table.lookup(randomBytes(16))).toBeUndefined();
+    const fromColumns = KnownSources.fromColumns({ keys: '', skus: '', skuBytes: [] });
+    expect(fromColumns?.size).toBe(0);
+    expect(fromColumns?.lookup(randomBytes(16))).toBeUndefined();
+  });
+
+  it('refuses keys of the wrong length, and columns that do not add up', () => {
+    const good = keyText(randomBytes(16));
+    expect(good.length).toBe(KEY_TEXT_LENGTH);
+    expect(() => KnownSources.build([{ source: good.slice(1), sku: 'A' }])).toThrow(/22 characters/);
+    expect(() => KnownSources.build([{ source: `${good}A`, sku: 'A' }])).toThrow(/22 characters/);
+    expect(() =>
+      KnownSources.build([
+        { source: good, sku: 'A' },
+        { source: '', sku: 'B' },
+      ]),
+    ).toThrow(/22 characters/);
+    // The keys column one character short or long for its count.
+    expect(KnownSources.fromColumns({ keys: good.slice(1), skus: 'A', skuBytes: [1] })).toBeUndefined();
+    expect(KnownSources.fromColumns({ keys: `${good}${good}`, skus: 'A', skuBytes: [1] })).toBeUndefined();
+    expect(KnownSources.fromColumns({ keys: good, skus: 'AB', skuBytes: [1, 1] })).toBeUndefined();
+    // SKU byte lengths that do not sum to the SKUs' UTF-8 bytes (한 is 3 bytes, not 1).
+    expect(KnownSources.fromColumns({ keys: good, skus: '한', skuBytes: [1] })).toBeUndefined();
+    expect(KnownSources.fromColumns({ keys: good, skus: 'AB', skuBytes: [1] })).toBeUndefined();
+    expect(KnownSources.fromColumns({ keys: good, skus: 'A', skuBytes: [2] })).toBeUndefined();
+    // The columns as the state reads them, adding up.
+    const second = keyText(randomBytes(16));
+    const table = KnownSources.fromColumns({ keys: good + second, skus: '한A', skuBytes: [3, 1] });
+    expect(table?.lookup(keyBytes(good))).toBe('한');
+    expect(table?.lookup(keyBytes(second))).toBe('A');
+  });
+
+  it('is shared with a worker thread, not copied: the worker answers the same SKUs from the same memory', async () => {
+    // The worker runs the built module, as the feed workers do.
+    const built = new URL('../../dist/feed/known-sources.js', import.meta.url);
+    expect(existsSync(built), 'run `npm run build` first').toBe(true);
+    const entries = Array.from({ length: 500 }, (_, i) => ({
+      source: keyText(randomBytes(16)),
+      sku: i % 2 === 0 ? `상품-${i}` : `SKU-${i}`,
+    }));
+    const table = KnownSources.build(entries);
+    for (const array of Object.values(table.data)) expect(array.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const asked = [...entries.map((e) => e.source), keyText(randomBytes(16))];
+    const worker = new Worker(
+      `const { parentPort } = require('node:worker_threads');
+       let table;
+       parentPort.on('message', async (m) => {
+         if (m.known) {
+           const { KnownSources } = await import(${JSON.stringify(built.href)});
+           table = new KnownSources(m.known);
+           const shared = Object.values(m.known).every((a) => a.buffer instanceof SharedArrayBuffer);
+           parentPort.postMessage({ shared });
+           return;
+         }
+         parentPort.postMessage({ skus: m.ask.map((k) => table.lookup(Buffer.from(k, 'base64url')) ?? null) });
+       });`,
+      { eval: true },
+    );
+    const replies: unknown[] = [];
+    const waiters: ((m: unknown) => void)[] = [];
+    worker.on('message', (m) => {
+      const w = waiters.shift();
+      if (w) w(m);
+      else replies.push(m);
+    });
+    const next = () =>
+      new Promise<unknown>((resolve, reject) => {
+        const r = replies.shift();
+        if (r !== undefined) resolve(r);
+        else waiters.push(resolve);
+        worker.once('error', reject);
+      });
+    try {
+      // As the pool sends it (src/feed/pool.ts, KnownMessage).
+      worker.postMessage({ known: table.data });
+      expect(await next()).toEqual({ shared: true });
+      worker.postMessage({ ask: asked });
+      expect(await next()).toEqual({ skus: [...entries.map((e) => e.sku), null] });
+      // A byte changed here is seen there: one memory. (SKU-1's first byte, S -> T.)
+      const start = table.data.ends[0];
+      expect(String.fromCharCode(table.data.skus[start])).toBe('S');
+      table.data.skus[start] = 'T'.charCodeAt(0);
+      worker.postMessage({ ask: [entries[1].source] });
+      expect(await next()).toEqual({ skus: ['TKU-1'] });
+    } finally {
+      await worker.terminate();
+    }
+  });
+});
