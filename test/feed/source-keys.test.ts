@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import {
   sourceKeyText,
 } from '../../src/feed/source-keys.js';
 import { resolveFeedMapping } from '../../src/map/presets.js';
+import { libraryVersions } from '../../src/shared/code-digest.js';
 import type { FeedOptions, SourceRecord } from '../../src/shared/types.js';
 
 /**
@@ -395,5 +396,15 @@ describe('settingsDigest', () => {
       return settingsDigest(options, resolveFeedMapping(options));
     };
     expectDistinct([SETTINGS, preset('shopify'), preset('magento'), preset('woocommerce')]);
+  });
+});
+
+describe('codeDigest', () => {
+  it('names the installed version of each library a payload depends on', () => {
+    const versions = libraryVersions();
+    for (const name of ['ajv', 'ajv-formats', 'iconv-lite', 'papaparse']) {
+      const installed = JSON.parse(readFileSync(join('node_modules', name, 'package.json'), 'utf8')).version;
+      expect(versions[name]).toBe(installed);
+    }
   });
 });
