@@ -19,7 +19,9 @@ export function codeDigest(): string {
   if (cached !== undefined) return cached;
   const h = createHash('sha256');
   const { node, v8, icu, tz, unicode } = process.versions as Record<string, string | undefined>;
-  h.update(JSON.stringify({ genser: packageVersion(), node, v8, icu, tz, unicode, libraries: libraryVersions() }));
+  h.update(
+    JSON.stringify({ genser: packageVersion(), node, v8, icu, tz, unicode, libraries: libraryVersions() }),
+  );
   // This file sits in src/shared/ (dist/shared/ when built): its grandparent is the code's root.
   const codeRoot = dirname(dirname(fileURLToPath(import.meta.url)));
   for (const dir of [codeRoot, join(packageRoot, 'schemas'), join(packageRoot, 'presets')]) {
@@ -50,7 +52,9 @@ export function libraryVersions(): Record<string, string> {
         if (up === dir) break;
         dir = up;
       }
-      out[name] = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+      out[name] = (
+        JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }
+      ).version;
     } catch {
       out[name] = 'unknown';
     }
