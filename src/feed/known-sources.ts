@@ -11,19 +11,31 @@ export interface KnownSourcesData {
   slots: Int32Array;
   /** Entry i's key as 4 words from 4 * i. */
   keys: Uint32Array;
-  /** The SKUs' UTF-8 bytes, entry i's from ends[i - 1] (0 for the first) to ends[i]. */
+  /**
+   * The entries' UTF-8 bytes, entry i's from ends[i - 1] (0 for the first) to ends[i]: its SKU up
+   * to skuEnds[i], then the warnings its row had (JSON, see `sourceWarnings`), if any.
+   */
   skus: Uint8Array;
   ends: Int32Array;
+  skuEnds: Int32Array;
+}
+
+/** What the table knows of a key: the SKU accepted with it, and its row's warnings (JSON) if any. */
+export interface KnownEntry {
+  sku: string;
+  warnings?: string;
 }
 
 /** The accepted keys and SKUs as the state reads them, column by column. */
 export interface KnownColumns {
   /** Every key as base64url (KEY_TEXT_LENGTH characters each), joined. */
   keys: string;
-  /** Every SKU, joined. */
+  /** Every SKU followed by its warnings (JSON, or nothing), joined. */
   skus: string;
   /** Each SKU's length in UTF-8 bytes. */
   skuBytes: number[];
+  /** Each entry's warnings' length in UTF-8 bytes (0: none); all 0 when absent. */
+  warningBytes?: number[];
 }
 
 const WORDS = SOURCE_KEY_BYTES / 4;
@@ -41,31 +53,40 @@ export class KnownSources {
     return this.data.ends.length;
   }
 
-  /** The table of `entries` (a key as the state stores it, base64url, and its SKU). */
+  /**
+   * The table of `entries`: a source as the state stores it (the key in base64url, then the
+   * row's warnings as JSON if it had some) and its SKU.
+   */
   static build(entries: readonly { source: string; sku: string }[]): KnownSources {
+    const warnings = entries.map((e) => e.source.slice(KEY_TEXT_LENGTH));
     const table = KnownSources.fromColumns({
-      keys: entries.map((e) => e.source).join(''),
-      skus: entries.map((e) => e.sku).join(''),
+      keys: entries.map((e) => e.source.slice(0, KEY_TEXT_LENGTH)).join(''),
+      skus: entries.map((e, i) => e.sku + warnings[i]).join(''),
       skuBytes: entries.map((e) => Buffer.byteLength(e.sku, 'utf8')),
+      warningBytes: warnings.map((w) => Buffer.byteLength(w, 'utf8')),
     });
-    if (!table) throw new Error('every key must be 22 characters of base64url');
+    if (!table || entries.some((e) => e.source.length < KEY_TEXT_LENGTH))
+      throw new Error('every source must start with a key of 22 characters of base64url');
     return table;
   }
 
   /**
    * The table from the state's columns read in one go (src/upload/state/store.ts): the keys as
-   * base64url text joined, the SKUs joined, and each SKU's length in UTF-8 bytes. Undefined
-   * when the columns do not add up (a SKU that is not valid Unicode, say): no table, then.
+   * base64url text joined, the SKUs (each with its warnings) joined, and their lengths in UTF-8
+   * bytes. Undefined when the columns do not add up (a SKU that is not valid Unicode, say): no
+   * table, then.
    */
   static fromColumns(columns: KnownColumns): KnownSources | undefined {
     const count = columns.skuBytes.length;
     if (columns.keys.length !== count * KEY_TEXT_LENGTH) return undefined;
+    if (columns.warningBytes && columns.warningBytes.length !== count) return undefined;
     let capacity = 16;
     while (capacity < count * 2) capacity *= 2;
     const skuText = Buffer.from(columns.skus, 'utf8');
     const slots = new Int32Array(new SharedArrayBuffer(capacity * 4));
     const keys = new Uint32Array(new SharedArrayBuffer(Math.max(4, count * SOURCE_KEY_BYTES)));
     const ends = new Int32Array(new SharedArrayBuffer(Math.max(4, count * 4)));
+    const skuEnds = new Int32Array(new SharedArrayBuffer(Math.max(4, count * 4)));
     const skus = new Uint8Array(new SharedArrayBuffer(Math.max(4, skuText.length)));
     skus.set(skuText);
     const key = Buffer.alloc(SOURCE_KEY_BYTES);
@@ -73,6 +94,8 @@ export class KnownSources {
     for (let n = 0; n < count; n++) {
       key.write(columns.keys.slice(n * KEY_TEXT_LENGTH, (n + 1) * KEY_TEXT_LENGTH), 'base64url');
       end += columns.skuBytes[n];
+      skuEnds[n] = end;
+      end += columns.warningBytes?.[n] ?? 0;
       ends[n] = end;
       for (let w = 0; w < WORDS; w++) keys[n * WORDS + w] = key.readUInt32LE(w * 4);
       let slot = keys[n * WORDS] & (capacity - 1);
@@ -80,12 +103,18 @@ export class KnownSources {
       slots[slot] = n + 1;
     }
     if (end !== skuText.length) return undefined;
-    return new KnownSources({ slots, keys, skus, ends: ends.subarray(0, count) });
+    return new KnownSources({
+      slots,
+      keys,
+      skus,
+      ends: ends.subarray(0, count),
+      skuEnds: skuEnds.subarray(0, count),
+    });
   }
 
-  /** The SKU accepted with this key, if any. */
-  lookup(key: Buffer): string | undefined {
-    const { slots, keys, skus, ends } = this.data;
+  /** The SKU accepted with this key (and its row's warnings), if any. */
+  lookup(key: Buffer): KnownEntry | undefined {
+    const { slots, keys, skus, ends, skuEnds } = this.data;
     const w0 = key.readUInt32LE(0);
     const w1 = key.readUInt32LE(4);
     const w2 = key.readUInt32LE(8);
@@ -96,7 +125,13 @@ export class KnownSources {
       const at = (entry - 1) * WORDS;
       if (keys[at] === w0 && keys[at + 1] === w1 && keys[at + 2] === w2 && keys[at + 3] === w3) {
         const start = entry === 1 ? 0 : ends[entry - 2];
-        return Buffer.from(skus.buffer, skus.byteOffset + start, ends[entry - 1] - start).toString('utf8');
+        const skuEnd = skuEnds[entry - 1];
+        const end = ends[entry - 1];
+        const text = (from: number, to: number) =>
+          Buffer.from(skus.buffer, skus.byteOffset + from, to - from).toString('utf8');
+        const found: KnownEntry = { sku: text(start, skuEnd) };
+        if (end > skuEnd) found.warnings = text(skuEnd, end);
+        return found;
       }
     }
   }

@@ -24,8 +24,15 @@ import { timeZoneForCountry } from '../time/zones.js';
 import { SkuSet } from '../validate/duplicates.js';
 import { type PayloadValidator, payloadValidator } from '../validate/product.js';
 import type { SourceLookup } from '../validate/translate.js';
-import { KnownSources, type KnownSourcesData } from './known-sources.js';
-import { headerContext, settingsDigest, sourceKey, sourceKeyText } from './source-keys.js';
+import { type KnownEntry, KnownSources, type KnownSourcesData } from './known-sources.js';
+import {
+  headerContext,
+  placeWarnings,
+  settingsDigest,
+  sourceKey,
+  sourceKeyText,
+  sourceWarnings,
+} from './source-keys.js';
 
 /**
  * read -> map -> build -> validate, streaming: one FeedItem per source record, in order.
@@ -83,9 +90,9 @@ export interface ReaderOptions {
 }
 
 /**
- * Source keys for an upload with state (docs/nightly.md, "Unchanged rows"): each valid,
- * issue-free row gets its key (`source`); a row whose key is in `known` comes out `unchanged`,
- * with the SKU it was accepted under, and is not mapped.
+ * Source keys for an upload with state (docs/nightly.md, "Unchanged rows"): each valid row
+ * without a read issue gets its key and its warnings (`source`); a row whose key is in `known`
+ * comes out `unchanged`, with the SKU it was accepted under and those warnings, and is not mapped.
  */
 export interface SourceKeying {
   /** Set before the first record; a worker gets it in a message once the table is built. */
@@ -366,11 +373,12 @@ export class FeedProcessor {
     const key = this.keyOf(record, shape);
     const data = this.keyed.keying.known;
     if (data && this.known?.data !== data) this.known = { data, table: new KnownSources(data) };
-    const sku = data ? this.known!.table.lookup(key) : undefined;
-    if (sku !== undefined) return this.unchanged(record, sku);
+    const known = data ? this.known!.table.lookup(key) : undefined;
+    if (known !== undefined) return this.unchanged(record, known);
     const item = this.build(record, shape);
-    if (item.valid && item.issues.length === 0 && item.payload !== undefined)
-      item.source = sourceKeyText(key);
+    // A valid row is keyed with its warnings (never with an error: it could not have been accepted).
+    if (item.valid && item.payload !== undefined)
+      item.source = sourceKeyText(key) + sourceWarnings(item.issues);
     return item;
   }
 
@@ -390,13 +398,15 @@ export class FeedProcessor {
   }
 
   /** A row whose key the service accepted under `sku`: its item without mapping it again. */
-  private unchanged(record: SourceRecord, sku: string): FeedItem {
+  private unchanged(record: SourceRecord, known: KnownEntry): FeedItem {
+    const { sku } = known;
     const item: FeedItem = {
       file: record.file,
       row: record.row,
       line: record.line,
       sku,
-      issues: [],
+      // The warnings its row had when it was mapped, at this row: reported every night alike.
+      issues: known.warnings === undefined ? [] : placeWarnings(known.warnings, record, sku),
       valid: true,
     };
     const dup = this.checkDuplicates

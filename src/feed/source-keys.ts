@@ -1,7 +1,7 @@
 import { createHash, hash } from 'node:crypto';
 import type { Mapping } from '../map/mapping-file.js';
 import { codeDigest } from '../shared/code-digest.js';
-import type { FeedOptions, SourceRecord } from '../shared/types.js';
+import type { FeedOptions, Issue, SourceRecord } from '../shared/types.js';
 
 /**
  * Source keys (docs/nightly.md, "Unchanged rows"): 16 bytes of SHA-256 over a record's column
@@ -9,8 +9,8 @@ import type { FeedOptions, SourceRecord } from '../shared/types.js';
  * settings and resolved mapping (relative dates of `--set` and `defaults` resolved: a new day
  * makes new keys), and the code that maps (src/shared/code-digest.ts). The payload and the
  * issues of a row are a function of exactly these, so a row whose key the service already
- * accepted (with no issue) would give the same payload bytes: it need not be mapped, validated,
- * serialized or hashed again.
+ * accepted would give the same payload bytes and the same warnings (kept beside the key): it
+ * need not be mapped, validated, serialized or hashed again.
  */
 export const SOURCE_KEY_BYTES = 16;
 
@@ -82,4 +82,32 @@ export function headerContext(settings: string, names: readonly string[]): strin
 /** A key as the state stores it (22 characters). */
 export function sourceKeyText(key: Uint8Array): string {
   return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('base64url');
+}
+
+/**
+ * A row's warnings as the state keeps them beside its key, without their position (a skipped row
+ * gets its own file, row and line back): a row that is keyed with warnings is skipped with them,
+ * and they are reported every night as if it had been mapped.
+ */
+export function sourceWarnings(issues: readonly Issue[]): string {
+  if (issues.length === 0) return '';
+  return JSON.stringify(issues.map(({ file: _f, row: _r, line: _l, sku: _s, ...rest }) => rest));
+}
+
+/** The warnings of `sourceWarnings` at a row again, each issue's keys in the order issueOf gives. */
+export function placeWarnings(
+  text: string,
+  at: { file: string; row: number; line: number },
+  sku: string,
+): Issue[] {
+  const kept = JSON.parse(text) as Omit<Issue, 'file' | 'row' | 'line' | 'sku'>[];
+  return kept.map(({ severity, code, ...rest }) => ({
+    severity,
+    code,
+    file: at.file,
+    row: at.row,
+    line: at.line,
+    sku,
+    ...rest,
+  }));
 }

@@ -68,8 +68,9 @@ export interface FeedItem {
   issues: Issue[];
   valid: boolean;
   /**
-   * Upload with state only (docs/nightly.md, "Unchanged rows"): the row's source key (base64url)
-   * when it is valid and has no issue, kept in the state once the service accepts its payload.
+   * Upload with state only (docs/nightly.md, "Unchanged rows"): the row's source key (base64url,
+   * 22 characters), then its warnings as JSON if it has some, when it is valid and has no read
+   * issue; kept in the state once the service accepts its payload.
    */
   source?: string;
   /**

@@ -224,7 +224,7 @@ describe('source keys through the feed, on every path', () => {
   );
 
   it.each(PATHS)(
-    'never keys nor skips a row with a read issue or a warning, even when its values are a known row (%s)',
+    'never keys nor skips a row with a read issue, even when its values are a known row; a row with a mapping warning is keyed with it (%s)',
     async (path) => {
       // A-5's name is `면 "티셔츠`: its quote doubled in before.csv, not in after.csv (a read
       // warning, malformed_quote), where papaparse reads the same value: the same record.
@@ -252,10 +252,15 @@ describe('source keys through the feed, on every path', () => {
       const [same, long, short, warned, quoted] = rows.filter((r) => r.row > 0);
       expect(same.unchanged).toBe(true);
       expect(same.sku).toBe('A-1');
+      // A-4's values changed (its category code is gone): mapped, and keyed with its warning.
+      expect(warned.unchanged).toBeUndefined();
+      expect(warned.issues.map((i) => i.code)).toContain('recommended');
+      expect(warned.source?.slice(22)).toBe(
+        JSON.stringify(warned.issues.map(({ file: _f, row: _r, line: _l, sku: _s, ...rest }) => rest)),
+      );
       for (const [r, code] of [
         [long, 'ragged_row'],
         [short, 'ragged_row'],
-        [warned, 'recommended'],
         [quoted, 'malformed_quote'],
       ] as const) {
         expect(r.unchanged, `row ${r.row}`).toBeUndefined();
@@ -270,6 +275,36 @@ describe('source keys through the feed, on every path', () => {
       expect(jsonOf(quoted)).toBe(jsonOf(first[4]));
       expect(warned.valid).toBe(true);
       expect(jsonOf(warned)).toContain('"A-4"');
+    },
+  );
+
+  it.each(PATHS)(
+    'skips a known row that had warnings and reports the same warnings at its new place (%s)',
+    async (path) => {
+      // C-2 and C-4 lack their category code (a recommended field): valid, with a warning.
+      const rows1 = [product('C-1'), product('C-2').replace(',CLO,', ',,'), product('C-3')];
+      const rows2 = [product('C-0'), rows1[2], rows1[1], product('C-4').replace(',CLO,', ',,')];
+      const first = await run([csvFile('first.csv', rows1)], path, {});
+      expect(first.find((r) => r.sku === 'C-2')?.issues.length).toBeGreaterThan(0);
+      const table = tableOf(first);
+      expect(table.size).toBe(3);
+      const second = csvFile('second.csv', rows2);
+      const skipped = await run([second], path, { known: () => table });
+      const mapped = await run([second], path);
+      expect(skipped.map((r) => [r.sku, r.unchanged ?? false])).toEqual([
+        ['C-0', false],
+        ['C-3', true],
+        ['C-2', true],
+        ['C-4', false],
+      ]);
+      // Row 3 (C-2, row 2 before) carries its warnings with this run's file, row and line, the
+      // very issues mapping gives it.
+      skipped.forEach((r, i) => {
+        // As JSON: reports print the issues' keys in order.
+        expect(JSON.stringify(r.issues), `row ${r.row}`).toBe(JSON.stringify(mapped[i].issues));
+        expect(r.valid).toBe(mapped[i].valid);
+      });
+      expect(skipped[2].issues[0]).toMatchObject({ row: 3, sku: 'C-2', severity: 'warning' });
     },
   );
 

@@ -164,15 +164,25 @@ export class UploadState {
    * object per SKU cost 0.8 us each on the nightly run's critical path (BENCHMARKS.md).
    */
   acceptedSources(): KnownColumns {
+    // A source is the key (KEY_TEXT_LENGTH characters), then the row's warnings as JSON, if any.
     const row = this.db
       .prepare<{ keys: string | null; skus: string | null; lengths: string | null }>(
-        `SELECT group_concat(source, '') AS keys, group_concat(sku, '') AS skus,
-                group_concat(length(CAST(sku AS BLOB)), ',') AS lengths
-         FROM accepted WHERE length(source) = ${KEY_TEXT_LENGTH}`,
+        `SELECT group_concat(substr(source, 1, ${KEY_TEXT_LENGTH}), '') AS keys,
+                group_concat(sku || substr(source, ${KEY_TEXT_LENGTH + 1}), '') AS skus,
+                group_concat(length(CAST(sku AS BLOB)) || ':' ||
+                  length(CAST(substr(source, ${KEY_TEXT_LENGTH + 1}) AS BLOB)), ',') AS lengths
+         FROM accepted WHERE length(source) >= ${KEY_TEXT_LENGTH}`,
       )
       .get();
-    if (!row?.lengths) return { keys: '', skus: '', skuBytes: [] };
-    return { keys: row.keys ?? '', skus: row.skus ?? '', skuBytes: row.lengths.split(',').map(Number) };
+    if (!row?.lengths) return { keys: '', skus: '', skuBytes: [], warningBytes: [] };
+    const skuBytes: number[] = [];
+    const warningBytes: number[] = [];
+    for (const pair of row.lengths.split(',')) {
+      const colon = pair.indexOf(':');
+      skuBytes.push(Number(pair.slice(0, colon)));
+      warningBytes.push(Number(pair.slice(colon + 1)));
+    }
+    return { keys: row.keys ?? '', skus: row.skus ?? '', skuBytes, warningBytes };
   }
 
   /**
