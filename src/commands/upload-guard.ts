@@ -1,4 +1,4 @@
-import { KnownSources } from '../feed/known-sources.js';
+import { KEY_TEXT_LENGTH, KnownSources } from '../feed/known-sources.js';
 import { type FeedRow, feedRows, payloadJson } from '../feed/threads.js';
 import { ExitCode, ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -101,6 +101,7 @@ async function spoolFeed(
   let skipped = 0;
   let decides = true;
   const notes: { sku: string; hash: string; source: string }[] = [];
+  const otherShards: { source: string; sku: string }[] = [];
   for await (const item of items) {
     if (item.row === 0) {
       if (!item.valid) decides = false;
@@ -109,13 +110,17 @@ async function spoolFeed(
     }
     // Another shard's product (its state is elsewhere): counted, never spooled. Rows without a
     // SKU are spooled: the replay's shard filter gives them to shard 1 after the gone check.
+    if (item.unchanged && item.valid) skipped++;
     if (shard && item.sku !== undefined && !inShard(item, shard.of)) {
       shard.counts.rows++;
+      // Its key (mapped tonight, or skipped by it), so the next run need not map it to find its
+      // shard. A key alone, without warnings: this shard never reports that row.
+      if (item.source !== undefined && item.valid)
+        otherShards.push({ source: item.source.slice(0, KEY_TEXT_LENGTH), sku: item.sku });
       continue;
     }
     if (item.sku !== undefined) seen?.seen(item.sku);
     if (item.unchanged && item.valid) {
-      skipped++;
       spool.add(item, UNCHANGED);
       continue;
     }
@@ -134,6 +139,8 @@ async function spoolFeed(
     spool.add(item, same && !full ? UNCHANGED : json);
   }
   accepted.state.noteSources(notes);
+  // The whole feed was read (a reading failure throws before this).
+  if (shard) accepted.state.replaceOtherShards(otherShards);
   return { changed, skipped, decides };
 }
 

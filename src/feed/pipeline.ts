@@ -374,7 +374,7 @@ export class FeedProcessor {
     const data = this.keyed.keying.known;
     if (data && this.known?.data !== data) this.known = { data, table: new KnownSources(data) };
     const known = data ? this.known!.table.lookup(key) : undefined;
-    if (known !== undefined) return this.unchanged(record, known);
+    if (known !== undefined) return this.unchanged(record, known, key);
     const item = this.build(record, shape);
     // A valid row is keyed with its warnings (never with an error: it could not have been accepted).
     if (item.valid && item.payload !== undefined)
@@ -398,7 +398,7 @@ export class FeedProcessor {
   }
 
   /** A row whose key the service accepted under `sku`: its item without mapping it again. */
-  private unchanged(record: SourceRecord, known: KnownEntry): FeedItem {
+  private unchanged(record: SourceRecord, known: KnownEntry, key: Buffer): FeedItem {
     const { sku } = known;
     const item: FeedItem = {
       file: record.file,
@@ -415,7 +415,11 @@ export class FeedProcessor {
     if (dup) {
       item.issues.push(issueOf(dup, record, sku));
       item.valid = false;
-    } else item.unchanged = true;
+    } else {
+      item.unchanged = true;
+      // Its key alone (a sharded run keeps other shards' keys: src/commands/upload-guard.ts).
+      item.source = sourceKeyText(key);
+    }
     return item;
   }
 

@@ -70,7 +70,7 @@ export interface FeedItem {
   /**
    * Upload with state only (docs/nightly.md, "Unchanged rows"): the row's source key (base64url,
    * 22 characters), then its warnings as JSON if it has some, when it is valid and has no read
-   * issue; kept in the state once the service accepts its payload.
+   * issue; kept in the state once the service accepts its payload. An unchanged row: its key alone.
    */
   source?: string;
   /**

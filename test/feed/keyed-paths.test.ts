@@ -114,7 +114,7 @@ async function keyedRuns(files: string[], options: FeedOptions = feed) {
     known.forEach((r, i) => {
       const at = `${path} ${r.file} row ${r.row}`;
       if (picked.has(i)) {
-        // Skipped: its SKU from the table, no payload, no key (it is the known one).
+        // Skipped: its SKU from the table, no payload, its key alone (the known one).
         expect({ ...r }, at).toEqual({
           file: keyed[i].file,
           row: keyed[i].row,
@@ -123,6 +123,7 @@ async function keyedRuns(files: string[], options: FeedOptions = feed) {
           issues: [],
           valid: true,
           unchanged: true,
+          source: keyed[i].source,
         });
       } else {
         // Mapped as without the table: same issues and payload bytes, same key.

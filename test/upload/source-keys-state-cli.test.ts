@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { openDatabase } from '../../src/storage/sqlite.js';
+import { shardOf } from '../../src/upload/shard.js';
 import { genser } from '../helpers/run-cli.js';
 import {
   Catalog,
@@ -272,5 +273,43 @@ describe('--full', () => {
       expect(notMapped(after.stderr), flags.join(' ')).toBe(30);
     }
     await holdsConverted(svc, file);
+  });
+});
+
+describe('shards', () => {
+  it("keeps the other shards' keys: from the third night no row of the feed is mapped in either shard, and a changed row only where it is needed", async () => {
+    const svc = await startService();
+    const c = new Catalog(31, 24);
+    const file = c.csv();
+    const states = [fresh('shard-1'), fresh('shard-2')];
+    const mine = (i: number) => c.rows.filter((r) => shardOf(r.sku, 2) === i + 1).length;
+    expect(mine(0)).toBeGreaterThan(0);
+    expect(mine(1)).toBeGreaterThan(0);
+    const night = async () => {
+      const runs = [];
+      for (const [i, state] of states.entries())
+        runs.push(await upload(svc, state, file, ['--shard', `${i + 1}/2`, '--debug']));
+      return runs;
+    };
+    // Night 1: nothing known (streamed). Night 2: each shard skips its own rows, maps the others'
+    // and keeps their keys. Night 3: nothing is mapped anywhere.
+    await night();
+    const second = await night();
+    expect(second.map((r) => notMapped(r.stderr))).toEqual([mine(0), mine(1)]);
+    const third = await night();
+    expect(third.map((r) => notMapped(r.stderr))).toEqual([24, 24]);
+    for (const r of third) expect(r.sent).toEqual([]);
+
+    // A price changes in shard 2: shard 1 maps that one row (to learn its shard) and sends nothing;
+    // shard 2 maps and sends it.
+    const changed = c.rows.find((r) => shardOf(r.sku, 2) === 2)!;
+    changed.price = String(Number(changed.price) + 1);
+    const changedFile = c.csv();
+    const fourth = [];
+    for (const [i, state] of states.entries())
+      fourth.push(await upload(svc, state, changedFile, ['--shard', `${i + 1}/2`, '--debug']));
+    expect(fourth.map((r) => notMapped(r.stderr))).toEqual([23, 23]);
+    expect(fourth.map((r) => r.sent)).toEqual([[], [changed.sku]]);
+    await holdsConverted(svc, changedFile);
   });
 });

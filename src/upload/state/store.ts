@@ -171,7 +171,8 @@ export class UploadState {
                 group_concat(sku || substr(source, ${KEY_TEXT_LENGTH + 1}), '') AS skus,
                 group_concat(length(CAST(sku AS BLOB)) || ':' ||
                   length(CAST(substr(source, ${KEY_TEXT_LENGTH + 1}) AS BLOB)), ',') AS lengths
-         FROM accepted WHERE length(source) >= ${KEY_TEXT_LENGTH}`,
+         FROM (SELECT sku, source FROM accepted WHERE length(source) >= ${KEY_TEXT_LENGTH}
+               UNION ALL SELECT sku, source FROM other_shards)`,
       )
       .get();
     if (!row?.lengths) return { keys: '', skus: '', skuBytes: [], warningBytes: [] };
@@ -191,6 +192,18 @@ export class UploadState {
    */
   knownSources(): KnownSources {
     return KnownSources.fromColumns(this.acceptedSources()) ?? KnownSources.build([]);
+  }
+
+  /**
+   * The source keys of the other shards' rows in the feed just read, whole (a sharded run, read
+   * to its end): they replace the last run's, so keys of rows since changed do not pile up.
+   */
+  replaceOtherShards(rows: readonly { source: string; sku: string }[]): void {
+    const insert = this.db.prepare('INSERT OR REPLACE INTO other_shards (source, sku) VALUES (?, ?)');
+    this.db.transaction(() => {
+      this.db.exec('DELETE FROM other_shards');
+      for (const r of rows) insert.run(r.source, r.sku);
+    });
   }
 
   /** Every accepted SKU, in the table's order. */
