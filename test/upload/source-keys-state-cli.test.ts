@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { openDatabase } from '../../src/storage/sqlite.js';
 import { shardOf } from '../../src/upload/shard.js';
+import { SCHEMA_VERSION } from '../../src/upload/state/schema.js';
 import { genser } from '../helpers/run-cli.js';
 import {
   Catalog,
@@ -157,7 +158,10 @@ describe('a state from before source keys (schema 2)', () => {
     expect(upgraded.sent).toEqual([]);
     expect(upgraded.report.summary).toMatchObject({ rows: 30, accepted: 0, unchanged: 30 });
     expect(notMapped(upgraded.stderr)).toBe(0);
-    expect(stateOf(state)).toMatchObject({ version: '3', keyed: c.rows.map((r) => r.sku).sort() });
+    expect(stateOf(state)).toMatchObject({
+      version: String(SCHEMA_VERSION),
+      keyed: c.rows.map((r) => r.sku).sort(),
+    });
 
     const next = await upload(svc, state, file, ['--debug']);
     expect(next.sent).toEqual([]);
@@ -180,7 +184,10 @@ describe('a state from before source keys (schema 2)', () => {
     expect(upgraded.sent).toEqual([...changed]);
     expect(upgraded.report.summary).toMatchObject({ rows: 30, accepted: 1, unchanged: 29 });
     // The changed row's key came with its accepted payload; the 29 others' were noted.
-    expect(stateOf(state)).toMatchObject({ version: '3', keyed: c.rows.map((r) => r.sku).sort() });
+    expect(stateOf(state)).toMatchObject({
+      version: String(SCHEMA_VERSION),
+      keyed: c.rows.map((r) => r.sku).sort(),
+    });
     await holdsConverted(svc, file);
 
     const next = await upload(svc, state, file, ['--debug']);

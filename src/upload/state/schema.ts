@@ -72,10 +72,10 @@ export const MIGRATIONS: readonly string[] = [
    DROP TABLE products;`,
   // 2 -> 3: each accepted payload's source key (docs/nightly.md, "Unchanged rows"): a row with the
   // same key is not mapped again. NULL where unknown (accepted before, or not from a feed row).
-  // A sharded target's state also keeps the keys of the other shards' rows, with their SKUs: those
-  // rows are not mapped again either, only to be left to their shard.
-  `ALTER TABLE accepted ADD COLUMN source TEXT;
-   CREATE TABLE IF NOT EXISTS other_shards (source TEXT PRIMARY KEY, sku TEXT NOT NULL) WITHOUT ROWID;`,
+  `ALTER TABLE accepted ADD COLUMN source TEXT;`,
+  // 3 -> 4: a sharded target's state also keeps the keys of the other shards' rows, with their
+  // SKUs: those rows are not mapped again either, only to be left to their shard.
+  `CREATE TABLE IF NOT EXISTS other_shards (source TEXT PRIMARY KEY, sku TEXT NOT NULL) WITHOUT ROWID;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
