@@ -58,7 +58,7 @@ export async function guardedRead(
     const pass = await spoolFeed(
       feedRows(files, feed, log, read.stdin, { serialize: true, threaded: read.threaded, keys }),
       spool,
-      { hash: acceptedHash, state },
+      { hash: acceptedHash, inDoubt: (sku, hash) => delta.inDoubt(sku, hash), state },
       // SKUs seen are only for the products gone from the feed.
       missing === 'out-of-stock' ? delta : undefined,
       run.full,
@@ -92,7 +92,12 @@ export async function guardedRead(
 async function spoolFeed(
   items: AsyncIterable<FeedRow>,
   spool: Spool,
-  accepted: { hash: (sku: string) => string | undefined; state: UploadState },
+  accepted: {
+    hash: (sku: string) => string | undefined;
+    /** An unanswered batch of an earlier run holds other bytes for the SKU (Delta.inDoubt). */
+    inDoubt: (sku: string, hash: string) => boolean;
+    state: UploadState;
+  },
   seen: Delta | undefined,
   full: boolean,
   shard: { of: Shard; counts: ShardCounts } | undefined,
@@ -130,7 +135,9 @@ async function spoolFeed(
       continue;
     }
     const last = accepted.hash(item.sku);
-    const same = last !== undefined && last === payloadHash(json);
+    const hash = payloadHash(json);
+    // Bytes of an unanswered earlier batch may be on the service: then these go again (Delta).
+    const same = last === hash && !accepted.inDoubt(item.sku, hash);
     if (last !== undefined && !same) changed++;
     if (same && item.source !== undefined) {
       notes.push({ sku: item.sku, hash: last, source: item.source });

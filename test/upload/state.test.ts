@@ -224,6 +224,36 @@ describe('state database', () => {
     state.close();
   });
 
+  it('a SKU of an unanswered batch with other bytes is sent again though its bytes are the accepted ones, and not skipped by its key', () => {
+    const d = fresh('doubt');
+    mkdirSync(d);
+    const state = UploadState.open(d, target());
+    const a = Buffer.from('{"sku":"A","price":1}');
+    const b = Buffer.from('{"sku":"A","price":2}');
+    const key = Buffer.alloc(16, 7);
+    const source = key.toString('base64url');
+    new Delta(state, false).accepted(
+      [{ file: 'f', row: 1, line: 2, sku: 'A', hash: payloadHash(a), source }],
+      [a],
+    );
+    expect(new Delta(state, false).plan('A', a)).toBeUndefined();
+    expect(state.knownSources().lookup(key)?.sku).toBe('A');
+    // A run sent B and died before the answer: B may be on the service. The feed is A again.
+    state.recordInflight('env-b', 'update_product', [{ sku: 'A', hash: payloadHash(b) }]);
+    const night = new Delta(state, false);
+    expect(night.inDoubt('A', payloadHash(a))).toBe(true);
+    expect(night.plan('A', a)).toEqual({ type: 'update_product', hash: payloadHash(a) });
+    expect(night.counts).toEqual({ new: 0, changed: 1, unchanged: 0 });
+    expect(state.knownSources().lookup(key)).toBeUndefined();
+    // The same bytes as the unanswered batch: resumed under its id.
+    expect(new Delta(state, false).plan('A', b)?.resume?.envelopeId).toBe('env-b');
+    // Once that batch is settled, A is unchanged again and known by its key.
+    state.forgetInflight(['env-b']);
+    expect(new Delta(state, false).plan('A', a)).toBeUndefined();
+    expect(state.knownSources().lookup(key)?.sku).toBe('A');
+    state.close();
+  });
+
   it('history keeps the last 100 runs; a run never finished shows no exit code', async () => {
     const d = fresh('history');
     mkdirSync(d);

@@ -60,14 +60,15 @@ export class Delta implements StateHooks {
     }
     const hash = payloadHash(json);
     const last = this.state.acceptedHash(sku);
-    if (last === hash && !this.full) {
+    const doubt = this.inDoubt(sku, hash);
+    if (last === hash && !this.full && !doubt) {
       this.counts.unchanged++;
       // Its key is noted, as the guard's pass does: the next run skips the row unmapped.
       if (source !== undefined && this.notes.push({ sku, hash, source }) >= NOTE_BATCH) this.noteSources();
       return undefined;
     }
     if (last === undefined) this.counts.new++;
-    else if (last !== hash) this.counts.changed++;
+    else if (last !== hash || doubt) this.counts.changed++;
     else this.counts.unchanged++;
     const was = this.inflight.get(sku);
     if (was && was.hash === hash)
@@ -77,6 +78,15 @@ export class Delta implements StateHooks {
         resume: { envelopeId: was.envelopeId, position: was.position, size: was.size },
       };
     return { type: last === undefined ? 'create_product' : 'update_product', hash };
+  }
+
+  /**
+   * An earlier run sent other bytes for this SKU and never learnt whether they landed: the
+   * service may hold them, so these bytes go again even when they are the ones last accepted.
+   */
+  inDoubt(sku: string, hash: string): boolean {
+    const was = this.inflight.get(sku);
+    return was !== undefined && was.hash !== hash;
   }
 
   sending(batch: { rows: readonly RowRef[]; type?: EnvelopeType }, envelopeId: string): void {

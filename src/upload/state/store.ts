@@ -165,6 +165,8 @@ export class UploadState {
    */
   acceptedSources(): KnownColumns {
     // A source is the key (KEY_TEXT_LENGTH characters), then the row's warnings as JSON, if any.
+    // A SKU in a batch of an earlier run that was never answered is left out: its row is mapped,
+    // and compared with what may have landed (Delta.inDoubt).
     const row = this.db
       .prepare<{ keys: string | null; skus: string | null; lengths: string | null }>(
         `SELECT group_concat(substr(source, 1, ${KEY_TEXT_LENGTH}), '') AS keys,
@@ -172,6 +174,7 @@ export class UploadState {
                 group_concat(length(CAST(sku AS BLOB)) || ':' ||
                   length(CAST(substr(source, ${KEY_TEXT_LENGTH + 1}) AS BLOB)), ',') AS lengths
          FROM (SELECT sku, source FROM accepted WHERE length(source) >= ${KEY_TEXT_LENGTH}
+                 AND sku NOT IN (SELECT sku FROM inflight)
                UNION ALL SELECT sku, source FROM other_shards)`,
       )
       .get();
