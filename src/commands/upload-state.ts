@@ -156,6 +156,8 @@ function otherShardingNote(dir: string, target: StateTarget): string | undefined
     if (f === `${prefix}.sqlite`) counts.add('unsharded');
     else if (m) counts.add(`${m[1]} shards`);
   }
+  // Another shard of this same count starting its state is no change of count.
+  if (target.shard) counts.delete(`${target.shard.count} shards`);
   if (counts.size === 0) return undefined;
   const now = target.shard ? `shard ${shardName(target.shard)}` : 'the whole feed (no --shard)';
   return `state: no state yet for ${now} of this target, which has state for ${[...counts].sort().join(' and ')}: a new shard count starts a new state per shard, so this run sends every product of ${target.shard ? 'its shard' : 'the feed'} once`;

@@ -213,6 +213,11 @@ describe('--shard against the sandbox', () => {
       'state: no state yet for shard 1/2 of this target, which has state for 3 shards: a new shard count starts a new state per shard',
     );
     expect(two.stderr).toContain(`state: ${inShard(1, 2).length} new, 0 changed, 0 unchanged`);
+    // The other shard of that count starting its state: no change of count, nothing to say.
+    const twoOfTwo = await genser(['upload', file, '--shard', '2/2'], env);
+    expect(twoOfTwo.code).toBe(0);
+    expect(twoOfTwo.stderr).toContain('which has state for 3 shards:');
+    expect(twoOfTwo.stderr).not.toContain('2 shards');
     // 1/1 is the whole feed, with the unsharded state.
     const whole = await genser(['upload', file, '--shard', '1/1'], env);
     expect(whole.stderr).not.toContain('shard 1/1');
