@@ -6,7 +6,7 @@ import type { FeedOptions } from '../shared/types.js';
 import type { InvalidBudget } from '../upload/budget.js';
 import { inShard, type Shard, type ShardCounts } from '../upload/shard.js';
 import { Spool, UNCHANGED } from '../upload/spool.js';
-import { type Delta, NOTE_BATCH, payloadHash } from '../upload/state/delta.js';
+import type { Delta } from '../upload/state/delta.js';
 import type { MissingMode } from '../upload/state/missing.js';
 import type { UploadState } from '../upload/state/store.js';
 
@@ -40,28 +40,21 @@ export async function guardedRead(
   // mapped again (--full maps all). The other rows' hashes: when most rows are skipped, the few
   // others are looked up one by one; else (--full, a state from before source keys) all are read
   // in one scan (BENCHMARKS.md, "The nightly case").
-  let hashes: Map<string, string> | undefined;
   const keys = {
     known: () => {
-      if (run.full) {
-        hashes = state.acceptedHashes();
-        return KnownSources.build([]);
-      }
-      const table = state.knownSources();
-      if (table.size < known / 2) hashes = state.acceptedHashes();
+      const table = run.full ? KnownSources.build([]) : state.knownSources();
+      if (table.size < known / 2) delta.preloadHashes(state.acceptedHashes());
       return table;
     },
   };
-  const acceptedHash = (sku: string) => (hashes ? hashes.get(sku) : state.acceptedHash(sku));
   const spool = Spool.open(run.dir);
   try {
     const pass = await spoolFeed(
       feedRows(files, feed, log, read.stdin, { serialize: true, threaded: read.threaded, keys }),
       spool,
-      { hash: acceptedHash, inDoubt: (sku, hash) => delta.inDoubt(sku, hash), state },
+      { delta, state, full: run.full },
       // SKUs seen are only for the products gone from the feed.
-      missing === 'out-of-stock' ? delta : undefined,
-      run.full,
+      missing === 'out-of-stock',
       read.shard,
     );
     // A feed that cannot be read fully is the upload's to report; no guard decision on it.
@@ -92,20 +85,14 @@ export async function guardedRead(
 async function spoolFeed(
   items: AsyncIterable<FeedRow>,
   spool: Spool,
-  accepted: {
-    hash: (sku: string) => string | undefined;
-    /** An unanswered batch of an earlier run holds other bytes for the SKU (Delta.inDoubt). */
-    inDoubt: (sku: string, hash: string) => boolean;
-    state: UploadState;
-  },
-  seen: Delta | undefined,
-  full: boolean,
+  run: { delta: Delta; state: UploadState; full: boolean },
+  markSeen: boolean,
   shard: { of: Shard; counts: ShardCounts } | undefined,
 ): Promise<{ changed: number; skipped: number; decides: boolean }> {
+  const { delta } = run;
   let changed = 0;
   let skipped = 0;
   let decides = true;
-  const notes: { sku: string; hash: string; source: string }[] = [];
   const otherShards: { source: string; sku: string }[] = [];
   for await (const item of items) {
     if (item.row === 0) {
@@ -124,7 +111,7 @@ async function spoolFeed(
         otherShards.push({ source: item.source.slice(0, KEY_TEXT_LENGTH), sku: item.sku });
       continue;
     }
-    if (item.sku !== undefined) seen?.seen(item.sku);
+    if (item.sku !== undefined && markSeen) delta.seen(item.sku);
     if (item.unchanged && item.valid) {
       spool.add(item, UNCHANGED);
       continue;
@@ -134,20 +121,15 @@ async function spoolFeed(
       spool.add(item, json);
       continue;
     }
-    const last = accepted.hash(item.sku);
-    const hash = payloadHash(json);
-    // Bytes of an unanswered earlier batch may be on the service: then these go again (Delta).
-    const same = last === hash && !accepted.inDoubt(item.sku, hash);
+    // The state's own comparison (an unanswered earlier batch counts); it notes the keys of rows
+    // found the same, so the next run skips them.
+    const { last, same } = delta.compare(item.sku, json, item.source);
     if (last !== undefined && !same) changed++;
-    if (same && item.source !== undefined) {
-      notes.push({ sku: item.sku, hash: last, source: item.source });
-      if (notes.length >= NOTE_BATCH) accepted.state.noteSources(notes.splice(0));
-    }
-    spool.add(item, same && !full ? UNCHANGED : json);
+    spool.add(item, same && !run.full ? UNCHANGED : json);
   }
-  accepted.state.noteSources(notes);
+  delta.flushNotes();
   // The whole feed was read (a reading failure throws before this).
-  if (shard) accepted.state.replaceOtherShards(otherShards);
+  if (shard) run.state.replaceOtherShards(otherShards);
   return { changed, skipped, decides };
 }
 

@@ -44,9 +44,12 @@ export const KEY_TEXT_LENGTH = Math.ceil((SOURCE_KEY_BYTES * 4) / 3);
 
 export class KnownSources {
   private readonly mask: number;
+  /** The entries' bytes as a Buffer (a view of the shared memory, made once), to decode from. */
+  private readonly text: Buffer;
 
   constructor(readonly data: KnownSourcesData) {
     this.mask = data.slots.length - 1;
+    this.text = Buffer.from(data.skus.buffer, data.skus.byteOffset, data.skus.byteLength);
   }
 
   get size(): number {
@@ -65,8 +68,8 @@ export class KnownSources {
       skuBytes: entries.map((e) => Buffer.byteLength(e.sku, 'utf8')),
       warningBytes: warnings.map((w) => Buffer.byteLength(w, 'utf8')),
     });
-    if (!table || entries.some((e) => e.source.length < KEY_TEXT_LENGTH))
-      throw new Error('every source must start with a key of 22 characters of base64url');
+    // A source shorter than a key leaves the keys' text short: fromColumns refuses it.
+    if (!table) throw new Error('every source must start with a key of 22 characters of base64url');
     return table;
   }
 
@@ -114,7 +117,7 @@ export class KnownSources {
 
   /** The SKU accepted with this key (and its row's warnings), if any. */
   lookup(key: Buffer): KnownEntry | undefined {
-    const { slots, keys, skus, ends, skuEnds } = this.data;
+    const { slots, keys, ends, skuEnds } = this.data;
     const w0 = key.readUInt32LE(0);
     const w1 = key.readUInt32LE(4);
     const w2 = key.readUInt32LE(8);
@@ -127,10 +130,8 @@ export class KnownSources {
         const start = entry === 1 ? 0 : ends[entry - 2];
         const skuEnd = skuEnds[entry - 1];
         const end = ends[entry - 1];
-        const text = (from: number, to: number) =>
-          Buffer.from(skus.buffer, skus.byteOffset + from, to - from).toString('utf8');
-        const found: KnownEntry = { sku: text(start, skuEnd) };
-        if (end > skuEnd) found.warnings = text(skuEnd, end);
+        const found: KnownEntry = { sku: this.text.toString('utf8', start, skuEnd) };
+        if (end > skuEnd) found.warnings = this.text.toString('utf8', skuEnd, end);
         return found;
       }
     }

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot, packageVersion } from './paths.js';
+
+/** The digest, made once per process (each feed worker makes its own). */
+let cached: string | undefined;
 
 /**
  * A digest of the code that turns a record into a payload: every module of this genser (dist/
@@ -13,8 +16,6 @@ import { packageRoot, packageVersion } from './paths.js';
  * same version number) or a new parsing or validation library never takes a row for unchanged
  * because an older one mapped it.
  */
-let cached: string | undefined;
-
 export function codeDigest(): string {
   if (cached !== undefined) return cached;
   const h = createHash('sha256');
@@ -64,7 +65,7 @@ export function libraryVersions(): Record<string, string> {
 
 /** Files under `dir`, depth first, in name order (the same digest on every machine); none when absent. */
 function filesUnder(dir: string): string[] {
-  let entries: import('node:fs').Dirent[];
+  let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {

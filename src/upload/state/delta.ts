@@ -21,7 +21,7 @@ export interface DeltaCounts {
 export const UNCHANGED: Uint8Array = new Uint8Array(0);
 
 /** Source keys noted per transaction (a first run after an upgrade notes one per product). */
-export const NOTE_BATCH = 2000;
+const NOTE_BATCH = 2000;
 
 export function payloadHash(json: Uint8Array): string {
   return createHash('sha256').update(json).digest('base64url').slice(0, 22);
@@ -45,7 +45,7 @@ export class Delta implements StateHooks {
     return new Set([...this.inflight.values()].map((r) => r.envelopeId)).size;
   }
 
-  /** Source keys of rows found unchanged by their bytes, to note in the state (see `plan`). */
+  /** Source keys of rows found unchanged by their bytes, to note in the state (see `compare`). */
   private readonly notes: { sku: string; hash: string; source: string }[] = [];
 
   plan(sku: string | undefined, json: Uint8Array, source?: string): SendPlan | undefined {
@@ -58,17 +58,13 @@ export class Delta implements StateHooks {
       this.counts.unchanged++;
       return undefined;
     }
-    const hash = payloadHash(json);
-    const last = this.state.acceptedHash(sku);
-    const doubt = this.inDoubt(sku, hash);
-    if (last === hash && !this.full && !doubt) {
+    const { hash, last, same } = this.compare(sku, json, source);
+    if (same && !this.full) {
       this.counts.unchanged++;
-      // Its key is noted, as the guard's pass does: the next run skips the row unmapped.
-      if (source !== undefined && this.notes.push({ sku, hash, source }) >= NOTE_BATCH) this.noteSources();
       return undefined;
     }
     if (last === undefined) this.counts.new++;
-    else if (last !== hash || doubt) this.counts.changed++;
+    else if (!same) this.counts.changed++;
     else this.counts.unchanged++;
     const was = this.inflight.get(sku);
     if (was && was.hash === hash)
@@ -89,6 +85,27 @@ export class Delta implements StateHooks {
     return was !== undefined && was.hash !== hash;
   }
 
+  /** Every accepted hash, read at once (a pass that compares most rows of a large feed). */
+  private hashes: ReadonlyMap<string, string> | undefined;
+
+  preloadHashes(hashes: ReadonlyMap<string, string>): void {
+    this.hashes = hashes;
+  }
+
+  /**
+   * A row's bytes against what the service last accepted for its SKU (`same` only when no earlier
+   * batch is in doubt: `inDoubt`). A row found the same has its source key noted (not with --full, which
+   * sends it and keeps the key as it is accepted), so the next run skips it unmapped.
+   */
+  compare(sku: string, json: Uint8Array, source?: string): { hash: string; last?: string; same: boolean } {
+    const hash = payloadHash(json);
+    const last = this.hashes ? this.hashes.get(sku) : this.state.acceptedHash(sku);
+    const same = last === hash && !this.inDoubt(sku, hash);
+    if (same && !this.full && source !== undefined && this.notes.push({ sku, hash, source }) >= NOTE_BATCH)
+      this.flushNotes();
+    return { hash, last, same };
+  }
+
   sending(batch: { rows: readonly RowRef[]; type?: EnvelopeType }, envelopeId: string): void {
     this.sentIds.add(envelopeId);
     this.state.recordInflight(envelopeId, batch.type ?? 'create_product', batch.rows);
@@ -103,7 +120,7 @@ export class Delta implements StateHooks {
    * send again (their rows changed, left the feed, or went in new batches) are forgotten.
    */
   finish(readToEnd: boolean): void {
-    this.noteSources();
+    this.flushNotes();
     if (!readToEnd) return;
     const stale = new Set(
       [...this.inflight.values()].map((r) => r.envelopeId).filter((id) => !this.sentIds.has(id)),
@@ -115,7 +132,8 @@ export class Delta implements StateHooks {
     this.state.accepted(rows, parts);
   }
 
-  private noteSources(): void {
+  /** The source keys noted so far, into the state (one transaction). */
+  flushNotes(): void {
     this.state.noteSources(this.notes.splice(0));
   }
 

@@ -166,7 +166,7 @@ export class UploadState {
   acceptedSources(): KnownColumns {
     // A source is the key (KEY_TEXT_LENGTH characters), then the row's warnings as JSON, if any.
     // A SKU in a batch of an earlier run that was never answered is left out: its row is mapped,
-    // and compared with what may have landed (Delta.inDoubt).
+    // and compared with what may have landed (`Delta.inDoubt`).
     const row = this.db
       .prepare<{ keys: string | null; skus: string | null; lengths: string | null }>(
         `SELECT group_concat(substr(source, 1, ${KEY_TEXT_LENGTH}), '') AS keys,
