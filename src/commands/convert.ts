@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { isClean } from '../feed/pipeline.js';
-import { type FeedRow, payloadJson } from '../feed/threads.js';
+import { type FeedRow, isClean, payloadJson } from '../feed/index.js';
 import { framingFor } from '../payload/framing.js';
 import { UsageError } from '../shared/errors.js';
 import { OutputFile } from '../shared/output-file.js';

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { FeedRow } from '../feed/threads.js';
+import type { FeedRow } from '../feed/index.js';
 import { stopExitCode } from '../http/run.js';
 import { loadMapping, readMappingDefaults } from '../map/mapping-file.js';
 import {

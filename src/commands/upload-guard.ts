@@ -1,5 +1,4 @@
-import { KEY_TEXT_LENGTH, KnownSources } from '../feed/known-sources.js';
-import { type FeedRow, feedRows, payloadJson } from '../feed/threads.js';
+import { type FeedRow, feedRows, KEY_TEXT_LENGTH, KnownSources, payloadJson } from '../feed/index.js';
 import { ExitCode, ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';

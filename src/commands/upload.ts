@@ -1,4 +1,4 @@
-import { type FeedRow, feedRows } from '../feed/threads.js';
+import { type FeedRow, feedRows } from '../feed/index.js';
 import { stopExitCode } from '../http/run.js';
 import { missingFieldLines } from '../report/missing-fields.js';
 import {

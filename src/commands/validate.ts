@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { emptyStats, type FeedStats, isClean, tally } from '../feed/pipeline.js';
-import { type FeedRow, feedRows } from '../feed/threads.js';
+import { emptyStats, type FeedRow, type FeedStats, feedRows, isClean, tally } from '../feed/index.js';
 import { oneLine } from '../http/response.js';
 import { IssueCollector } from '../report/issues.js';
 import { missingFieldLines } from '../report/missing-fields.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ReaderOptions } from '../feed/pipeline.js';
+import type { ReaderOptions } from '../feed/index.js';
 import { fieldSet } from '../map/fields.js';
 import { fillHint, REQUIRED_TARGETS } from '../map/fill-hints.js';
 import type { FieldSpecJson, MappingJson } from '../map/mapping-file.js';

@@ -1,5 +1,5 @@
 import { Chalk } from 'chalk';
-import type { FeedStats } from '../feed/pipeline.js';
+import type { FeedStats } from '../feed/index.js';
 import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
 import type { Issue, LegacyKind, PayloadFormat } from '../shared/types.js';

@@ -1,4 +1,4 @@
-import type { FeedRow } from '../feed/threads.js';
+import type { FeedRow } from '../feed/index.js';
 import { shorten } from '../map/values.js';
 import { type ReadOptions, readFeed } from '../read/index.js';
 import type { Logger } from '../shared/logger.js';

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { emptyStats, isFileLevel, tally } from '../feed/pipeline.js';
-import { type FeedRow, payloadJson } from '../feed/threads.js';
+import { emptyStats, type FeedRow, isFileLevel, payloadJson, tally } from '../feed/index.js';
 import type { ExchangeSettings } from '../http/exchange.js';
 import { noOutcomes } from '../http/outcome.js';
 import { oneLine } from '../http/response.js';

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { FeedRow } from '../feed/feed-row.js';
+import type { FeedRow } from '../feed/index.js';
 import { UsageError } from '../shared/errors.js';
 
 /**

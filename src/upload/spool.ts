@@ -1,6 +1,6 @@
 import { closeSync, createReadStream, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FeedRow } from '../feed/threads.js';
+import type { FeedRow } from '../feed/index.js';
 import { removeDeadTemps } from '../shared/output-file.js';
 import type { Issue } from '../shared/types.js';
 import { type DeltaCounts, UNCHANGED } from './state/delta.js';

@@ -1,4 +1,4 @@
-import type { FeedStats } from '../feed/pipeline.js';
+import type { FeedStats } from '../feed/index.js';
 import type { NotAccepted, OutcomeCounts } from '../http/outcome.js';
 import type { BackoffSettings } from '../http/retry-policy.js';
 import type { RunStop } from '../http/run.js';

@@ -1,4 +1,4 @@
-import type { FeedRow } from '../../feed/threads.js';
+import type { FeedRow } from '../../feed/index.js';
 import type { PayloadFormat } from '../../shared/types.js';
 import type { UploadState } from './store.js';
 

@@ -1,4 +1,4 @@
-import type { FeedRow } from '../../feed/threads.js';
+import type { FeedRow } from '../../feed/index.js';
 import type { RetryRow } from './store.js';
 
 /** `--retry-failed`: the saved rows of the last run, as feed rows with their original file, row and line. */

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { KEY_TEXT_LENGTH, type KnownColumns, KnownSources } from '../../feed/known-sources.js';
+import { KEY_TEXT_LENGTH, type KnownColumns, KnownSources } from '../../feed/index.js';
 import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
 import { type Database, openDatabase, SqliteError, type Statement } from '../../storage/sqlite.js';
 import { shardName } from '../shard.js';
