@@ -1,4 +1,5 @@
 import type { EventFailure, EventSendResult } from '../events/send.js';
+import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
 import type { EventIssue, EventsSendReport, EventsSummary } from './events-shapes.js';
 
@@ -109,5 +110,5 @@ export function eventsSummaryLines(r: EventsRun): string[] {
         : `stopped after row ${n(r.lastRow)}: events after it were not read or sent`,
     );
   lines.push(...outcomeLines(r.result.failures));
-  return lines;
+  return lines.map(printable);
 }
