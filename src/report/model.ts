@@ -4,6 +4,7 @@ import type { BatchOutcome, UploadSummary } from '../upload/types.js';
 import type { EventProblem, EventsSendReport, EventsSummary, EventsValidateReport } from './events-shapes.js';
 import type { UploadReport } from './upload-report.js';
 import type { ValidateReport } from './validate-report.js';
+import { shorten } from './words.js';
 
 /**
  * What the reporters render: the report of one command, in one shape. Each command's JSON
@@ -217,7 +218,7 @@ function fromEventsSend(report: EventsSendReport): ReportModel {
   };
 }
 
-export function toModel(source: ReportSource): ReportModel {
+function fromSource(source: ReportSource): ReportModel {
   switch (source.command) {
     case 'validate':
     case 'convert':
@@ -229,6 +230,34 @@ export function toModel(source: ReportSource): ReportModel {
     case 'events send':
       return fromEventsSend(source.report);
   }
+}
+
+/** Longest value (and SKU, column, field, file name) in a report for people; longer are shortened. */
+export const MAX_VALUE_CHARS = 200;
+/** Longest message or hint (a server's rejection text can be any length). */
+export const MAX_TEXT_CHARS = 1000;
+
+/** Every text of a problem bounded: reporters never see a value longer than these. */
+function bounded(p: Problem): Problem {
+  const out: Problem = {
+    ...p,
+    file: shorten(p.file, MAX_VALUE_CHARS),
+    message: shorten(p.message, MAX_TEXT_CHARS),
+  };
+  for (const key of ['sku', 'column', 'field', 'value'] as const) {
+    const v = p[key];
+    if (v !== undefined) out[key] = shorten(v, MAX_VALUE_CHARS);
+  }
+  if (p.hint !== undefined) out.hint = shorten(p.hint, MAX_TEXT_CHARS);
+  return out;
+}
+
+export function toModel(source: ReportSource): ReportModel {
+  const model = fromSource(source);
+  model.problems = model.problems.map(bounded);
+  model.files = model.files.map((f) => shorten(f, MAX_VALUE_CHARS));
+  if (model.stopped) model.stopped.message = shorten(model.stopped.message, MAX_TEXT_CHARS);
+  return model;
 }
 
 /** `row 7 (line 9) SKU-00007`, `file` for file-level problems. */

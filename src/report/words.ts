@@ -37,3 +37,15 @@ export const OUTCOME_MEANING: Record<Exclude<NotAccepted, 'rejected'>, string> =
   unconfirmed: 'sent, but the answer was lost or unclear: they may have landed; sending them again is safe',
   not_sent: 'the run stopped before sending them',
 };
+
+/**
+ * A value kept to `max` characters for a report people read, its full length said after it:
+ * one 1 MB value must not make an HTML report take seconds to open or a job summary pass
+ * GitHub's limit. The JSON report keeps the value whole.
+ */
+export function shorten(text: string, max: number): string {
+  if (text.length <= max) return text;
+  // Never cut a surrogate pair in two.
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1] ?? '') ? max - 1 : max;
+  return `${text.slice(0, end)}… (${n(text.length)} characters)`;
+}
