@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { emptyStats, type FeedRow, type FeedStats, feedRows, isClean, tally } from '../feed/index.js';
 import { oneLine } from '../http/response.js';
-import { IssueCollector } from '../report/issues.js';
 import { missingFieldLines } from '../report/missing-fields.js';
 import { buildValidateReport, type ValidateReport, validateSummaryLines } from '../report/validate-report.js';
 import { ExitError, UsageError } from '../shared/errors.js';
+import { IssueCollector } from '../shared/issue-collector.js';
 import { aroundSpinner, type Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
 import type { CommandContext } from './context.js';

@@ -1,10 +1,10 @@
 import type { EventFailure } from '../events/send.js';
 import type { Issue, Severity } from '../shared/types.js';
+import { shorten } from '../shared/words.js';
 import type { BatchOutcome, UploadSummary } from '../upload/types.js';
 import type { EventProblem, EventsSendReport, EventsSummary, EventsValidateReport } from './events-shapes.js';
 import type { UploadReport } from './upload-report.js';
 import type { ValidateReport } from './validate-report.js';
-import { shorten } from './words.js';
 
 /**
  * What the reporters render: the report of one command, in one shape. Each command's JSON

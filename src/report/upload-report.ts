@@ -2,9 +2,9 @@ import type { StopReason } from '../http/run.js';
 import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
+import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from '../shared/words.js';
 import type { BatchOutcome, Failure, UploadResult, UploadSummary } from '../upload/types.js';
 import { buildValidateReport, type ValidateReport, validateSummaryLines } from './validate-report.js';
-import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
 
 /**
  * The upload report of docs/upload.md: the validate report's fields (format, files, rows,

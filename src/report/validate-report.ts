@@ -1,10 +1,10 @@
 import { Chalk } from 'chalk';
 import type { FeedStats } from '../feed/index.js';
+import type { IssueCollector, IssueGroup } from '../shared/issue-collector.js';
 import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
 import type { Issue, LegacyKind, PayloadFormat } from '../shared/types.js';
-import type { IssueCollector, IssueGroup } from './issues.js';
-import { n } from './words.js';
+import { n } from '../shared/words.js';
 
 /**
  * The validate report (docs/architecture.md section 7) as pure functions: the JSON document and the

@@ -1,5 +1,5 @@
-import { n, rate } from '../report/words.js';
 import { aroundSpinner, type Logger } from '../shared/logger.js';
+import { n, rate } from '../shared/words.js';
 import type { LiveStats } from './types.js';
 
 /**

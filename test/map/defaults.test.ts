@@ -3,9 +3,9 @@ import { emptyStats, processReads, tally } from '../../src/feed/pipeline.js';
 import { resolveRelativeDate } from '../../src/map/defaults.js';
 import { parseMapping } from '../../src/map/mapping-file.js';
 import { resolveFeedMapping } from '../../src/map/presets.js';
-import { IssueCollector } from '../../src/report/issues.js';
 import { missingFieldLines } from '../../src/report/missing-fields.js';
 import { UsageError } from '../../src/shared/errors.js';
+import { IssueCollector } from '../../src/shared/issue-collector.js';
 import type { FeedItem, FeedOptions } from '../../src/shared/types.js';
 import { asReads, rowsRecords } from './csv-records.js';
 

@@ -1,7 +1,7 @@
 import { emptyStats, feedItems, tally } from '../../src/feed/pipeline.js';
-import { IssueCollector } from '../../src/report/issues.js';
 import { type UploadReport, uploadReport } from '../../src/report/upload-report.js';
 import { buildValidateReport, type ValidateReport } from '../../src/report/validate-report.js';
+import { IssueCollector } from '../../src/shared/issue-collector.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedOptions, Issue } from '../../src/shared/types.js';
 import type { UploadResult } from '../../src/upload/types.js';

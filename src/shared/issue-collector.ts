@@ -1,4 +1,4 @@
-import type { Issue, Severity } from '../shared/types.js';
+import type { Issue, Severity } from './types.js';
 
 /**
  * Collects issues in bounded memory: every issue is counted into its group (severity, code,

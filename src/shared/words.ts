@@ -1,6 +1,14 @@
-import type { NotAccepted, OutcomeCounts } from '../http/outcome.js';
-
-/** Numbers, counts and outcomes in messages for people, written one way everywhere. */
+/**
+ * Numbers, counts and outcomes in messages for people, written one way everywhere: by the
+ * reports, the progress line and the commands' summaries alike. The outcome counts are those
+ * of src/http/outcome.ts, named here by shape so this leaf imports nothing above it.
+ */
+interface OutcomeCounts {
+  accepted: number;
+  rejected: number;
+  failed: number;
+  unconfirmed: number;
+}
 
 /** 1,234,567: thousands separated by commas. */
 export const n = (x: number): string => x.toLocaleString('en-US');
@@ -32,7 +40,7 @@ export function outcomeWords(c: OutcomeCounts): string {
 }
 
 /** What each outcome that needs a second look means, for the lines that list its rows. */
-export const OUTCOME_MEANING: Record<Exclude<NotAccepted, 'rejected'>, string> = {
+export const OUTCOME_MEANING: Record<'failed' | 'unconfirmed' | 'not_sent', string> = {
   failed: 'not taken (the service said so, or was never reached); run again to send them',
   unconfirmed: 'sent, but the answer was lost or unclear: they may have landed; sending them again is safe',
   not_sent: 'the run stopped before sending them',
