@@ -7,13 +7,13 @@
  * leaves import nothing but src/shared/. A new folder gets a rank here before it can be imported.
  */
 const DOMAIN_RANKS = [
-  ['read', 'http', 'storage', 'time', 'schema'],
+  ['read', 'http', 'storage', 'time', 'schema', 'client'],
   ['map'],
   ['payload', 'validate'],
   ['feed'],
   ['events', 'upload'],
   ['stock', 'report'],
-  ['sandbox', 'init', 'search', 'client'],
+  ['sandbox', 'init', 'search'],
 ];
 const RANKED = DOMAIN_RANKS.flat();
 

@@ -2,6 +2,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { SearchAnswer } from '../client/search-answer.js';
 import { isObject } from '../shared/is-object.js';
 import { declaredTooLarge, readBody } from './body.js';
 import type { Faults } from './faults.js';
@@ -175,7 +176,8 @@ function search(body: Record<string, unknown>, ctx: ClientApiContext): Reply {
     hits.map((h) => h.code),
     ctx.now().getTime(),
   );
-  return json(200, { type: 'SEARCH', requestId, queryText, total, products: hits }, hits.length);
+  const answer: SearchAnswer = { type: 'SEARCH', requestId, queryText, total, products: hits };
+  return json(200, answer, hits.length);
 }
 
 function log(kind: 'DI' | 'CL', body: Record<string, unknown>, text: string, ctx: ClientApiContext): Reply {

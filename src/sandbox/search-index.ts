@@ -1,3 +1,8 @@
+import type { SearchProduct } from '../client/search-answer.js';
+
+/** A product of the answer, with the score the sandbox always gives. */
+export type SearchHit = SearchProduct & { score: number };
+
 import { isObject } from '../shared/is-object.js';
 import { guessLanguage, isWordTerm, type Language, normalize, terms } from './search-text.js';
 
@@ -20,19 +25,6 @@ export interface IndexedProduct {
   inStock?: boolean;
   /** The texts searched, by field. */
   fields: { name: string[]; brand: string[]; category: string[] };
-}
-
-export interface SearchHit {
-  code: string;
-  name: string;
-  brand?: string;
-  price?: number;
-  currency?: string;
-  image?: string;
-  url?: string;
-  /** Legacy isInStock (applied at once) or standard availability; absent when unknown. */
-  inStock?: boolean;
-  score: number;
 }
 
 const WEIGHTS = { name: 3, brand: 2, category: 1.5 } as const;

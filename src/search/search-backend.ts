@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import type { SearchAnswer } from '../client/search-answer.js';
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
 import { isObject } from '../shared/is-object.js';
 import { printable } from '../shared/printable.js';
@@ -17,14 +18,6 @@ export interface SearchBackendSettings {
   timeoutMs: number;
   language?: 'ko' | 'en' | 'ja';
   limit?: number;
-}
-
-export interface SearchAnswer {
-  type: 'SEARCH';
-  requestId: string;
-  queryText: string;
-  total?: number;
-  products: { code: string; name: string; [field: string]: unknown }[];
 }
 
 /** `{endpoint}/search`; a URL without a path is taken as the sandbox's origin (mounted at /client). */
