@@ -1,10 +1,10 @@
 import type { SearchProduct } from '../client/search-answer.js';
 
-/** A product of the answer, with the score the sandbox always gives. */
-export type SearchHit = SearchProduct & { score: number };
-
 import { isObject } from '../shared/is-object.js';
 import { guessLanguage, isWordTerm, type Language, normalize, terms } from './search-text.js';
+
+/** A product of the answer, with the score the sandbox always gives. */
+export type SearchHit = SearchProduct & { score: number };
 
 /**
  * The sandbox's search: an inverted index over the products the daily batch applied (standard
