@@ -1,5 +1,4 @@
 import type { SearchProduct } from '../client/search-answer.js';
-
 import { isObject } from '../shared/is-object.js';
 import { guessLanguage, isWordTerm, type Language, normalize, terms } from './search-text.js';
 
