@@ -58,15 +58,9 @@ export interface ReportModel {
   events?: EventsSummary;
 }
 
-/** Splits `message; hint` when the issue carries its hint apart. */
-function withoutHint(message: string, hint: string | undefined): string {
-  if (hint && message.endsWith(`; ${hint}`)) return message.slice(0, -(hint.length + 2));
-  return message;
-}
-
 function fromValidate(command: ReportCommand, report: ValidateReport | UploadReport): ReportModel {
   const problems: Problem[] = report.issues.map((i) => {
-    const p: Problem = { ...i, message: withoutHint(i.message, i.hint) };
+    const p: Problem = { ...i };
     if (p.row === 0) delete p.row;
     return p;
   });

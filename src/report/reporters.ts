@@ -9,7 +9,7 @@ import { renderHuman } from './human.js';
 import { renderJunit } from './junit.js';
 import { type ReportSource, toModel } from './model.js';
 import { REPORTER_NAMES, type ReporterName } from './reporter-names.js';
-import { validateReportJson } from './validate-report.js';
+import { validateReportJson, withJsonIssues } from './validate-report.js';
 
 /**
  * `--reporter NAME[=FILE]`, repeatable: which reports a run writes, and where. Parsing is pure;
@@ -124,7 +124,7 @@ export function renderJson(source: ReportSource): string {
   // The events commands print their document on one line (docs/events.md).
   if (source.command === 'events validate' || source.command === 'events send')
     return redact(`${JSON.stringify(source.report)}\n`);
-  return redact(`${JSON.stringify(source.report, null, 2)}\n`);
+  return redact(`${JSON.stringify(withJsonIssues(source.report), null, 2)}\n`);
 }
 
 /** Appends the job summary to the file `GITHUB_STEP_SUMMARY` names; no variable, nothing done. */

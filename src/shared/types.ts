@@ -23,9 +23,13 @@ export interface Issue {
   field?: string;
   /** The offending value, shortened for display. */
   value?: string;
-  /** A sentence a merchant understands, with a hint where one helps. */
+  /** A sentence a merchant understands: what is wrong, without the hint. */
   message: string;
-  /** The hint alone (the message already ends with `; <hint>`), for reports that show it apart. */
+  /**
+   * What to do about it, when there is something to say. Kept apart from the message from the
+   * reader to the report; a line for people and the JSON reports' `message` join the two as
+   * `<message>; <hint>` (messageWithHint, src/shared/issue-collector.ts).
+   */
   hint?: string;
 }
 

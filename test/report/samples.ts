@@ -42,7 +42,7 @@ export function rowError(file: string, row: number, extra: Partial<Issue> = {}):
     column: 'price',
     field: 'offers.price',
     value: '12,000원',
-    message: 'offers.price must be a number; got `12,000원`; declare a thousands separator',
+    message: 'offers.price must be a number; got `12,000원`',
     hint: 'declare a thousands separator',
     ...extra,
   };
