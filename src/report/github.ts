@@ -1,5 +1,5 @@
 import { redact } from '../shared/secrets.js';
-import { COMMAND_TITLES, kindLabel, type Problem, type ReportModel, rowLabel } from './model.js';
+import { COMMAND_TITLES, kindLabel, type Problem, type ReportModel, recordName, rowLabel } from './model.js';
 
 /**
  * GitHub Actions: `::error` / `::warning` workflow commands that become annotations on the
@@ -215,7 +215,7 @@ function summaryWith(model: ReportModel, rows: number): string {
           p.file,
           p.row || undefined,
           p.line,
-          p.sku,
+          recordName(p),
           p.column ?? p.field,
           p.value,
           p.hint ? `${p.message}; ${p.hint}` : p.message,

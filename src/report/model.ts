@@ -123,7 +123,7 @@ function eventProblem(p: EventProblem): Problem {
     code: p.row > 0 ? (p.code ?? 'invalid_event') : (p.code ?? 'read'),
     file: p.file,
     ...(p.row > 0 ? { row: p.row, line: p.line } : {}),
-    ...(p.type ? { sku: p.type } : {}),
+    ...(p.type ? { type: p.type } : {}),
     ...(p.pointer ? { field: p.pointer } : {}),
     message: p.message,
   };
@@ -184,7 +184,7 @@ function fromEventsSend(report: EventsSendReport): ReportModel {
       file: f.file,
       row: f.row,
       line: f.line,
-      sku: f.type,
+      type: f.type,
       message: `${o.words} (${status}): ${f.message}`,
     });
   }
@@ -238,7 +238,7 @@ function bounded(p: Problem): Problem {
     file: shorten(p.file, MAX_VALUE_CHARS),
     message: shorten(p.message, MAX_TEXT_CHARS),
   };
-  for (const key of ['sku', 'column', 'field', 'value'] as const) {
+  for (const key of ['sku', 'type', 'column', 'field', 'value'] as const) {
     const v = p[key];
     if (v !== undefined) out[key] = shorten(v, MAX_VALUE_CHARS);
   }
@@ -254,10 +254,16 @@ export function toModel(source: ReportSource): ReportModel {
   return model;
 }
 
-/** `row 7 (line 9) SKU-00007`, `file` for file-level problems. */
-export function rowLabel(p: { row?: number; line?: number; sku?: string }): string {
+/** What names the record: a product's SKU or an event's type. */
+export function recordName(p: { sku?: string; type?: string }): string | undefined {
+  return p.sku ?? p.type;
+}
+
+/** `row 7 (line 9) SKU-00007`, `row 3 (line 3) view_product`, `file` for file-level problems. */
+export function rowLabel(p: { row?: number; line?: number; sku?: string; type?: string }): string {
   if (!p.row) return 'file';
-  return `row ${p.row}${p.line !== undefined ? ` (line ${p.line})` : ''}${p.sku ? ` ${p.sku}` : ''}`;
+  const name = recordName(p);
+  return `row ${p.row}${p.line !== undefined ? ` (line ${p.line})` : ''}${name ? ` ${name}` : ''}`;
 }
 
 /** A kind's name as people read it: `type offers.price`, `duplicate_sku`. */

@@ -17,6 +17,8 @@ export interface Issue {
   /** Physical line where the record starts (the CSV header is line 1). */
   line?: number;
   sku?: string;
+  /** An event's type (`view_product`), where a product row has its SKU. */
+  type?: string;
   /** Source column (CSV header or JSON key) the value came from. */
   column?: string;
   /** Target field path in the payload, e.g. `offers.price`. */
