@@ -11,17 +11,11 @@ export type SearchHit = SearchProduct & { score: number };
  * BM25's idf of each matched term times the weight of the best field it matched in. A query word
  * of a spaced script also matches longer words it begins (bag -> bags) at half weight.
  */
-export interface IndexedProduct {
+/** A product as indexed: what the answer shows of it (its name in every language), and the texts searched. */
+export interface IndexedProduct extends Omit<SearchProduct, 'name' | 'score'> {
   format: 'standard' | 'legacy';
-  code: string;
   /** Name per language; `''` for text without a language. */
   names: Partial<Record<Language | '', string>>;
-  brand?: string;
-  price?: number;
-  currency?: string;
-  image?: string;
-  url?: string;
-  inStock?: boolean;
   /** The texts searched, by field. */
   fields: { name: string[]; brand: string[]; category: string[] };
 }
