@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -45,5 +45,16 @@ describe('genser runs prints the state file values escaped', () => {
       expect(out).not.toMatch(/[\x1b\x07\r]/);
       expect(out).not.toMatch(/^::error::/m);
     }
+  });
+
+  it("genser init prints the feed's column names escaped", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'genser-init-print-'));
+    const feed = join(dir, 'feed.csv');
+    writeFileSync(feed, 'sku,name,"odd\x1b[2J\r\n::error::col"\nA-1,Bag,x\n');
+    const ran = await genser(['init', feed, '-o', join(dir, 'mapping.json')]);
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toContain('Not mapped (1): odd\\x1b[2J\\x0a::error::col');
+    expect(ran.stderr).not.toMatch(/[\x1b\r]/);
+    expect(ran.stderr).not.toMatch(/^::error::/m);
   });
 });
