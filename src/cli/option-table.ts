@@ -1,5 +1,6 @@
 import { EVENT_TYPES } from '../events/kinds.js';
 import { REPORTER_NAMES } from '../report/reporter-names.js';
+import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
 import { UsageError } from '../shared/errors.js';
 import type { EncodingName, InputType, Language, LegacyKind, PayloadFormat } from '../shared/types.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../storage/drivers.js';
@@ -551,7 +552,7 @@ export const OPTIONS = {
     flag: '--port <n>',
     help: 'port to listen on; 0 picks a free one (the URL is the only line on stdout)',
     env: 'GENSER_SANDBOX_PORT',
-    default: 8080,
+    default: SANDBOX_DEFAULTS.port as number,
     parse: p.int(0, 65535),
     commands: ['sandbox'],
   }),
@@ -559,7 +560,7 @@ export const OPTIONS = {
     flag: '--host <address>',
     help: 'address to bind',
     env: 'GENSER_SANDBOX_HOST',
-    default: '127.0.0.1',
+    default: SANDBOX_DEFAULTS.host as string,
     parse: p.string,
     commands: ['sandbox'],
   }),
@@ -601,14 +602,14 @@ export const OPTIONS = {
     flag: '--admin-email <address>',
     help: 'where batch completion notices go',
     env: 'GENSER_SANDBOX_ADMIN_EMAIL',
-    default: 'admin@example.com',
+    default: SANDBOX_DEFAULTS.adminEmail as string,
     parse: p.string,
     commands: ['sandbox'],
   }),
   maxBody: opt({
     flag: '--max-body <size>',
     help: 'largest request body, e.g. 10MiB, 512k (413 above it)',
-    default: 10 * 1024 * 1024,
+    default: SANDBOX_DEFAULTS.maxBodyBytes as number,
     defaultText: '10MiB',
     parse: p.byteSize(),
     commands: ['sandbox'],
@@ -616,7 +617,7 @@ export const OPTIONS = {
   idempotencyTtl: opt({
     flag: '--idempotency-ttl <duration>',
     help: 'how long Idempotency-Keys are remembered, e.g. 24h, 30m',
-    default: 24 * 3_600_000,
+    default: SANDBOX_DEFAULTS.idempotencyTtlMs as number,
     defaultText: '24h',
     parse: p.duration,
     commands: ['sandbox'],
@@ -624,21 +625,21 @@ export const OPTIONS = {
   legacyProductsPath: opt({
     flag: '--legacy-products-path <path>',
     help: 'legacy products path',
-    default: '/searches/products',
+    default: SANDBOX_DEFAULTS.legacyPaths.products as string,
     parse: p.urlPath,
     commands: ['sandbox'],
   }),
   legacyContentsPath: opt({
     flag: '--legacy-contents-path <path>',
     help: 'legacy contents path',
-    default: '/searches/contents',
+    default: SANDBOX_DEFAULTS.legacyPaths.contents as string,
     parse: p.urlPath,
     commands: ['sandbox'],
   }),
   legacyFiltersPath: opt({
     flag: '--legacy-filters-path <path>',
     help: 'legacy filters path',
-    default: '/searches/filters',
+    default: SANDBOX_DEFAULTS.legacyPaths.filters as string,
     parse: p.urlPath,
     commands: ['sandbox'],
   }),

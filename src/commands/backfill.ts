@@ -5,11 +5,11 @@ import type { EventSendResult } from '../events/send.js';
 import { type EventProblemLine, problemText } from '../events/source.js';
 import { stopExitCode } from '../http/run.js';
 import { type Poster, UndiciSender } from '../http/sender.js';
-import { count, duration, n, outcomeWords } from '../report/words.js';
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
 import { packageVersion } from '../shared/paths.js';
 import { redact } from '../shared/secrets.js';
 import type { EncodingName, InputType } from '../shared/types.js';
+import { count, duration, n, outcomeWords } from '../shared/words.js';
 import type { CommandContext } from './context.js';
 
 /**

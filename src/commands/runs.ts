@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../shared/errors.js';
+import { printable } from '../shared/printable.js';
 import { type Shard, shardName } from '../upload/shard.js';
 import { listRuns, type RunRecord, runReport } from '../upload/state/runs.js';
 import { UploadState } from '../upload/state/store.js';
@@ -102,20 +103,22 @@ export function runsTable(targets: TargetRuns[]): string[] {
   const rows: string[][] = [];
   for (const t of targets)
     for (const r of t.runs)
-      rows.push([
-        r.id,
-        r.started.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
-        duration(r.durationMs),
-        r.feed,
-        num(r.rows),
-        num(r.sent),
-        num(r.accepted),
-        num(r.rejected),
-        num(r.failed),
-        num(r.unchanged),
-        r.exitCode === undefined ? '-' : String(r.exitCode),
-        ...(sharded ? [t.shard ?? '-'] : []),
-      ]);
+      rows.push(
+        [
+          r.id,
+          r.started.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
+          duration(r.durationMs),
+          r.feed,
+          num(r.rows),
+          num(r.sent),
+          num(r.accepted),
+          num(r.rejected),
+          num(r.failed),
+          num(r.unchanged),
+          r.exitCode === undefined ? '-' : String(r.exitCode),
+          ...(sharded ? [t.shard ?? '-'] : []),
+        ].map(printable),
+      );
   rows.sort((a, b) => b[1].localeCompare(a[1]));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
@@ -164,6 +167,7 @@ export async function runRuns(words: string[], s: RunsSettings, ctx: CommandCont
       return 0;
     }
     const r = found.run;
+    // The state file's values (feed name, server URL, rejection texts) are outside data.
     const lines = [
       `run ${r.id}: ${found.target.apiUrl} (${found.target.format}${found.target.shard ? `, shard ${found.target.shard}` : ''})`,
       `started ${r.started} by pid ${r.pid}, took ${duration(r.durationMs)}, exit code ${exitText(r)}`,
@@ -171,7 +175,7 @@ export async function runRuns(words: string[], s: RunsSettings, ctx: CommandCont
       `rows ${num(r.rows)}, sent ${num(r.sent)}, accepted ${num(r.accepted)}, rejected ${num(r.rejected)}, failed ${num(r.failed)}, unchanged ${num(r.unchanged)}`,
       ...failureLines(found.report),
     ];
-    for (const l of lines) ctx.stdout.write(`${l}\n`);
+    for (const l of lines) ctx.stdout.write(`${printable(l)}\n`);
     return 0;
   }
   throw new UsageError(

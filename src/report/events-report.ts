@@ -1,8 +1,8 @@
 import type { EventFailure, EventSendResult } from '../events/send.js';
+import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
+import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from '../shared/words.js';
 import type { EventIssue, EventsSendReport, EventsSummary } from './events-shapes.js';
-
-import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
 
 /**
  * The report of `genser events send` (docs/events.md): the same field names as the upload
@@ -109,5 +109,5 @@ export function eventsSummaryLines(r: EventsRun): string[] {
         : `stopped after row ${n(r.lastRow)}: events after it were not read or sent`,
     );
   lines.push(...outcomeLines(r.result.failures));
-  return lines;
+  return lines.map(printable);
 }

@@ -1,6 +1,8 @@
 import { request } from 'undici';
+import type { SearchAnswer } from '../client/search-answer.js';
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
 import { isObject } from '../shared/is-object.js';
+import { printable } from '../shared/printable.js';
 
 /**
  * `genser search "query"`: what a search backend (the sandbox, or a URL) answers to
@@ -16,14 +18,6 @@ export interface SearchBackendSettings {
   timeoutMs: number;
   language?: 'ko' | 'en' | 'ja';
   limit?: number;
-}
-
-export interface SearchAnswer {
-  type: 'SEARCH';
-  requestId: string;
-  queryText: string;
-  total?: number;
-  products: { code: string; name: string; [field: string]: unknown }[];
 }
 
 /** `{endpoint}/search`; a URL without a path is taken as the sandbox's origin (mounted at /client). */
@@ -119,7 +113,10 @@ export async function searchBackend(s: SearchBackendSettings): Promise<SearchAns
   return body;
 }
 
-/** The human form: one line per product, the requestId last (stdout gets the data). */
+/**
+ * The human form: one line per product, the requestId last (stdout gets the data). Every value
+ * is the backend's and goes through printable(): a name cannot clear the screen or start a line.
+ */
 export function formatSearchAnswer(answer: SearchAnswer): string {
   const lines = answer.products.map((p, i) => {
     const price =
@@ -130,5 +127,5 @@ export function formatSearchAnswer(answer: SearchAnswer): string {
   });
   const total = answer.total ?? answer.products.length;
   const head = `${total} product${total === 1 ? '' : 's'} for "${answer.queryText}"${total > answer.products.length ? ` (first ${answer.products.length})` : ''}`;
-  return [head, ...lines, `requestId ${answer.requestId}`].join('\n') + '\n';
+  return [head, ...lines, `requestId ${answer.requestId}`].map(printable).join('\n') + '\n';
 }

@@ -2,7 +2,7 @@ import type { FeedStats } from '../feed/index.js';
 import type { NotAccepted, OutcomeCounts } from '../http/outcome.js';
 import type { BackoffSettings } from '../http/retry-policy.js';
 import type { RunStop } from '../http/run.js';
-import type { IssueCollector } from '../report/issues.js';
+import type { IssueCollector } from '../shared/issue-collector.js';
 import type { Issue, PayloadFormat } from '../shared/types.js';
 import type { RowRef } from './batcher.js';
 

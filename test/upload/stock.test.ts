@@ -62,7 +62,7 @@ describe('legacy target', () => {
     const t = await sandboxTarget();
     const up = await genser(['upload', LEGACY_FEED, '--format', 'legacy', ...t.flags], t.env);
     expect(up.code).toBe(0);
-    await fetch(`${t.url}/_sandbox/batch`, { method: 'POST' });
+    await fetch(`${t.url}/_sandbox/batch`, { method: 'POST', headers: { 'x-genser-sandbox': '1' } });
     const before = await get(t.url, '/_sandbox/products/GS-0001?format=legacy');
     expect(before.data.isInStock).not.toBe(false);
 
@@ -351,7 +351,7 @@ describe('the run itself', () => {
     });
     expect(two.code).toBe(0);
     expect(two.stderr).toContain(`stock: shard 2/2: ${4 - mine.length} of 4 rows`);
-    await fetch(`${t.url}/_sandbox/batch`, { method: 'POST' });
+    await fetch(`${t.url}/_sandbox/batch`, { method: 'POST', headers: { 'x-genser-sandbox': '1' } });
     for (const sku of skus) {
       const p = await get(t.url, `/_sandbox/products/${sku}`);
       expect(p.receivedCount).toBe(2);
