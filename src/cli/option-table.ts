@@ -27,7 +27,8 @@ export type CommandName =
   | 'events validate'
   | 'events send'
   | 'events backfill'
-  | 'runs';
+  | 'runs'
+  | 'doctor';
 
 export const COMMANDS: readonly CommandName[] = [
   'config',
@@ -43,6 +44,7 @@ export const COMMANDS: readonly CommandName[] = [
   'events send',
   'events backfill',
   'runs',
+  'doctor',
 ];
 
 export interface OptionSpec<T> {
@@ -81,6 +83,8 @@ const opt = <S extends OptionSpec<any>>(spec: S): S => spec;
 const FEED: CommandName[] = ['validate', 'convert', 'upload'];
 const ALL: CommandName[] = [...COMMANDS];
 const REPORTING: CommandName[] = ['validate', 'convert', 'upload', 'events validate', 'events send'];
+/** The commands that make requests to a configured host (docs/networks.md). */
+const NETWORK: CommandName[] = ['upload', 'stock', 'events send', 'events backfill', 'search', 'doctor'];
 
 export const FORMATS = ['standard', 'legacy'] as const satisfies readonly PayloadFormat[];
 export const KINDS = ['products', 'contents', 'filters'] as const satisfies readonly LegacyKind[];
@@ -533,6 +537,33 @@ export const OPTIONS = {
     default: 20,
     parse: p.int(1, 100),
     commands: ['search'],
+  }),
+
+  // networks (docs/networks.md)
+  proxy: opt({
+    flag: '--proxy <url>',
+    help: 'send every request through this HTTP proxy (http://[user:password@]host:port); NO_PROXY still applies; credentials are never printed',
+    env: 'GENSER_PROXY',
+    defaultText: 'HTTPS_PROXY / HTTP_PROXY / ALL_PROXY, as curl reads them',
+    parse: p.proxyUrl,
+    commands: NETWORK,
+  }),
+  caFile: opt({
+    flag: '--ca-file <file>',
+    help: "PEM certificates to trust besides Node's own (a company CA); NODE_EXTRA_CA_CERTS works too",
+    env: 'GENSER_CA_FILE',
+    parse: p.path,
+    commands: NETWORK,
+    isPath: true,
+  }),
+  compress: opt({
+    flag: '--compress <method>',
+    help: 'compress request bodies (Content-Encoding: gzip); only for a service that accepts it',
+    env: 'GENSER_COMPRESS',
+    default: 'none' as 'none' | 'gzip',
+    parse: p.oneOf(['none', 'gzip'] as const),
+    choices: ['none', 'gzip'],
+    commands: ['upload', 'stock', 'events send', 'events backfill'],
   }),
 
   // SQLite (the sandbox's store, the upload state)

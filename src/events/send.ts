@@ -146,6 +146,7 @@ export async function sendEvents(
       exchangeSettings,
       exchangeDeps,
     );
+    if (answer.kind === 'not_sent') result.sent--;
     if (answer.kind !== 'answer') return settle(event, answer.kind, answer.status, answer.message);
     if (answer.verdict === 'ok') return tallyOutcome(result, 'accepted');
     settle(event, 'rejected', answer.answer.status, answerMessage(answer.answer.status, answer.answer.body));

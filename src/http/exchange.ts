@@ -12,7 +12,8 @@ import { describeTransportError, type TransportFailure } from './transport-error
  * body and headers (the same Idempotency-Key), so a request whose answer was lost is not
  * applied twice. What comes back is either the service's answer (2xx, or a refusal of the
  * data) for the caller to read, or an outcome without one: `failed` (the service said it did
- * not take it, or it was never reached) or `unconfirmed` (some try may have landed).
+ * not take it), `not_sent` (no try got past connecting: DNS, TCP, the proxy, the TLS handshake)
+ * or `unconfirmed` (some try may have landed).
  */
 
 export interface ExchangeSettings {
@@ -55,7 +56,7 @@ interface Tries {
 
 export type Exchanged =
   | (Tries & { kind: 'answer'; verdict: 'ok' | 'refused'; answer: HttpAnswer })
-  | (Tries & { kind: 'failed' | 'unconfirmed'; status: number | string; message: string });
+  | (Tries & { kind: 'failed' | 'unconfirmed' | 'not_sent'; status: number | string; message: string });
 
 export const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> =>
   delay(ms, undefined, { signal }).then(() => undefined);
@@ -120,6 +121,14 @@ function judgeError(
 ): Exclude<Judged, { kind: 'final' }> {
   // A mistyped host fails the same way every time: a configuration error, said at once. Once
   // the host has answered in this run, a failed lookup is a passing network error.
+  if (failure.config)
+    return {
+      kind: 'halt',
+      reason: 'endpoint',
+      runMessage: failure.config.message,
+      hint: failure.config.hint ?? settings.urlHint,
+      message: failure.message,
+    };
   if (failure.dns && !reached) {
     const host = new URL(url).hostname;
     return {
@@ -146,8 +155,10 @@ export async function exchange(
   let landed: { attempt: number; cause: string } | undefined;
   let last = '';
   let status: number | string = 'none';
+  // Whether any try got past connecting: when none did, no byte of the body left (not sent).
+  let wrote = false;
   const end = (message: string): Exchanged => {
-    if (landed === undefined) return { ...tries, kind: 'failed', status, message };
+    if (landed === undefined) return { ...tries, kind: wrote ? 'failed' : 'not_sent', status, message };
     const why = landed.cause === last ? '' : ` (try ${landed.attempt}: ${landed.cause})`;
     return { ...tries, kind: 'unconfirmed', status, message: `${message}; it may have landed${why}` };
   };
@@ -159,7 +170,7 @@ export async function exchange(
     let judged: Judged;
     try {
       const answer = await poster.post(req.path, req.body, req.headers(), run.hard);
-      run.reached = true;
+      run.reached = wrote = true;
       tries.httpStatus = status = answer.status;
       judged = judgeAnswer(answer, url, settings);
       if (judged.kind === 'final') return { ...tries, kind: 'answer', verdict: judged.verdict, answer };
@@ -171,6 +182,7 @@ export async function exchange(
         return end('cut off after Ctrl-C');
       }
       const failure = describeTransportError(err);
+      if (failure.mayHaveLanded) wrote = true;
       status = failure.status;
       last = failure.message;
       judged = judgeError(failure, url, run.reached, settings);
