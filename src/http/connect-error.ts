@@ -87,11 +87,12 @@ export function connectVerdict(
   if (proxy) {
     const name = `the proxy ${proxyLabel(proxy)} (${route.proxy.from})`;
     const status = tunnel ? Number(tunnel[1]) : undefined;
-    if (status === 407)
+    // Some proxies (tinyproxy) answer a CONNECT without good credentials with 401, not 407.
+    if (status === 407 || status === 401)
       return {
         config: true,
         dns: false,
-        message: `${name} asks for credentials (HTTP 407)${proxy.username ? ': the ones given were refused' : ''}`,
+        message: `${name} asks for credentials (HTTP ${status})${proxy.username ? ': the ones given were refused' : ''}`,
         hint: 'put them in the proxy URL: --proxy http://USER:PASSWORD@host:port (or GENSER_PROXY, HTTPS_PROXY); they are never printed',
       };
     if (status !== undefined)

@@ -186,6 +186,9 @@ export async function exchange(
       status = failure.status;
       last = failure.message;
       judged = judgeError(failure, url, run.reached, settings);
+      // A run stopped by an answer past the bound: that answer came after the body was taken.
+      if (judged.kind === 'halt' && failure.mayHaveLanded)
+        landed ??= { attempt: tries.attempts, cause: last };
     }
     if (judged.kind === 'retry' && judged.mayHaveLanded) landed ??= { attempt: tries.attempts, cause: last };
     if (judged.kind === 'halt') {
