@@ -188,7 +188,7 @@ export const OPTIONS = {
     default: 'standard' as PayloadFormat,
     parse: p.oneOf(FORMATS),
     choices: FORMATS,
-    commands: [...FEED, 'stock'],
+    commands: [...FEED, 'stock', 'doctor'],
   }),
   kind: opt({
     flag: '--kind <kind>',
@@ -333,14 +333,14 @@ export const OPTIONS = {
     help: 'product API host, e.g. https://api.example.com',
     env: 'GENSER_API_URL',
     parse: p.httpUrl,
-    commands: ['upload', 'stock'],
+    commands: ['upload', 'stock', 'doctor'],
   }),
   apiKeyFile: opt({
     flag: '--api-key-file <file>',
     help: 'file holding the API key (or env GENSER_API_KEY); never the key itself',
     env: 'GENSER_API_KEY_FILE',
     parse: p.path,
-    commands: ['upload', 'stock'],
+    commands: ['upload', 'stock', 'doctor'],
     isPath: true,
   }),
   batchSize: opt({
@@ -397,10 +397,12 @@ export const OPTIONS = {
     help: 'per-request timeout in seconds (2.5 allowed)',
     env: 'GENSER_TIMEOUT',
     default: (command: CommandName) =>
-      (({ 'events send': 30, 'events backfill': 30, search: 10 }) as Record<string, number>)[command] ?? 60,
-    defaultText: 'upload and stock 60, events send and backfill 30, search 10',
+      (({ 'events send': 30, 'events backfill': 30, search: 10, doctor: 10 }) as Record<string, number>)[
+        command
+      ] ?? 60,
+    defaultText: 'upload and stock 60, events send and backfill 30, search and doctor 10',
     parse: p.seconds,
-    commands: ['upload', 'events send', 'search', 'events backfill', 'stock'],
+    commands: ['upload', 'events send', 'search', 'events backfill', 'stock', 'doctor'],
   }),
   type: opt({
     flag: '--type <type>',
@@ -425,7 +427,7 @@ export const OPTIONS = {
     env: 'GENSER_PATH',
     defaultText: '/collectors/products; legacy /searches/<kind>',
     parse: p.urlPath,
-    commands: ['upload', 'stock'],
+    commands: ['upload', 'stock', 'doctor'],
   }),
   maxInvalid: opt({
     flag: '--max-invalid <n|p%>',
@@ -488,14 +490,14 @@ export const OPTIONS = {
     help: 'collection host, e.g. https://collect.example.com',
     env: 'GENSER_BASE_URL',
     parse: p.httpUrl,
-    commands: ['events send', 'events backfill'],
+    commands: ['events send', 'events backfill', 'doctor'],
   }),
   serviceKeyFile: opt({
     flag: '--service-key-file <file>',
     help: 'file holding the service key (or env GENSER_SERVICE_KEY); never the key itself',
     env: 'GENSER_SERVICE_KEY_FILE',
     parse: p.path,
-    commands: ['events send', 'events backfill'],
+    commands: ['events send', 'events backfill', 'doctor'],
     isPath: true,
   }),
   rate: opt({
@@ -521,7 +523,7 @@ export const OPTIONS = {
     help: "the search backend's endpoint (a bare origin means the sandbox's /client)",
     env: 'GENSER_SEARCH_URL',
     parse: p.httpUrl,
-    commands: ['search'],
+    commands: ['search', 'doctor'],
   }),
   instanceKey: opt({
     flag: '--instance-key <key>',
@@ -529,7 +531,7 @@ export const OPTIONS = {
     env: 'GENSER_INSTANCE_KEY',
     defaultText: 'sandbox: generated, printed once on stderr',
     parse: p.string,
-    commands: ['sandbox', 'search'],
+    commands: ['sandbox', 'search', 'doctor'],
   }),
   limit: opt({
     flag: '--limit <n>',
@@ -574,7 +576,7 @@ export const OPTIONS = {
     default: 'auto' as BackendChoice,
     parse: p.oneOf(BACKEND_CHOICES),
     choices: BACKEND_CHOICES,
-    commands: ['upload', 'sandbox', 'events send', 'stock'],
+    commands: ['upload', 'sandbox', 'events send', 'stock', 'doctor'],
   }),
 
   // sandbox
@@ -725,7 +727,7 @@ export const OPTIONS = {
     env: 'GENSER_STATE_DIR',
     defaultText: '$XDG_STATE_HOME/genser, else ~/.local/state/genser',
     parse: p.path,
-    commands: ['upload', 'runs', 'stock'],
+    commands: ['upload', 'runs', 'stock', 'doctor'],
     isPath: true,
   }),
   full: opt({

@@ -134,6 +134,6 @@ export function connectVerdict(
   return {
     config: false,
     dns: DNS.has(code),
-    message: `${code ? `${code}: ` : ''}${cause.message === code ? `cannot connect to ${target}` : cause.message}`,
+    message: code ? `cannot connect to ${target} (${code})` : cause.message,
   };
 }
