@@ -1,7 +1,15 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../shared/logger.js';
+import type { Signal } from './adaptive-limit.js';
+import type { Pacer, Ticket } from './pacer.js';
 import { answerMessage, notServiceAnswer } from './response.js';
-import { type BackoffSettings, classifyStatus, mayHaveLanded, retryDelay } from './retry-policy.js';
+import {
+  type BackoffSettings,
+  classifyStatus,
+  mayHaveLanded,
+  parseRetryAfter,
+  retryDelay,
+} from './retry-policy.js';
 import type { SendRun, StopReason } from './run.js';
 import type { HttpAnswer, Poster } from './sender.js';
 import { describeTransportError, type TransportFailure } from './transport-error.js';
@@ -34,6 +42,8 @@ export interface ExchangeDeps {
   random?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   now?: () => number;
+  /** The host's gate: how many requests at once, and Retry-After pauses for all (./pacer.ts). */
+  pacer?: Pacer;
   /** Live counters: called before each request and each retry. */
   onRequest?: () => void;
   onRetry?: () => void;
@@ -57,6 +67,13 @@ interface Tries {
 export type Exchanged =
   | (Tries & { kind: 'answer'; verdict: 'ok' | 'refused'; answer: HttpAnswer })
   | (Tries & { kind: 'failed' | 'unconfirmed' | 'not_sent'; status: number | string; message: string });
+
+/** What an answer says about the host's load: 429 and 503 say it is congested. */
+function signalOf(status: number): Signal {
+  if (status === 429 || status === 503) return 'congested';
+  const kind = classifyStatus(status);
+  return kind === 'ok' || kind === 'refused' ? 'clean' : 'other';
+}
 
 export const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> =>
   delay(ms, undefined, { signal }).then(() => undefined);
@@ -165,11 +182,27 @@ export async function exchange(
   const retries = `${settings.retries} ${settings.retries === 1 ? 'retry' : 'retries'}`;
 
   for (let attempt = 0; ; attempt++) {
+    let ticket: Ticket | undefined;
+    try {
+      ticket = await deps.pacer?.acquire(run.soft);
+    } catch {
+      return end(
+        attempt === 0
+          ? `not sent, the run stopped: ${run.stopMessage}`
+          : `not retried, the run stopped: ${last}`,
+      );
+    }
+    // The place on the wire is given back once, with what the try says of the host's load.
+    const done = (signal: Signal) => {
+      if (ticket) deps.pacer?.release(ticket, signal);
+      ticket = undefined;
+    };
     tries.attempts++;
     deps.onRequest?.();
     let judged: Judged;
     try {
       const answer = await poster.post(req.path, req.body, req.headers(), run.hard);
+      done(signalOf(answer.status));
       run.reached = wrote = true;
       tries.httpStatus = status = answer.status;
       judged = judgeAnswer(answer, url, settings);
@@ -177,11 +210,13 @@ export async function exchange(
       last = `HTTP ${answer.status}`;
     } catch (err) {
       if (run.hard.aborted) {
+        done('other');
         status = last = 'interrupted';
         landed ??= { attempt: tries.attempts, cause: last };
         return end('cut off after Ctrl-C');
       }
       const failure = describeTransportError(err);
+      done(failure.status === 'timeout' ? 'congested' : 'other');
       if (failure.mayHaveLanded) wrote = true;
       status = failure.status;
       last = failure.message;
@@ -206,6 +241,9 @@ export async function exchange(
     if (run.stopped) return end(`not retried, the run stopped: ${judged.message}`);
     const now = (deps.now ?? Date.now)();
     const wait = retryDelay(attempt, judged.retryAfter, settings.backoff, now, deps.random ?? Math.random);
+    // The host asked every client to wait: no request of this run goes to it before then.
+    if (parseRetryAfter(judged.retryAfter, now, settings.backoff.retryAfterCapMs) !== undefined)
+      deps.pacer?.pause(wait);
     deps.onRetry?.();
     deps.log.warn(
       `${req.label}: ${judged.message}, retry ${attempt + 1}/${settings.retries} in ${seconds(wait)}`,

@@ -37,3 +37,8 @@ export const OUTCOME_MEANING: Record<Exclude<NotAccepted, 'rejected'>, string> =
   unconfirmed: 'sent, but the answer was lost or unclear: they may have landed; sending them again is safe',
   not_sent: 'the run stopped before sending them',
 };
+
+/** `; 6 requests at once at most (--concurrency 8)`: how far the adaptive sender went. */
+export function concurrencyWords(c: { reached: number; max: number } | undefined): string {
+  return c ? `; ${count(c.reached, 'request')} at once at most (--concurrency ${c.max})` : '';
+}
