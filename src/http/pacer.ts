@@ -15,6 +15,7 @@ export class Pacer {
   private pausedUntil = 0;
   private readonly waiting: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private readonly watched = new WeakSet<AbortSignal>();
 
   constructor(
     readonly limit: AdaptiveLimit,
@@ -33,21 +34,14 @@ export class Pacer {
 
   /** Waits for a place on the wire; rejects when `signal` aborts first. */
   async acquire(signal: AbortSignal): Promise<Ticket> {
+    // One listener a signal (not one a waiting request): its abort wakes every waiter to give up.
+    if (!this.watched.has(signal)) {
+      this.watched.add(signal);
+      signal.addEventListener('abort', () => this.wakeAll(), { once: true });
+    }
     while (this.inFlight >= this.limit.limit || this.now() < this.pausedUntil) {
       signal.throwIfAborted();
-      await new Promise<void>((resolve, reject) => {
-        const wake = () => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        };
-        const onAbort = () => {
-          const i = this.waiting.indexOf(wake);
-          if (i !== -1) this.waiting.splice(i, 1);
-          reject(signal.reason);
-        };
-        this.waiting.push(wake);
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
     // A stop may have come while this request waited: it does not go.
     signal.throwIfAborted();

@@ -5,7 +5,7 @@ import { type EventKind, kindByPath } from '../events/kinds.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { type AdminContext, handleAdmin } from './admin.js';
-import { declaredTooLarge, readBody } from './body.js';
+import { declaredTooLarge, encodingProblem, readBody } from './body.js';
 import { type ClientApiContext, handleClient, isClientPath } from './client-api.js';
 import type { Faults } from './faults.js';
 import { fingerprint, InFlight, isValidIdempotencyKey } from './idempotency.js';
@@ -184,6 +184,9 @@ export function createSandboxServer(s: ServerSettings): Server {
     const read = await readBody(req, s.maxBodyBytes);
     if (read.kind === 'too-large') return tooLarge();
     if (read.kind === 'aborted') return { status: 0, reset: true };
+    const unreadable = encodingProblem(read);
+    if (unreadable) return errorReply(style, unreadable.status, unreadable.code, unreadable.detail);
+    if (read.kind !== 'ok') return { status: 0, reset: true };
 
     const nowMs = s.now().getTime();
     const expiredBefore = nowMs - s.idempotencyTtlMs;
