@@ -362,7 +362,7 @@ export const OPTIONS = {
   }),
   concurrency: opt({
     flag: '--concurrency <n>',
-    help: 'requests in flight at most',
+    help: 'requests in flight at most: the sender starts lower and adapts under it (docs/networks.md)',
     env: 'GENSER_CONCURRENCY',
     default: 4,
     parse: p.int(1, 64),
