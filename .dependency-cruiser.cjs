@@ -14,6 +14,7 @@ const DOMAIN_RANKS = [
   ['events', 'upload'],
   ['stock', 'report'],
   ['sandbox', 'init', 'search'],
+  ['doctor'],
 ];
 const RANKED = DOMAIN_RANKS.flat();
 

@@ -28,7 +28,8 @@ export type CommandName =
   | 'events validate'
   | 'events send'
   | 'events backfill'
-  | 'runs';
+  | 'runs'
+  | 'doctor';
 
 export const COMMANDS: readonly CommandName[] = [
   'config',
@@ -44,6 +45,7 @@ export const COMMANDS: readonly CommandName[] = [
   'events send',
   'events backfill',
   'runs',
+  'doctor',
 ];
 
 export interface OptionSpec<T> {
@@ -82,6 +84,8 @@ const opt = <S extends OptionSpec<any>>(spec: S): S => spec;
 const FEED: CommandName[] = ['validate', 'convert', 'upload'];
 const ALL: CommandName[] = [...COMMANDS];
 const REPORTING: CommandName[] = ['validate', 'convert', 'upload', 'events validate', 'events send'];
+/** The commands that make requests to a configured host (docs/networks.md). */
+const NETWORK: CommandName[] = ['upload', 'stock', 'events send', 'events backfill', 'search', 'doctor'];
 
 export const FORMATS = ['standard', 'legacy'] as const satisfies readonly PayloadFormat[];
 export const KINDS = ['products', 'contents', 'filters'] as const satisfies readonly LegacyKind[];
@@ -185,7 +189,7 @@ export const OPTIONS = {
     default: 'standard' as PayloadFormat,
     parse: p.oneOf(FORMATS),
     choices: FORMATS,
-    commands: [...FEED, 'stock'],
+    commands: [...FEED, 'stock', 'doctor'],
   }),
   kind: opt({
     flag: '--kind <kind>',
@@ -330,14 +334,14 @@ export const OPTIONS = {
     help: 'product API host, e.g. https://api.example.com',
     env: 'GENSER_API_URL',
     parse: p.httpUrl,
-    commands: ['upload', 'stock'],
+    commands: ['upload', 'stock', 'doctor'],
   }),
   apiKeyFile: opt({
     flag: '--api-key-file <file>',
     help: 'file holding the API key (or env GENSER_API_KEY); never the key itself',
     env: 'GENSER_API_KEY_FILE',
     parse: p.path,
-    commands: ['upload', 'stock'],
+    commands: ['upload', 'stock', 'doctor'],
     isPath: true,
   }),
   batchSize: opt({
@@ -359,7 +363,7 @@ export const OPTIONS = {
   }),
   concurrency: opt({
     flag: '--concurrency <n>',
-    help: 'requests in flight at most',
+    help: 'requests in flight at most: the sender starts lower and adapts under it (docs/networks.md)',
     env: 'GENSER_CONCURRENCY',
     default: 4,
     parse: p.int(1, 64),
@@ -394,10 +398,12 @@ export const OPTIONS = {
     help: 'per-request timeout in seconds (2.5 allowed)',
     env: 'GENSER_TIMEOUT',
     default: (command: CommandName) =>
-      (({ 'events send': 30, 'events backfill': 30, search: 10 }) as Record<string, number>)[command] ?? 60,
-    defaultText: 'upload and stock 60, events send and backfill 30, search 10',
+      (({ 'events send': 30, 'events backfill': 30, search: 10, doctor: 10 }) as Record<string, number>)[
+        command
+      ] ?? 60,
+    defaultText: 'upload and stock 60, events send and backfill 30, search and doctor 10',
     parse: p.seconds,
-    commands: ['upload', 'events send', 'search', 'events backfill', 'stock'],
+    commands: ['upload', 'events send', 'search', 'events backfill', 'stock', 'doctor'],
   }),
   type: opt({
     flag: '--type <type>',
@@ -422,7 +428,7 @@ export const OPTIONS = {
     env: 'GENSER_PATH',
     defaultText: '/collectors/products; legacy /searches/<kind>',
     parse: p.urlPath,
-    commands: ['upload', 'stock'],
+    commands: ['upload', 'stock', 'doctor'],
   }),
   maxInvalid: opt({
     flag: '--max-invalid <n|p%>',
@@ -485,14 +491,14 @@ export const OPTIONS = {
     help: 'collection host, e.g. https://collect.example.com',
     env: 'GENSER_BASE_URL',
     parse: p.httpUrl,
-    commands: ['events send', 'events backfill'],
+    commands: ['events send', 'events backfill', 'doctor'],
   }),
   serviceKeyFile: opt({
     flag: '--service-key-file <file>',
     help: 'file holding the service key (or env GENSER_SERVICE_KEY); never the key itself',
     env: 'GENSER_SERVICE_KEY_FILE',
     parse: p.path,
-    commands: ['events send', 'events backfill'],
+    commands: ['events send', 'events backfill', 'doctor'],
     isPath: true,
   }),
   rate: opt({
@@ -518,7 +524,7 @@ export const OPTIONS = {
     help: "the search backend's endpoint (a bare origin means the sandbox's /client)",
     env: 'GENSER_SEARCH_URL',
     parse: p.httpUrl,
-    commands: ['search'],
+    commands: ['search', 'doctor'],
   }),
   instanceKey: opt({
     flag: '--instance-key <key>',
@@ -526,7 +532,7 @@ export const OPTIONS = {
     env: 'GENSER_INSTANCE_KEY',
     defaultText: 'sandbox: generated, printed once on stderr',
     parse: p.string,
-    commands: ['sandbox', 'search'],
+    commands: ['sandbox', 'search', 'doctor'],
   }),
   limit: opt({
     flag: '--limit <n>',
@@ -534,6 +540,33 @@ export const OPTIONS = {
     default: 20,
     parse: p.int(1, 100),
     commands: ['search'],
+  }),
+
+  // networks (docs/networks.md)
+  proxy: opt({
+    flag: '--proxy <url>',
+    help: 'send every request through this HTTP proxy (http://[user:password@]host:port); NO_PROXY still applies; credentials are never printed',
+    env: 'GENSER_PROXY',
+    defaultText: 'HTTPS_PROXY / HTTP_PROXY / ALL_PROXY, as curl reads them',
+    parse: p.proxyUrl,
+    commands: NETWORK,
+  }),
+  caFile: opt({
+    flag: '--ca-file <file>',
+    help: "PEM certificates to trust besides Node's own (a company CA); NODE_EXTRA_CA_CERTS works too",
+    env: 'GENSER_CA_FILE',
+    parse: p.path,
+    commands: NETWORK,
+    isPath: true,
+  }),
+  compress: opt({
+    flag: '--compress <method>',
+    help: 'compress request bodies (Content-Encoding: gzip); only for a service that accepts it',
+    env: 'GENSER_COMPRESS',
+    default: 'none' as 'none' | 'gzip',
+    parse: p.oneOf(['none', 'gzip'] as const),
+    choices: ['none', 'gzip'],
+    commands: ['upload', 'stock', 'events send', 'events backfill'],
   }),
 
   // SQLite (the sandbox's store, the upload state)
@@ -544,7 +577,7 @@ export const OPTIONS = {
     default: 'auto' as BackendChoice,
     parse: p.oneOf(BACKEND_CHOICES),
     choices: BACKEND_CHOICES,
-    commands: ['upload', 'sandbox', 'events send', 'stock'],
+    commands: ['upload', 'sandbox', 'events send', 'stock', 'doctor'],
   }),
 
   // sandbox
@@ -695,7 +728,7 @@ export const OPTIONS = {
     env: 'GENSER_STATE_DIR',
     defaultText: '$XDG_STATE_HOME/genser, else ~/.local/state/genser',
     parse: p.path,
-    commands: ['upload', 'runs', 'stock'],
+    commands: ['upload', 'runs', 'stock', 'doctor'],
     isPath: true,
   }),
   full: opt({

@@ -69,6 +69,7 @@ export async function runBackfillCommand(
         userAgent: `genser/${packageVersion()}`,
         keyHeader: 'serviceKey',
         key: target.key,
+        network: ctx.network,
       })
     : undefined;
   const maxErrors = s.maxErrors ?? 20;

@@ -202,6 +202,7 @@ export async function runSendEvents(
     userAgent: `genser/${packageVersion()}`,
     keyHeader: 'serviceKey',
     key,
+    network: ctx.network,
   });
   const interrupt = new AbortController();
   const onSigint = () => {

@@ -1,3 +1,4 @@
+import type { NetworkSettings } from '../http/network.js';
 import { UndiciSender } from '../http/sender.js';
 import { ExitCode } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -11,7 +12,7 @@ import type { PayloadFormat } from '../shared/types.js';
 
 /** The product API's sender: the key in the format's own header (contract 5: apiKey, legacy x-api-key). */
 export function productSender(
-  to: { apiUrl: string; key: string; format: PayloadFormat },
+  to: { apiUrl: string; key: string; format: PayloadFormat; network?: NetworkSettings },
   connections: number,
   timeoutMs: number,
 ): UndiciSender {
@@ -22,6 +23,7 @@ export function productSender(
     userAgent: `genser/${packageVersion()}`,
     keyHeader: to.format === 'legacy' ? 'x-api-key' : 'apiKey',
     key: to.key,
+    network: to.network,
   });
 }
 

@@ -217,7 +217,9 @@ async function send(
   s: StockCommandSettings,
   ctx: CommandContext,
 ): Promise<UploadResult> {
-  const poster = settings.dryRun ? undefined : productSender(to, settings.concurrency, s.timeout * 1000);
+  const poster = settings.dryRun
+    ? undefined
+    : productSender({ ...to, network: ctx.network }, settings.concurrency, s.timeout * 1000);
   const stop = orderlyStop(() => ctx.log);
   try {
     return await uploadFeed(items, settings, {

@@ -286,7 +286,11 @@ async function send(
   const poster =
     up.settings.dryRun || !apiUrl || !key
       ? undefined
-      : productSender({ apiUrl, key, format: feed.format }, up.settings.concurrency, up.timeoutMs);
+      : productSender(
+          { apiUrl, key, format: feed.format, network: ctx.network },
+          up.settings.concurrency,
+          up.timeoutMs,
+        );
   // Set once the progress is up: the warning must not share a line with the spinner.
   let say = log;
   const stop = orderlyStop(() => say);

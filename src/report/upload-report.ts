@@ -2,7 +2,15 @@ import type { StopReason } from '../http/run.js';
 import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
-import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from '../shared/words.js';
+import {
+  concurrencyWords,
+  count,
+  duration,
+  n,
+  OUTCOME_MEANING,
+  outcomeWords,
+  rate,
+} from '../shared/words.js';
 import type { BatchOutcome, Failure, UploadResult, UploadSummary } from '../upload/types.js';
 import {
   buildValidateReport,
@@ -133,7 +141,8 @@ export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta)
   lines.push(
     `upload: ${count(s.rows, 'row')}, ${n(s.invalid)} invalid (not sent), ${n(s.sent)} sent in ${count(s.batches, 'batch', 'batches')}: ` +
       `${outcomeWords(s)}; ${s.notSent > 0 ? `${count(s.notSent, 'valid row')} not sent; ` : ''}` +
-      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'row')})`,
+      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'row')})` +
+      concurrencyWords(s.concurrency),
   );
   if (result.stop)
     lines.push(

@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SearchAnswer } from '../client/search-answer.js';
 import { isObject } from '../shared/is-object.js';
-import { declaredTooLarge, readBody } from './body.js';
+import { declaredTooLarge, encodingProblem, readBody } from './body.js';
 import type { Faults } from './faults.js';
 import { errorReply, json, type Reply } from './reply.js';
 import type { Route } from './routes.js';
@@ -127,6 +127,9 @@ async function readJsonObject(req: IncomingMessage): Promise<Parsed> {
   const read = await readBody(req, MAX_CLIENT_BODY);
   if (read.kind === 'too-large') return tooLarge();
   if (read.kind === 'aborted') return { reply: { status: 0, reset: true } };
+  const unreadable = encodingProblem(read);
+  if (unreadable) return { reply: bad(unreadable.status, unreadable.code, unreadable.detail) };
+  if (read.kind !== 'ok') return { reply: { status: 0, reset: true } };
   const text = read.body.toString('utf8').replace(/^\uFEFF/, '');
   let body: unknown;
   try {

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventKind } from '../events/kinds.js';
-import { declaredTooLarge, readBody } from './body.js';
+import { declaredTooLarge, encodingProblem, readBody } from './body.js';
 import type { Faults } from './faults.js';
 import { fingerprint, InFlight, isValidIdempotencyKey } from './idempotency.js';
 import type { BodyOutcome, IngestEndpoint } from './product-body.js';
@@ -170,6 +170,9 @@ export function ingestHandler(s: IngestSettings) {
     const read = await readBody(req, s.maxBodyBytes);
     if (read.kind === 'too-large') return tooLarge();
     if (read.kind === 'aborted') return { status: 0, reset: true };
+    const unreadable = encodingProblem(read);
+    if (unreadable) return errorReply(style, unreadable.status, unreadable.code, unreadable.detail);
+    if (read.kind !== 'ok') return { status: 0, reset: true };
 
     const nowMs = s.now().getTime();
     const expiredBefore = nowMs - s.idempotencyTtlMs;

@@ -57,3 +57,8 @@ export function shorten(text: string, max: number): string {
   const end = /[\uD800-\uDBFF]/.test(text[max - 1] ?? '') ? max - 1 : max;
   return `${text.slice(0, end)}… (${n(text.length)} characters)`;
 }
+
+/** `; 6 requests at once at most (--concurrency 8)`: how far the adaptive sender went. */
+export function concurrencyWords(c: { reached: number; max: number } | undefined): string {
+  return c ? `; ${count(c.reached, 'request')} at once at most (--concurrency ${c.max})` : '';
+}

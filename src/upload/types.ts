@@ -115,6 +115,8 @@ export interface UploadSummary extends OutcomeCounts {
   bytes: number;
   durationMs: number;
   dryRun: boolean;
+  /** Requests in flight at most during the run, and the most allowed (--concurrency); not on a dry run. */
+  concurrency?: { reached: number; max: number };
 }
 
 export interface UploadResult {
