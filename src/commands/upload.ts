@@ -144,6 +144,7 @@ export async function runUpload(
           ...(up.shard ? { shard: up.shard.of } : {}),
         },
         ctx.env,
+        log,
       );
       if (stateRun?.note) log.warn(stateRun.note);
       if (stateRun && retry) {

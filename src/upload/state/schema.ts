@@ -76,6 +76,9 @@ export const MIGRATIONS: readonly string[] = [
   // 3 -> 4: a sharded target's state also keeps the keys of the other shards' rows, with their
   // SKUs: those rows are not mapped again either, only to be left to their shard.
   `CREATE TABLE IF NOT EXISTS other_shards (source TEXT PRIMARY KEY, sku TEXT NOT NULL) WITHOUT ROWID;`,
+  // 4 -> 5: the lock's heartbeat, renewed by its holder while it runs: a lock of another host
+  // (which cannot be checked from here) expires when it stops (docs/nightly.md, "The run lock").
+  `ALTER TABLE lock ADD COLUMN heartbeat TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -88,9 +91,14 @@ export function schemaVersion(db: Database): number {
   return row ? Number(row.value) : 0;
 }
 
-/** Runs the migrations from `from` up, in one transaction. */
-export function migrate(db: Database, from: number): void {
+/**
+ * Runs the migrations from the file's version up, in one write transaction: the version is read
+ * again inside it, so two runs opening an old file at once migrate it once.
+ */
+export function migrate(db: Database): void {
   db.transaction(() => {
+    const from = schemaVersion(db);
+    if (from >= SCHEMA_VERSION) return;
     for (let v = from; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
     db.prepare(
       "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
