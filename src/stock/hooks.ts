@@ -27,7 +27,7 @@ export class StockHooks implements StateHooks {
   }
 
   notAccepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void {
-    if (this.runId !== undefined) this.state.saveRetry(this.runId, rows, parts);
+    if (this.runId !== undefined) this.state.owe(this.runId, rows, parts);
   }
 
   sending(batch: { rows: readonly RowRef[]; type?: EnvelopeType }, envelopeId: string): void {

@@ -13,7 +13,7 @@ import { UsageError } from '../shared/errors.js';
 import { dieOf } from '../shared/exit-hooks.js';
 import { removeDeadTemps } from '../shared/output-file.js';
 import type { Issue } from '../shared/types.js';
-import { type DeltaCounts, UNCHANGED } from './state/delta.js';
+import { UNCHANGED } from './state/delta.js';
 import type { StateHooks } from './types.js';
 
 /**
@@ -239,12 +239,11 @@ function* itemsOf(line: Buffer): Generator<FeedRow> {
  * (new or changed, a batch of an earlier run resumed with its own id). The SKUs seen were marked
  * by the pass.
  */
-export function spooledHooks(state: StateHooks & { counts: DeltaCounts }): StateHooks {
+export function spooledHooks(state: StateHooks & { unchanged(sku: string): undefined }): StateHooks {
   return {
     plan: (sku, json, source) => {
-      if (json !== UNCHANGED) return state.plan(sku, json, source);
-      state.counts.unchanged++;
-      return undefined;
+      if (json !== UNCHANGED || sku === undefined) return state.plan(sku, json, source);
+      return state.unchanged(sku);
     },
     accepted: (rows, parts) => state.accepted(rows, parts),
     notAccepted: (rows, parts) => state.notAccepted?.(rows, parts),

@@ -141,8 +141,12 @@ describe('state database', () => {
     const file = join(d, stateFileName(target()));
     // Back to version 1's layout, with three accepted products in it.
     const db = openDatabase(file);
-    db.exec(`DROP TABLE accepted; DROP TABLE payloads; DROP TABLE other_shards; DROP TABLE lock;
+    db.exec(`DROP TABLE accepted; DROP TABLE payloads; DROP TABLE other_shards; DROP TABLE lock; DROP TABLE owed;
       CREATE TABLE lock (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, host TEXT NOT NULL, started TEXT NOT NULL);
+      CREATE TABLE retry (run_id TEXT NOT NULL, seq INTEGER NOT NULL, file TEXT NOT NULL, row INTEGER NOT NULL,
+        line INTEGER NOT NULL, sku TEXT, payload BLOB NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+      INSERT INTO runs (id, started, pid, feed) VALUES ('0ld0ld00', '2026-11-23T00:00:00Z', 1, 'a.csv'), ('1a571a57', '2026-11-24T00:00:00Z', 1, 'a.csv');
+      INSERT INTO retry VALUES ('0ld0ld00', 1, 'a.csv', 3, 4, 'A-1', x'7b7d'), ('1a571a57', 1, 'a.csv', 2, 3, 'B-2', x'7b7d');
       CREATE TABLE products (sku TEXT PRIMARY KEY, hash TEXT NOT NULL, accepted_at TEXT NOT NULL, payload BLOB NOT NULL) WITHOUT ROWID;
       UPDATE meta SET value = '1' WHERE key = 'schema_version';`);
     const payloads = {
@@ -161,6 +165,7 @@ describe('state database', () => {
 
     const state = UploadState.open(d, target());
     try {
+      expect(state.owedRows().map((r) => [r.sku, r.runId, r.row])).toEqual([['B-2', '1a571a57', 2]]);
       expect(state.knownCount()).toBe(3);
       expect(Object.fromEntries(state.acceptedHashes())).toEqual({
         'A-1': 'h-A-1',
@@ -184,6 +189,8 @@ describe('state database', () => {
       expect(state.acceptedHash('B-2')).toBe('h2');
       expect(Number(state.db.prepare<{ n: number }>('SELECT count(*) AS n FROM payloads').get()?.n)).toBe(4);
       expect([...state.absent((sku) => sku !== 'C-3')].map((g) => g.sku)).toEqual(['C-3']);
+      // The rows the last run kept for --retry-failed are owed (B-2's paid since, by its accept above).
+      expect(state.owedRows()).toEqual([]);
       // A new state file is made with 16 KiB pages (payloads pack); this one was made so too.
       expect(state.db.pragma('page_size')).toBe(16384);
     } finally {
@@ -531,7 +538,7 @@ describe('--retry-failed', () => {
     server.requests.length = 0;
     const again = await genser(['upload', '--retry-failed'], env);
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain('retry: 1 row of run');
+    expect(again.stderr).toContain('retry: 1 row owed, not accepted by run');
     expect(again.stderr).toContain(`${file} row 5 (line 6, sku ${sku5}): rejected (HTTP 400)`);
     expect(server.requests.flatMap((r) => productsOf(r.body).map((p) => p.sku))).toEqual([sku5]);
 
@@ -542,14 +549,14 @@ describe('--retry-failed', () => {
     expect(server.requests).toHaveLength(1);
     const nothing = await genser(['upload', '--retry-failed'], env);
     expect(nothing.code).toBe(0);
-    expect(nothing.stderr).toContain('retry: 0 rows of run');
+    expect(nothing.stderr).toContain('retry: 0 rows owed: every row of earlier runs was accepted');
     expect(server.requests).toHaveLength(1);
 
     const withFeed = await genser(['upload', file, '--retry-failed'], env);
     expect(withFeed.code).toBe(2);
     expect(withFeed.stderr).toContain('--retry-failed takes no feed');
     const runs = await genser(['runs'], env);
-    expect(runs.stdout).toContain('--retry-failed of run');
+    expect(runs.stdout).toContain('--retry-failed (1 row owed by run');
   });
 });
 

@@ -79,6 +79,23 @@ export const MIGRATIONS: readonly string[] = [
   // 4 -> 5: the lock's heartbeat, renewed by its holder while it runs: a lock of another host
   // (which cannot be checked from here) expires when it stops (docs/nightly.md, "The run lock").
   `ALTER TABLE lock ADD COLUMN heartbeat TEXT;`,
+  // 5 -> 6: rows owed to --retry-failed, one per SKU (a row without a SKU by its file and row),
+  // kept whatever runs in between until accepted or superseded (docs/nightly.md, "Retrying failed
+  // rows"); they were kept per run, and only the last run's were sent. What the last run owed
+  // carries over.
+  `CREATE TABLE owed (
+     id INTEGER PRIMARY KEY,
+     sku TEXT UNIQUE,
+     file TEXT NOT NULL,
+     row INTEGER NOT NULL,
+     line INTEGER NOT NULL,
+     run_id TEXT NOT NULL,
+     payload BLOB NOT NULL
+   );
+   INSERT OR REPLACE INTO owed (sku, file, row, line, run_id, payload)
+     SELECT sku, file, row, line, run_id, payload FROM retry
+     WHERE run_id = (SELECT id FROM runs ORDER BY seq DESC LIMIT 1) ORDER BY seq;
+   DROP TABLE retry;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -33,12 +33,15 @@ export interface InflightRow {
   hash: string;
 }
 
+/** A row owed to `--retry-failed`: its place in the feed, and the payload that was not accepted. */
 export interface RetryRow {
   file: string;
   row: number;
   line: number;
   sku: string | null;
   payload: Uint8Array;
+  /** The run that last failed to deliver it. */
+  runId: string;
 }
 
 /**
@@ -257,16 +260,24 @@ export class UploadState {
     });
   }
 
-  /** Records one body's accepted products (their exact payload bytes too), in one transaction. */
+  /**
+   * Records one body's accepted products (their exact payload bytes too), in one transaction. A
+   * row owed to --retry-failed is paid by it: the service holds a payload made later.
+   */
   accepted(
-    rows: readonly { sku?: string; hash?: string; source?: string }[],
+    rows: readonly { file?: string; row?: number; sku?: string; hash?: string; source?: string }[],
     parts: readonly Uint8Array[],
     now: Date = new Date(),
   ): void {
     const at = now.toISOString();
     this.db.transaction(() => {
       rows.forEach((r, i) => {
-        if (r.sku === undefined || r.hash === undefined) return;
+        if (r.sku === undefined) {
+          if (r.file !== undefined && r.row !== undefined) this.dropOwedRow(r.file, r.row);
+          return;
+        }
+        this.dropOwed(r.sku);
+        if (r.hash === undefined) return;
         this.upsertPayload.run(r.sku, parts[i]);
         this.upsertAccepted.run(r.sku, r.hash, at, r.source ?? null);
       });
@@ -289,32 +300,59 @@ export class UploadState {
     }
   }
 
-  /** Keeps rows of run `runId` that were not accepted, for `--retry-failed`. */
-  saveRetry(
+  /**
+   * Rows of run `runId` not accepted: owed to --retry-failed until accepted or superseded (a newer
+   * payload for the SKU replaces the one owed), whatever runs in between.
+   */
+  owe(
     runId: string,
     rows: readonly { file: string; row: number; line: number; sku?: string }[],
     parts: readonly Uint8Array[],
   ): void {
-    const insert = this.db.prepare(
-      'INSERT INTO retry (run_id, seq, file, row, line, sku, payload) VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM retry WHERE run_id = ?), ?, ?, ?, ?, ?)',
+    const bySku = this.db.prepare(
+      'INSERT INTO owed (sku, file, row, line, run_id, payload) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(sku) DO UPDATE SET file = excluded.file, row = excluded.row, line = excluded.line, run_id = excluded.run_id, payload = excluded.payload',
+    );
+    const noSku = this.db.prepare(
+      'INSERT INTO owed (sku, file, row, line, run_id, payload) VALUES (NULL, ?, ?, ?, ?, ?)',
     );
     this.db.transaction(() => {
       rows.forEach((r, i) => {
-        insert.run(runId, runId, r.file, r.row, r.line, r.sku ?? null, parts[i]);
+        if (r.sku !== undefined) bySku.run(r.sku, r.file, r.row, r.line, runId, parts[i]);
+        else {
+          this.dropOwedRow(r.file, r.row);
+          noSku.run(r.file, r.row, r.line, runId, parts[i]);
+        }
       });
     });
   }
 
-  /** The last run before `current` (newest first), and its rows kept for `--retry-failed`. */
-  lastRunRetry(current: string): { runId?: string; rows: RetryRow[] } {
-    const last = this.db
-      .prepare<{ id: string }>('SELECT id FROM runs WHERE id != ? ORDER BY seq DESC LIMIT 1')
-      .get(current);
-    if (!last) return { rows: [] };
-    const rows = this.db
-      .prepare<RetryRow>('SELECT file, row, line, sku, payload FROM retry WHERE run_id = ? ORDER BY row, seq')
-      .all(last.id);
-    return { runId: last.id, rows };
+  private dropBySku?: Statement;
+  private dropByRow?: Statement;
+
+  /** The SKU's owed row, paid or superseded (its accepted payload is newer, or the feed's matches it). */
+  dropOwed(sku: string): void {
+    this.dropBySku ??= this.db.prepare('DELETE FROM owed WHERE sku = ?');
+    this.dropBySku.run(sku);
+  }
+
+  private dropOwedRow(file: string, row: number): void {
+    this.dropByRow ??= this.db.prepare('DELETE FROM owed WHERE sku IS NULL AND file = ? AND row = ?');
+    this.dropByRow.run(file, row);
+  }
+
+  /** Every row owed to --retry-failed, in feed order. */
+  owedRows(): RetryRow[] {
+    return this.db
+      .prepare<RetryRow>(
+        'SELECT file, row, line, sku, payload, run_id AS runId FROM owed ORDER BY file, row, id',
+      )
+      .all();
+  }
+
+  /** The SKUs owed to --retry-failed (few: a run's failures). */
+  owedSkus(): Set<string> {
+    const rows = this.db.prepare<{ sku: string }>('SELECT sku FROM owed WHERE sku IS NOT NULL').all();
+    return new Set(rows.map((r) => r.sku));
   }
 
   /** Batches sent but never answered (a crash, a timeout), by SKU. */
