@@ -266,7 +266,7 @@ describe('--shard: rows and problems', () => {
     expect(codes).toEqual([1, 2, 3].map((i) => (problems.some((p) => p.shard === i) ? 1 : 0)));
   });
 
-  it("--retry-failed retries the rows owed to the shard itself", async () => {
+  it('--retry-failed retries the rows owed to the shard itself', async () => {
     const reject = inShard(3, 3)[0];
     server = await scriptedServer((req, res) => {
       const products = productsOf(req.body);

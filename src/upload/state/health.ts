@@ -1,5 +1,5 @@
 import { existsSync, linkSync, renameSync, rmSync, statSync } from 'node:fs';
-import { UsageError } from '../../shared/errors.js';
+import { ExitError, UsageError } from '../../shared/errors.js';
 import { type Database, openDatabase, SqliteError } from '../../storage/sqlite.js';
 
 /**
@@ -95,6 +95,13 @@ function recovery(file: string): string {
 /** A state file that cannot be used as it is: exit 2, naming it, what is wrong and how to recover. */
 export function damaged(file: string, what: string): UsageError {
   return new UsageError(`the upload state ${file} cannot be used: ${what}`, recovery(file));
+}
+
+/** Any failure to read a state file (`genser runs`): its own usage error, else one naming the file; a bug stays a bug. */
+export function stateFileProblem(file: string, err: unknown): ExitError {
+  if (err instanceof ExitError) return err;
+  if (err instanceof SqliteError) return stateProblem(file, err);
+  throw err;
 }
 
 /** Any failure to open or write a state file, as a usage error naming it and what to do. */
