@@ -118,7 +118,7 @@ export async function runStock(
     // be new and empty, and every row an unknown SKU. Say which --shard to give instead.
     if (stateUnderOtherSharding({ state: s.state }, where, ctx.env)) throw shardingMismatch(shard);
     // The target's state and run lock: a stock run and an upload to one target never overlap (exit 5).
-    stateRun = openStateRun({ state: s.state }, where, ctx.env);
+    stateRun = openStateRun({ state: s.state }, where, ctx.env, log);
     if (!stateRun) throw new Error('stock: no upload state');
     const state = stateRun.state;
     const hooks = new StockHooks(state);

@@ -31,7 +31,7 @@ import {
 import { type Spool, spooledHooks } from '../upload/spool.js';
 import { deltaLine } from '../upload/state/delta.js';
 import { MISSING_FILE, type MissingMode, withMissing } from '../upload/state/missing.js';
-import { retryRows } from '../upload/state/retry.js';
+import { retryLines, retryRows } from '../upload/state/retry.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
 import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
@@ -144,17 +144,16 @@ export async function runUpload(
           ...(up.shard ? { shard: up.shard.of } : {}),
         },
         ctx.env,
+        log,
       );
       if (stateRun?.note) log.warn(stateRun.note);
       if (stateRun && retry) {
-        const last = stateRun.state.lastRunRetry('');
-        if (last.runId === undefined)
-          throw new UsageError('--retry-failed: this target has no run to retry', 'upload the feed first');
-        log.info(
-          `retry: ${last.rows.length.toLocaleString('en-US')} ${last.rows.length === 1 ? 'row' : 'rows'} of run ${last.runId} not accepted; sending them again`,
-        );
-        source = retryRows(last.rows);
-        history = { id: stateRun.startRun([], `--retry-failed of run ${last.runId}`), started: Date.now() };
+        // Every row owed by earlier runs, whatever ran in between (docs/nightly.md).
+        const owed = stateRun.state.owedRows();
+        const said = retryLines(owed);
+        log.info(said.info);
+        source = retryRows(owed);
+        history = { id: stateRun.startRun([], said.label), started: Date.now() };
       } else if (stateRun) {
         history = { id: stateRun.startRun(files), started: Date.now() };
         // The guard's one pass over the feed; the upload then replays its spool (no second read).

@@ -1,9 +1,19 @@
-import { closeSync, createReadStream, openSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  constants as fsConstants,
+  lstatSync,
+  openSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { FeedRow } from '../feed/index.js';
+import { UsageError } from '../shared/errors.js';
+import { dieOf } from '../shared/exit-hooks.js';
 import { removeDeadTemps } from '../shared/output-file.js';
 import type { Issue } from '../shared/types.js';
-import { type DeltaCounts, UNCHANGED } from './state/delta.js';
+import { UNCHANGED } from './state/delta.js';
 import type { StateHooks } from './types.js';
 
 /**
@@ -58,13 +68,15 @@ export class Spool {
 
   private readonly onSignal = (signal: NodeJS.Signals) => {
     this.remove();
-    // Then die of the signal as if nobody had listened (exit status 130 / 143), as convert does.
-    process.kill(process.pid, signal);
+    // Then die of the signal (exit status 130 / 143), as convert does, once the exit hooks have
+    // run: the upload state releases its run lock there. (process.exit could wait for ever on a
+    // feed thread blocked reading a pipe.)
+    dieOf(signal);
   };
   private readonly onExit = () => this.remove();
 
   private constructor(readonly path: string) {
-    this.fd = openSync(path, 'w', 0o600);
+    this.fd = createNew(path);
     process.once('SIGINT', this.onSignal);
     process.once('SIGTERM', this.onSignal);
     process.once('exit', this.onExit);
@@ -172,6 +184,26 @@ export class Spool {
   }
 }
 
+/**
+ * A new file, never one found there (O_EXCL, O_NOFOLLOW): a link planted at this name is
+ * refused, not followed. A file of a dead run that had this pid is removed first.
+ */
+function createNew(path: string): number {
+  try {
+    if (!lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) rmSync(path, { force: true });
+    return openSync(
+      path,
+      fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW,
+      0o600,
+    );
+  } catch (err) {
+    throw new UsageError(
+      `cannot create the upload spool ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}${(err as NodeJS.ErrnoException).code === 'EEXIST' ? ' (something else is at that name: a link is never followed)' : ''}`,
+      'remove what is at that name, and keep the state directory (--state DIR) writable by its owner only',
+    );
+  }
+}
+
 /** The items of one record line. */
 function* itemsOf(line: Buffer): Generator<FeedRow> {
   if (line.length === 0) return;
@@ -207,12 +239,11 @@ function* itemsOf(line: Buffer): Generator<FeedRow> {
  * (new or changed, a batch of an earlier run resumed with its own id). The SKUs seen were marked
  * by the pass.
  */
-export function spooledHooks(state: StateHooks & { counts: DeltaCounts }): StateHooks {
+export function spooledHooks(state: StateHooks & { unchanged(sku: string): undefined }): StateHooks {
   return {
     plan: (sku, json, source) => {
-      if (json !== UNCHANGED) return state.plan(sku, json, source);
-      state.counts.unchanged++;
-      return undefined;
+      if (json !== UNCHANGED || sku === undefined) return state.plan(sku, json, source);
+      return state.unchanged(sku);
     },
     accepted: (rows, parts) => state.accepted(rows, parts),
     notAccepted: (rows, parts) => state.notAccepted?.(rows, parts),

@@ -238,10 +238,11 @@ describe('the run itself', () => {
     try {
       const file = readdirSync(state).find((f) => f.endsWith('.sqlite'))!;
       const db = openDatabase(join(state, file));
-      db.prepare('INSERT INTO lock (id, pid, host, started) VALUES (1, ?, ?, ?)').run(
+      db.prepare('INSERT INTO lock (id, pid, host, started, heartbeat) VALUES (1, ?, ?, ?, ?)').run(
         sleeper.pid!,
         hostname(),
         '2026-11-25T01:00:00.000Z',
+        new Date().toISOString(),
       );
       db.close();
       const run = await genser(['stock', stockFile('sku,in_stock\nGS-0001,0\n'), ...flags], env);
