@@ -8,7 +8,7 @@ import { ExitError, UsageError } from '../shared/errors.js';
 import { aroundSpinner, type Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
 import type { CommandContext } from './context.js';
-import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
+import { type FeedSettings, feedOptionsFrom, workersFrom } from './feed-settings.js';
 import { finishReports, reportersOf } from './reporting.js';
 
 /**
@@ -102,7 +102,7 @@ export async function driveFeed(
       run.options,
       progress.log,
       files.includes('-') ? process.stdin : undefined,
-      { serialize: onItem !== undefined, threaded: threadedFrom(run.settings) },
+      { serialize: onItem !== undefined, workers: workersFrom(run.settings) },
     )) {
       tally(stats, item);
       if (item.row > 0) lastRow = item.row;
