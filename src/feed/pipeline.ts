@@ -273,12 +273,24 @@ export class FeedProcessor {
     if (keying) this.keyed = { settings: keying.settings ?? settingsDigest(options, mapping), keying };
   }
 
-  /** Before a file's rows, or a piece of them (a plan is made again at its first row). */
+  /**
+   * Before a file's rows, or a piece of them (a worker's job): a piece of the file before keeps
+   * its plan, and its first row's columns are said again (the feed puts the pieces in order).
+   */
   startFile(fileIndex: number): void {
+    if (fileIndex === this.fileIndex) {
+      this.announce = true;
+      return;
+    }
+    this.fileIndex = fileIndex;
     this.fixedColumns = (this.options.inputType ?? inputTypeFromName(this.sources[fileIndex])) === 'csv';
     this.plan = undefined;
     this.planKeys = [];
   }
+
+  private fileIndex = -1;
+  /** A new piece of the file: its first row's columns are said even with the plan unchanged. */
+  private announce = false;
 
   /**
    * The plan for this record's columns: rebuilt only when the column set changes. `freshPlan`
@@ -310,7 +322,8 @@ export class FeedProcessor {
   columnsFor(record: SourceRecord): ColumnsSeen | undefined {
     if (effectiveShape(record, this.fixedColumns) !== 'rows') return undefined;
     const plan = this.planFor(record);
-    if (!this.freshPlan) return undefined;
+    if (!this.freshPlan && !this.announce) return undefined;
+    this.announce = false;
     // With a mapping file, leaving columns out is a choice; without one, it is often a misspelling.
     const byName = !this.mapping || this.mapping.setOnly;
     const seen: ColumnsSeen = {

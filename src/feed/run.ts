@@ -151,16 +151,12 @@ export async function* feedRows(
     resourceLimits: WORKER_LIMITS,
     name: 'feed',
   });
+  pool.start();
   const ordered = new InOrder(pool, workers * PER_WORKER, new Settler(files, feed));
   try {
-    // The workers start with the first job; the table is built meanwhile (see FeedRowsOptions.keys).
-    let table: KnownSourcesData | undefined;
-    let tableMade = false;
+    // Built while the workers start (see FeedRowsOptions.keys); every job carries it.
+    const table = known();
     const withKnown = <J extends Job>(job: J): J => {
-      if (!tableMade) {
-        tableMade = true;
-        table = known();
-      }
       if (table) job.known = table;
       return job;
     };

@@ -51,6 +51,11 @@ export class WorkerPool<Task, Result> {
     return n;
   }
 
+  /** Starts every worker now (their start-up then overlaps the caller's own). */
+  start(): void {
+    while (this.slots.length < this.options.size) this.startOne();
+  }
+
   /** Runs `task` on the least busy worker; `transfer` moves buffers instead of copying them. */
   run(task: Task, transfer: TransferListItem[] = []): Promise<Result> {
     if (this.closed) return Promise.reject(new Error(`the ${this.options.name} pool is closed`));
@@ -73,11 +78,11 @@ export class WorkerPool<Task, Result> {
     let best: Slot | undefined;
     for (const s of this.slots) if (!best || s.pending.size < best.pending.size) best = s;
     // A new worker while there is room and none is idle.
-    if (this.slots.length < this.options.size && (!best || best.pending.size > 0)) return this.start();
+    if (this.slots.length < this.options.size && (!best || best.pending.size > 0)) return this.startOne();
     return best!;
   }
 
-  private start(): Slot {
+  private startOne(): Slot {
     const { url, workerData, resourceLimits, unref, name } = this.options;
     const worker = new Worker(url, { workerData, resourceLimits });
     if (unref) worker.unref();
