@@ -11,7 +11,7 @@ import { WorkerPool } from '../shared/worker-pool.js';
 import { CHUNK_TARGET, Chunker, type FeedChunk } from './chunker.js';
 import type { FeedRow } from './feed-row.js';
 import { errorOf, type Job, type JobResult, resultRows, type WireRead, type WorkerInput } from './jobs.js';
-import type { KnownSources, KnownSourcesData } from './known-sources.js';
+import type { KnownSources } from './known-sources.js';
 import { processReads, sameKeys, withRunDate } from './pipeline.js';
 import { checkCut, type PieceAt, Settler } from './settle.js';
 import { settingsDigest } from './source-keys.js';
