@@ -120,7 +120,7 @@ export const INPUT_TYPES = ['csv', 'json', 'ndjson'] as const satisfies readonly
 export const LANGUAGES = ['ko', 'en', 'ja'] as const satisfies readonly Language[];
 export const ENVELOPE_TYPES = ['create_product', 'update_product'] as const;
 export type EnvelopeType = (typeof ENVELOPE_TYPES)[number];
-/** Workers a `--threads` pool may have. */
+/** Feed workers `--threads` may ask for. */
 const MAX_THREADS = 64;
 
 /**
@@ -274,11 +274,11 @@ export const OPTIONS = {
   }),
   threads: opt({
     flag: '--threads <n>',
-    help: '0: all on one thread; 1: reading on one thread, mapping and validation on a second; 2-64: a pool of that many workers, each decoding, reading, mapping and validating whole chunks of CSV or NDJSON files in UTF-8, CP949 or Shift_JIS (other inputs: as 1)',
+    help: 'feed workers: 0 runs all on one thread; 1 reads here and maps and validates on a worker; 2-64 also cut CSV and NDJSON files in UTF-8, CP949 or Shift_JIS into byte ranges that the workers read (other inputs are read here and handed on in batches)',
     env: 'GENSER_THREADS',
     default: 'auto' as 'auto' | number,
     defaultText:
-      'auto: one thread under 4 MiB; a second thread from 4 MiB, and for stdin; a pool of one worker per core from 256 MiB',
+      'auto: none under 4 MiB; one from 4 MiB, and for stdin; one per core from 256 MiB when the first file can be cut',
     parse: p.threads(MAX_THREADS),
     commands: FEED,
   }),

@@ -22,7 +22,7 @@ export function int(min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> 
   };
 }
 
-/** `--threads`: auto, or a count from 0 to `max` (0 and 1 keep their meanings; 2+ is a pool). */
+/** `--threads`: auto, or a count of feed workers from 0 to `max` (docs/reading.md, "Threads"). */
 export function threads(max: number): Parser<'auto' | number> {
   const count = int(0, max);
   return (raw, from) => {

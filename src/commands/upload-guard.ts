@@ -26,7 +26,7 @@ export async function guardedRead(
   log: Logger,
   read: {
     stdin?: NodeJS.ReadableStream;
-    threaded?: boolean | number;
+    workers?: number | 'auto';
     /** `--shard I/N`: other shards' rows are counted here and never spooled. */
     shard?: { of: Shard; counts: ShardCounts };
   },
@@ -49,7 +49,7 @@ export async function guardedRead(
   const spool = Spool.open(run.dir);
   try {
     const pass = await spoolFeed(
-      feedRows(files, feed, log, read.stdin, { serialize: true, threaded: read.threaded, keys }),
+      feedRows(files, feed, log, read.stdin, { serialize: true, workers: read.workers, keys }),
       spool,
       { delta, state, full: run.full },
       // SKUs seen are only for the products gone from the feed.

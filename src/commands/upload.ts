@@ -34,7 +34,7 @@ import { MISSING_FILE, type MissingMode, withMissing } from '../upload/state/mis
 import { retryLines, retryRows } from '../upload/state/retry.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
-import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
+import { type FeedSettings, feedOptionsFrom, workersFrom } from './feed-settings.js';
 import { orderlyStop, productSender } from './product-run.js';
 import { finishReports, reportersOf } from './reporting.js';
 import { guardedRead } from './upload-guard.js';
@@ -160,7 +160,7 @@ export async function runUpload(
         if (up.maxChange)
           spool = await guardedRead(files, feed, stateRun, up.maxChange, up.missing, log, {
             stdin: stdinFor(files),
-            threaded: threadedFrom({ threads: flags.threads }),
+            workers: workersFrom({ threads: flags.threads }),
             ...(up.shard ? { shard: up.shard } : {}),
           });
       }
@@ -310,7 +310,7 @@ async function send(
     source?.rows ??
     feedRows(files, feed, progress.log, stdinFor(files), {
       serialize: true,
-      threaded: threadedFrom({ threads: flags.threads as FeedSettings['threads'] }),
+      workers: workersFrom({ threads: flags.threads as FeedSettings['threads'] }),
       // With state, each row's source key is kept with its accepted payload; rows with a key
       // accepted before are skipped (docs/nightly.md, "Unchanged rows"), unless --full.
       ...(stateRun ? { keys: stateRun.full ? {} : { known: () => stateRun.state.knownSources() } } : {}),

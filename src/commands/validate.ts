@@ -9,7 +9,7 @@ import type { Logger } from '../shared/logger.js';
 import { startSpinner } from '../shared/spinner.js';
 import type { FeedOptions } from '../shared/types.js';
 import type { CommandContext } from './context.js';
-import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
+import { type FeedSettings, feedOptionsFrom, workersFrom } from './feed-settings.js';
 import { finishReports, reportersOf } from './reporting.js';
 
 /**
@@ -94,7 +94,7 @@ export async function driveFeed(
       run.options,
       progress.log,
       files.includes('-') ? process.stdin : undefined,
-      { serialize: onItem !== undefined, threaded: threadedFrom(run.settings) },
+      { serialize: onItem !== undefined, workers: workersFrom(run.settings) },
     )) {
       tally(stats, item);
       if (item.row > 0) lastRow = item.row;

@@ -57,8 +57,13 @@ export class OutputFile {
   /** Drops what was written; FILE is left as it was before the run. */
   discard(): void {
     this.stopListening();
+    const temp = this.temp;
+    // A run that fails at once may discard before the file is open: it appears when the open
+    // completes, so it is removed again once the stream has closed.
+    if (temp !== undefined && this.stream.pending)
+      this.stream.once('close', () => rmSync(temp, { force: true }));
     this.stream.destroy();
-    if (this.temp !== undefined) rmSync(this.temp, { force: true });
+    if (temp !== undefined) rmSync(temp, { force: true });
   }
 
   private stopListening(): void {

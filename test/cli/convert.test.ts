@@ -125,7 +125,7 @@ describe('genser convert', () => {
       const dir = mkdtempSync(join(tmpdir(), 'genser-convert-'));
       const out = join(dir, 'products.ndjson');
       // stdin stays open: the run is certainly mid-way when the signal comes.
-      const child = spawn(process.execPath, [bin, 'convert', '-', '-o', out], {
+      const child = spawn(process.execPath, [bin, 'convert', '-', '--input-type', 'csv', '-o', out], {
         cwd: root,
         env: { ...process.env, NO_COLOR: '1' },
         stdio: ['pipe', 'pipe', 'pipe'],

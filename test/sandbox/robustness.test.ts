@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_KINDS } from '../../src/events/kinds.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { seededRandom } from '../../src/sandbox/random.js';
+import { workerFromSource } from '../helpers/workers.js';
 import {
   API_KEY,
   envelope,
@@ -19,7 +20,7 @@ import {
 let sb: RunningSandbox & { lines: string[] };
 /** The same, with every product body decoded, parsed and validated on the built ingest worker. */
 let sbWorker: RunningSandbox & { lines: string[] };
-const workerUrl = new URL('../../dist/sandbox/ingest-worker.js', import.meta.url);
+const workerUrl = await workerFromSource('sandbox/ingest-worker.ts');
 beforeAll(async () => {
   sb = await start({ maxBodyBytes: 256 * 1024, timeouts: { headersMs: 500, requestMs: 1000 } });
   sbWorker = await start({ maxBodyBytes: 256 * 1024, ingest: { minBytes: 0, url: workerUrl } });

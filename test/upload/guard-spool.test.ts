@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FeedRow } from '../../src/feed/threads.js';
+import type { FeedRow } from '../../src/feed/index.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { Spool, spooledHooks, UNCHANGED } from '../../src/upload/spool.js';
 import { genser } from '../helpers/run-cli.js';
