@@ -152,10 +152,18 @@ export const OPTIONS = {
     flag: '--config <file>',
     help: 'settings file',
     env: 'GENSER_CONFIG',
-    defaultText: './genser.config.json when present',
+    defaultText: './genser.config.json when present; under it $XDG_CONFIG_HOME/genser/config.json',
     parse: p.path,
     commands: ALL,
     isPath: true,
+    noConfig: true,
+  }),
+  profile: opt({
+    flag: '--profile <name>',
+    help: 'use the named set of settings under "profiles" in the config files, e.g. staging, production',
+    env: 'GENSER_PROFILE',
+    parse: p.string,
+    commands: ALL,
     noConfig: true,
   }),
   json: opt({
@@ -452,6 +460,13 @@ export const OPTIONS = {
     isPath: true,
   }),
 
+  sample: opt({
+    flag: '--sample',
+    help: 'upload the 25-product sample catalog shipped with genser (fixtures/catalog.csv in the package), with --sandbox or --dry-run',
+    commands: ['upload'],
+    noConfig: true,
+  }),
+
   // events
   list: opt({
     flag: '--list',
@@ -587,6 +602,7 @@ export const OPTIONS = {
     parse: p.string,
     commands: ['sandbox'],
     secret: true,
+    noConfig: true,
   }),
   serviceKey: opt({
     flag: '--service-key <key>',
@@ -596,6 +612,7 @@ export const OPTIONS = {
     parse: p.string,
     commands: ['sandbox'],
     secret: true,
+    noConfig: true,
   }),
   adminEmail: opt({
     flag: '--admin-email <address>',

@@ -3,7 +3,14 @@ import type { CommandContext } from '../commands/context.js';
 import { UsageError } from '../shared/errors.js';
 import { packageVersion } from '../shared/paths.js';
 import { COMMAND_DEFS, type CommandDef } from './commands.js';
-import { OPTIONS, type OptionName, type OptionSpec, optionsOf } from './option-table.js';
+import {
+  COMMANDS,
+  type CommandName,
+  OPTIONS,
+  type OptionName,
+  type OptionSpec,
+  optionsOf,
+} from './option-table.js';
 import { type Resolved, resolveSettings } from './settings.js';
 import { createLogger } from './terminal.js';
 
@@ -93,6 +100,8 @@ export function buildProgram(io: Io, onResolved?: (resolved: Resolved) => void):
     const cmd = parent.command(words[words.length - 1]).description(def.description);
     for (const [syntax, help] of def.args) cmd.argument(syntax, help);
     addOptions(cmd, def);
+    // `genser config upload --format legacy`: the flags are upload's, parsed by upload's options.
+    if (def.name === 'config') cmd.allowUnknownOption();
     cmd.addHelpText(
       'after',
       `\nExamples:\n${def.examples.map((e) => `  $ ${e}`).join('\n')}\n\n${EXIT_CODES}`,
@@ -101,7 +110,10 @@ export function buildProgram(io: Io, onResolved?: (resolved: Resolved) => void):
       // commander passes the arguments, then the options object, then the command.
       const flags = received[received.length - 2] as Record<string, unknown>;
       const args = received.slice(0, received.length - 2);
-      const resolved = resolveSettings(def.name, flags, io.env);
+      const resolved =
+        def.name === 'config'
+          ? resolveConfigTarget(program, args[0] as string[], flags, io.env)
+          : resolveSettings(def.name, flags, io.env);
       onResolved?.(resolved);
       const s = resolved.settings as Record<OptionName, unknown>;
       const log = createLogger(
@@ -135,6 +147,34 @@ export function buildProgram(io: Io, onResolved?: (resolved: Resolved) => void):
     cmd.configureOutput({ writeOut, writeErr, outputError: (s, write) => write(redactOptionValues(s)) });
   }
   return program;
+}
+
+/** The settings of the command `genser config` names, with that command's flags given after it. */
+function resolveConfigTarget(
+  program: Command,
+  words: string[],
+  flags: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): Resolved {
+  const firstFlag = words.findIndex((w) => w.startsWith('-'));
+  const names = firstFlag === -1 ? words : words.slice(0, firstFlag);
+  const name = (names.length ? names.join(' ') : 'upload') as CommandName;
+  const shown: readonly CommandName[] = COMMANDS.filter((c) => c !== 'config');
+  if (!shown.includes(name))
+    throw new UsageError(
+      `unknown command "${names.join(' ')}"`,
+      `name one of ${shown.join(', ')}, then its flags: genser config upload --format legacy`,
+    );
+  let target = program;
+  for (const word of name.split(' ')) target = target.commands.find((c) => c.name() === word) as Command;
+  const { operands, unknown } = target.parseOptions(firstFlag === -1 ? [] : words.slice(firstFlag));
+  const stray = unknown[0] ?? operands[0];
+  if (stray !== undefined)
+    throw new UsageError(
+      `genser ${name} has no option ${stray}`,
+      `'genser ${name} --help' lists its options; put the command first: genser config ${name} --flag`,
+    );
+  return resolveSettings(name, { ...flags, ...target.opts() }, env);
 }
 
 /** `unknown option '--apiKey=SECRET'`: commander echoes the whole word; keep the name, not the value. */

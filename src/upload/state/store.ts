@@ -84,7 +84,8 @@ export class UploadState {
     try {
       db = openDatabase(file, { pageSize: STATE_PAGE_SIZE });
     } catch (err) {
-      throw unreadable(file, err);
+      // A missing SQLite backend says so itself: it is not the file's fault.
+      throw err instanceof ExitError ? err : unreadable(file, err);
     }
     try {
       const version = schemaVersion(db);
