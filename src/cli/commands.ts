@@ -224,6 +224,22 @@ export const COMMAND_DEFS: CommandDef[] = [
       return runRuns(args[0] as string[], resolved.settings, ctx);
     },
   },
+  {
+    name: 'completion',
+    description:
+      'print a shell completion script: commands, their flags and the values of flags such as --format',
+    args: [['<shell>', 'bash, zsh or fish']],
+    examples: [
+      'eval "$(genser completion bash)"                 in ~/.bashrc',
+      'eval "$(genser completion zsh)"                  in ~/.zshrc, after compinit',
+      'genser completion fish > ~/.config/fish/completions/genser.fish',
+    ],
+    async run(args, _resolved, ctx) {
+      const { completionScript } = await import('./completion.js');
+      ctx.stdout.write(completionScript(args[0] as string, COMMAND_DEFS));
+      return 0;
+    },
+  },
 ];
 
 /**

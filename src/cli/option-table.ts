@@ -27,7 +27,8 @@ export type CommandName =
   | 'events validate'
   | 'events send'
   | 'events backfill'
-  | 'runs';
+  | 'runs'
+  | 'completion';
 
 export const COMMANDS: readonly CommandName[] = [
   'config',
@@ -43,6 +44,7 @@ export const COMMANDS: readonly CommandName[] = [
   'events send',
   'events backfill',
   'runs',
+  'completion',
 ];
 
 export interface OptionSpec<T> {
@@ -72,6 +74,11 @@ export interface OptionSpec<T> {
   noConfig?: boolean;
   /** May be given several times; the value is the list. */
   repeatable?: boolean;
+  /**
+   * What one command's --help says instead of `help` / `defaultText` (which the README's tables
+   * keep whole), so a command's help holds only its own details.
+   */
+  commandHelp?: Partial<Record<CommandName, { help?: string; defaultText?: string }>>;
 }
 
 /** Keeps each entry's own type: its value type comes from its parser, its default decides "always set". */
@@ -146,6 +153,10 @@ const eventsPerSecond: p.Parser<number> = (raw, from) => {
   return n;
 };
 
+const PRODUCT_MAPPING_HELP = 'mapping file (JSON) from your columns to product fields';
+const FEED_PRESET_HELP =
+  'shipped mapping for a shop export: shopify, woocommerce, magento, google-merchant, or a mapping file (docs/presets.md)';
+
 export const OPTIONS = {
   // Every command.
   config: opt({
@@ -210,6 +221,13 @@ export const OPTIONS = {
     parse: p.path,
     commands: [...FEED, 'events backfill', 'stock'],
     isPath: true,
+    commandHelp: {
+      validate: { help: PRODUCT_MAPPING_HELP },
+      convert: { help: PRODUCT_MAPPING_HELP },
+      upload: { help: PRODUCT_MAPPING_HELP },
+      stock: { help: PRODUCT_MAPPING_HELP },
+      'events backfill': { help: 'mapping file (JSON) from your columns to order fields' },
+    },
   }),
   preset: opt({
     flag: '--preset <name|file>',
@@ -217,6 +235,14 @@ export const OPTIONS = {
     env: 'GENSER_PRESET',
     parse: p.string,
     commands: [...FEED, 'events backfill'],
+    commandHelp: {
+      validate: { help: FEED_PRESET_HELP },
+      convert: { help: FEED_PRESET_HELP },
+      upload: { help: FEED_PRESET_HELP },
+      'events backfill': {
+        help: 'shipped mapping for an order export: woocommerce, shopify (docs/events.md)',
+      },
+    },
   }),
   set: opt({
     flag: '--set <field=value>',
@@ -318,6 +344,11 @@ export const OPTIONS = {
     parse: p.path,
     commands: ['convert', 'init', 'events validate'],
     isPath: true,
+    commandHelp: {
+      convert: { help: 'write here instead of stdout' },
+      init: { help: 'the mapping file to write', defaultText: 'genser.mapping.json' },
+      'events validate': { help: 'with --fix: write the corrected copy here' },
+    },
   }),
   force: opt({
     flag: '--force',
@@ -354,6 +385,11 @@ export const OPTIONS = {
     default: 500,
     parse: p.int(1, 100_000),
     commands: ['convert', 'upload', 'stock'],
+    commandHelp: {
+      convert: { help: 'products per envelope, with --envelope' },
+      upload: { help: 'products per request' },
+      stock: { help: 'products per request' },
+    },
   }),
   maxBatchBytes: opt({
     flag: '--max-batch-bytes <size>',
@@ -541,6 +577,10 @@ export const OPTIONS = {
     defaultText: 'sandbox: generated, printed once on stderr',
     parse: p.string,
     commands: ['sandbox', 'search'],
+    commandHelp: {
+      sandbox: { defaultText: 'generated, printed once on stderr' },
+      search: { defaultText: undefined },
+    },
   }),
   limit: opt({
     flag: '--limit <n>',
@@ -713,6 +753,7 @@ export const OPTIONS = {
     parse: p.path,
     commands: ['upload', 'runs', 'stock'],
     isPath: true,
+    commandHelp: { runs: { help: 'the upload state directory whose runs to list' } },
   }),
   full: opt({
     flag: '--full',
@@ -751,6 +792,13 @@ export const OPTIONS = {
     env: 'GENSER_SHARD',
     parse: parseShard,
     commands: ['upload', 'runs', 'stock'],
+    commandHelp: {
+      upload: {
+        help: "upload only shard I of N: the rows whose SKU's stable hash falls in it, with that shard's own state",
+      },
+      runs: { help: "only shard I of N's runs" },
+      stock: { help: "send only shard I of N's stock rows (the SKUs whose stable hash falls in it)" },
+    },
   }),
   shardCount: opt({
     flag: '--shard-count <n>',

@@ -29,21 +29,31 @@ export interface Io {
 const EXIT_CODES = `Exit codes: 0 ok, 1 invalid or rejected rows, 2 usage, 3 auth, 4 unavailable, 5 locked,
 70 internal error, 130 interrupted. Docs: README.md and docs/ in the package.`;
 
-/** The help line of an option: what it does, then its choices, default and environment variable. */
-export function optionHelp(spec: OptionSpec<unknown>): string {
+/**
+ * The help line of an option in one command's --help: what it does there, then its choices, that
+ * command's default and the environment variable (`commandHelp` keeps other commands' details out).
+ */
+export function optionHelp(spec: OptionSpec<unknown>, command: CommandName): string {
+  const own = spec.commandHelp?.[command];
   const extra: string[] = [];
   if (spec.choices) extra.push(spec.choices.join('|'));
-  const shown = spec.defaultText ?? (typeof spec.default === 'function' ? undefined : spec.default);
+  const shown =
+    own && 'defaultText' in own
+      ? own.defaultText
+      : typeof spec.default === 'function'
+        ? spec.default(command)
+        : (spec.defaultText ?? spec.default);
   // Switches are off unless given; a `--no-x` switch is on unless given.
   if (shown !== undefined && typeof shown !== 'boolean') extra.push(`default: ${String(shown)}`);
   if (spec.env) extra.push(`env ${spec.env}`);
-  return extra.length ? `${spec.help} (${extra.join('; ')})` : spec.help;
+  const help = own?.help ?? spec.help;
+  return extra.length ? `${help} (${extra.join('; ')})` : help;
 }
 
 function addOptions(cmd: Command, def: CommandDef): void {
   for (const name of optionsOf(def.name)) {
     const spec = OPTIONS[name] as OptionSpec<unknown>;
-    const option = new Option(spec.flag, optionHelp(spec));
+    const option = new Option(spec.flag, optionHelp(spec, def.name));
     if (spec.hidden) option.hideHelp();
     if (spec.repeatable)
       option.argParser((value: string, previous: unknown) => [...((previous as string[]) ?? []), value]);

@@ -29,13 +29,13 @@ export function settingLines(resolved: Resolved, env: NodeJS.ProcessEnv): Settin
     if (spec.hidden || NOT_SHOWN.includes(name)) continue;
     const origin = resolved.origins[name as OptionName];
     const value = (resolved.settings as Record<string, unknown>)[name];
-    // As written, not as parsed: `20%`, not {"kind":"percent","max":20}.
-    const written =
-      origin?.kind === 'default'
-        ? typeof value === 'object' && value !== null
-          ? (spec.defaultText ?? value)
-          : value
-        : (origin?.raw ?? value);
+    // A value parsed into a structure shows as written: `20%`, not {"kind":"percent","max":20}.
+    const structured = typeof value === 'object' && value !== null && !Array.isArray(value);
+    const written = !structured
+      ? value
+      : origin?.kind === 'default'
+        ? (spec.defaultText ?? value)
+        : origin?.raw;
     lines.push({
       name,
       flag: spec.flag.replace(/^-\w, /, ''),
