@@ -29,7 +29,8 @@ export type CommandName =
   | 'events send'
   | 'events backfill'
   | 'runs'
-  | 'doctor';
+  | 'doctor'
+  | 'completion';
 
 export const COMMANDS: readonly CommandName[] = [
   'config',
@@ -46,6 +47,7 @@ export const COMMANDS: readonly CommandName[] = [
   'events backfill',
   'runs',
   'doctor',
+  'completion',
 ];
 
 export interface OptionSpec<T> {
@@ -75,6 +77,11 @@ export interface OptionSpec<T> {
   noConfig?: boolean;
   /** May be given several times; the value is the list. */
   repeatable?: boolean;
+  /**
+   * What one command's --help says instead of `help` / `defaultText` (which the README's tables
+   * keep whole), so a command's help holds only its own details.
+   */
+  commandHelp?: Partial<Record<CommandName, { help?: string; defaultText?: string }>>;
 }
 
 /** Keeps each entry's own type: its value type comes from its parser, its default decides "always set". */
@@ -151,16 +158,28 @@ const eventsPerSecond: p.Parser<number> = (raw, from) => {
   return n;
 };
 
+const PRODUCT_MAPPING_HELP = 'mapping file (JSON) from your columns to product fields';
+const FEED_PRESET_HELP =
+  'shipped mapping for a shop export: shopify, woocommerce, magento, google-merchant, or a mapping file (docs/presets.md)';
+
 export const OPTIONS = {
   // Every command.
   config: opt({
     flag: '--config <file>',
     help: 'settings file',
     env: 'GENSER_CONFIG',
-    defaultText: './genser.config.json when present',
+    defaultText: './genser.config.json when present; under it $XDG_CONFIG_HOME/genser/config.json',
     parse: p.path,
     commands: ALL,
     isPath: true,
+    noConfig: true,
+  }),
+  profile: opt({
+    flag: '--profile <name>',
+    help: 'use the named set of settings under "profiles" in the config files, e.g. staging, production',
+    env: 'GENSER_PROFILE',
+    parse: p.string,
+    commands: ALL,
     noConfig: true,
   }),
   json: opt({
@@ -207,6 +226,13 @@ export const OPTIONS = {
     parse: p.path,
     commands: [...FEED, 'events backfill', 'stock'],
     isPath: true,
+    commandHelp: {
+      validate: { help: PRODUCT_MAPPING_HELP },
+      convert: { help: PRODUCT_MAPPING_HELP },
+      upload: { help: PRODUCT_MAPPING_HELP },
+      stock: { help: PRODUCT_MAPPING_HELP },
+      'events backfill': { help: 'mapping file (JSON) from your columns to order fields' },
+    },
   }),
   preset: opt({
     flag: '--preset <name|file>',
@@ -214,6 +240,14 @@ export const OPTIONS = {
     env: 'GENSER_PRESET',
     parse: p.string,
     commands: [...FEED, 'events backfill'],
+    commandHelp: {
+      validate: { help: FEED_PRESET_HELP },
+      convert: { help: FEED_PRESET_HELP },
+      upload: { help: FEED_PRESET_HELP },
+      'events backfill': {
+        help: 'shipped mapping for an order export: woocommerce, shopify (docs/events.md)',
+      },
+    },
   }),
   set: opt({
     flag: '--set <field=value>',
@@ -315,6 +349,11 @@ export const OPTIONS = {
     parse: p.path,
     commands: ['convert', 'init', 'events validate'],
     isPath: true,
+    commandHelp: {
+      convert: { help: 'write here instead of stdout' },
+      init: { help: 'the mapping file to write', defaultText: 'genser.mapping.json' },
+      'events validate': { help: 'with --fix: write the corrected copy here' },
+    },
   }),
   force: opt({
     flag: '--force',
@@ -351,6 +390,11 @@ export const OPTIONS = {
     default: 500,
     parse: p.int(1, 100_000),
     commands: ['convert', 'upload', 'stock'],
+    commandHelp: {
+      convert: { help: 'products per envelope, with --envelope' },
+      upload: { help: 'products per request' },
+      stock: { help: 'products per request' },
+    },
   }),
   maxBatchBytes: opt({
     flag: '--max-batch-bytes <size>',
@@ -459,6 +503,13 @@ export const OPTIONS = {
     isPath: true,
   }),
 
+  sample: opt({
+    flag: '--sample',
+    help: 'upload the 25-product sample catalog shipped with genser (fixtures/catalog.csv in the package), with --sandbox or --dry-run',
+    commands: ['upload'],
+    noConfig: true,
+  }),
+
   // events
   list: opt({
     flag: '--list',
@@ -533,6 +584,10 @@ export const OPTIONS = {
     defaultText: 'sandbox: generated, printed once on stderr',
     parse: p.string,
     commands: ['sandbox', 'search', 'doctor'],
+    commandHelp: {
+      sandbox: { defaultText: 'generated, printed once on stderr' },
+      search: { defaultText: undefined },
+    },
   }),
   limit: opt({
     flag: '--limit <n>',
@@ -621,6 +676,7 @@ export const OPTIONS = {
     parse: p.string,
     commands: ['sandbox'],
     secret: true,
+    noConfig: true,
   }),
   serviceKey: opt({
     flag: '--service-key <key>',
@@ -630,6 +686,7 @@ export const OPTIONS = {
     parse: p.string,
     commands: ['sandbox'],
     secret: true,
+    noConfig: true,
   }),
   adminEmail: opt({
     flag: '--admin-email <address>',
@@ -730,6 +787,7 @@ export const OPTIONS = {
     parse: p.path,
     commands: ['upload', 'runs', 'stock', 'doctor'],
     isPath: true,
+    commandHelp: { runs: { help: 'the upload state directory whose runs to list' } },
   }),
   full: opt({
     flag: '--full',
@@ -768,6 +826,13 @@ export const OPTIONS = {
     env: 'GENSER_SHARD',
     parse: parseShard,
     commands: ['upload', 'runs', 'stock'],
+    commandHelp: {
+      upload: {
+        help: "upload only shard I of N: the rows whose SKU's stable hash falls in it, with that shard's own state",
+      },
+      runs: { help: "only shard I of N's runs" },
+      stock: { help: "send only shard I of N's stock rows (the SKUs whose stable hash falls in it)" },
+    },
   }),
   shardCount: opt({
     flag: '--shard-count <n>',

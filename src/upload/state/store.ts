@@ -94,7 +94,8 @@ export class UploadState {
     try {
       db = openDatabase(file, { pageSize: STATE_PAGE_SIZE });
     } catch (err) {
-      throw stateProblem(file, err);
+      // A missing SQLite backend says so itself: it is not the file's fault.
+      throw err instanceof ExitError ? err : stateProblem(file, err);
     }
     try {
       if (how.check) checkIntact(db, file);
