@@ -2,7 +2,7 @@ import type { EventFailure, EventSendResult } from '../events/send.js';
 import { redact } from '../shared/secrets.js';
 import type { EventIssue, EventsSendReport, EventsSummary } from './events-shapes.js';
 
-import { concurrencyWords, count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
+import { concurrencyLines, count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
 
 /**
  * The report of `genser events send` (docs/events.md): the same field names as the upload
@@ -101,8 +101,8 @@ export function eventsSummaryLines(r: EventsRun): string[] {
   const lines = [
     `events: ${count(s.rows, 'event')}, ${n(s.invalid)} invalid (not sent), ${n(s.sent)} sent: ` +
       `${outcomeWords(s)}; ${s.notSent > 0 ? `${count(s.notSent, 'valid event')} not sent; ` : ''}` +
-      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'event')})` +
-      concurrencyWords(s.concurrency),
+      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'event')})`,
+    ...concurrencyLines(s.concurrency),
   ];
   if (r.result.stop)
     lines.push(

@@ -4,7 +4,7 @@ import { redact } from '../shared/secrets.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 import type { BatchOutcome, Failure, UploadResult, UploadSummary } from '../upload/types.js';
 import { buildValidateReport, type ValidateReport, validateSummaryLines } from './validate-report.js';
-import { concurrencyWords, count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
+import { concurrencyLines, count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
 
 /**
  * The upload report of docs/upload.md: the validate report's fields (format, files, rows,
@@ -128,9 +128,9 @@ export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta)
   lines.push(
     `upload: ${count(s.rows, 'row')}, ${n(s.invalid)} invalid (not sent), ${n(s.sent)} sent in ${count(s.batches, 'batch', 'batches')}: ` +
       `${outcomeWords(s)}; ${s.notSent > 0 ? `${count(s.notSent, 'valid row')} not sent; ` : ''}` +
-      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'row')})` +
-      concurrencyWords(s.concurrency),
+      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'row')})`,
   );
+  lines.push(...concurrencyLines(s.concurrency));
   if (result.stop)
     lines.push(
       result.readToEnd

@@ -38,7 +38,7 @@ export const OUTCOME_MEANING: Record<Exclude<NotAccepted, 'rejected'>, string> =
   not_sent: 'the run stopped before sending them',
 };
 
-/** `; 6 requests at once at most (--concurrency 8)`: how far the adaptive sender went. */
-export function concurrencyWords(c: { reached: number; max: number } | undefined): string {
-  return c ? `; ${count(c.reached, 'request')} at once at most (--concurrency ${c.max})` : '';
+/** `sending: at most 6 requests at once (--concurrency 8)`: how far the adaptive sender went. */
+export function concurrencyLines(c: { reached: number; max: number } | undefined): string[] {
+  return c ? [`sending: at most ${count(c.reached, 'request')} at once (--concurrency ${c.max})`] : [];
 }
