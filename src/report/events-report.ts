@@ -2,7 +2,7 @@ import type { EventFailure, EventSendResult } from '../events/send.js';
 import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
 import {
-  concurrencyWords,
+  concurrencyLines,
   count,
   duration,
   n,
@@ -109,8 +109,8 @@ export function eventsSummaryLines(r: EventsRun): string[] {
   const lines = [
     `events: ${count(s.rows, 'event')}, ${n(s.invalid)} invalid (not sent), ${n(s.sent)} sent: ` +
       `${outcomeWords(s)}; ${s.notSent > 0 ? `${count(s.notSent, 'valid event')} not sent; ` : ''}` +
-      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'event')})` +
-      concurrencyWords(s.concurrency),
+      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'event')})`,
+    ...concurrencyLines(s.concurrency),
   ];
   if (r.result.stop)
     lines.push(

@@ -3,7 +3,7 @@ import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 import {
-  concurrencyWords,
+  concurrencyLines,
   count,
   duration,
   n,
@@ -12,6 +12,7 @@ import {
   rate,
 } from '../shared/words.js';
 import type { BatchOutcome, Failure, UploadResult, UploadSummary } from '../upload/types.js';
+
 import {
   buildValidateReport,
   type ValidateReport,
@@ -141,9 +142,9 @@ export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta)
   lines.push(
     `upload: ${count(s.rows, 'row')}, ${n(s.invalid)} invalid (not sent), ${n(s.sent)} sent in ${count(s.batches, 'batch', 'batches')}: ` +
       `${outcomeWords(s)}; ${s.notSent > 0 ? `${count(s.notSent, 'valid row')} not sent; ` : ''}` +
-      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'row')})` +
-      concurrencyWords(s.concurrency),
+      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'row')})`,
   );
+  lines.push(...concurrencyLines(s.concurrency));
   if (result.stop)
     lines.push(
       result.readToEnd

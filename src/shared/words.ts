@@ -58,7 +58,7 @@ export function shorten(text: string, max: number): string {
   return `${text.slice(0, end)}… (${n(text.length)} characters)`;
 }
 
-/** `; 6 requests at once at most (--concurrency 8)`: how far the adaptive sender went. */
-export function concurrencyWords(c: { reached: number; max: number } | undefined): string {
-  return c ? `; ${count(c.reached, 'request')} at once at most (--concurrency ${c.max})` : '';
+/** `sending: at most 6 requests at once (--concurrency 8)`: how far the adaptive sender went. */
+export function concurrencyLines(c: { reached: number; max: number } | undefined): string[] {
+  return c ? [`sending: at most ${count(c.reached, 'request')} at once (--concurrency ${c.max})`] : [];
 }

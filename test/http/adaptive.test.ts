@@ -152,3 +152,69 @@ describe('an upload against a host that refuses more than K requests at once', (
     }
   });
 });
+
+describe('a Retry-After', () => {
+  it('pauses every sender to the host, not only the one that got it', async () => {
+    const starts: number[] = [];
+    let first = 0;
+    const server = await scriptedServer(async (_req, res) => {
+      starts.push(Date.now());
+      if (starts.length === 1) {
+        first = Date.now();
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+        res.end('{}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    const poster = new UndiciSender({
+      apiUrl: server.url,
+      connections: 4,
+      timeoutMs: 5000,
+      userAgent: 't',
+      keyHeader: 'apiKey',
+      key: 'k-123456789',
+    });
+    try {
+      async function* items(): AsyncIterable<FeedItem> {
+        for (let row = 1; row <= 40; row++)
+          yield {
+            file: 'c.csv',
+            row,
+            line: row + 1,
+            sku: `S-${row}`,
+            valid: true,
+            issues: [],
+            payload: { sku: `S-${row}` },
+          };
+      }
+      const result = await uploadFeed(
+        items(),
+        {
+          format: 'standard',
+          path: '/collectors/products',
+          batchSize: 5,
+          maxBatchBytes: 5 * 1024 * 1024,
+          concurrency: 4,
+          retries: 3,
+          backoff: { baseMs: 5, capMs: 20, retryAfterCapMs: 10_000 },
+          type: 'create_product',
+          agentName: 't',
+          dryRun: false,
+          maxErrors: 20,
+          graceMs: 500,
+        },
+        { poster, log: memoryLogger() },
+      );
+      expect(result.summary.accepted).toBe(40);
+      // Two go at first (the sender starts at 2); after the 429, none starts within its second.
+      const later = starts.slice(2);
+      expect(later.length).toBeGreaterThan(0);
+      expect(Math.min(...later) - first).toBeGreaterThanOrEqual(950);
+    } finally {
+      await poster.close();
+      await server.close();
+    }
+  });
+});
