@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import type { FeedRow } from '../feed/index.js';
 import { stopExitCode } from '../http/run.js';
 import { loadMapping, readMappingDefaults } from '../map/mapping-file.js';
+import { orderlyStop, productSender } from '../nightly/sender.js';
+import { openStateRun, type StateRun, stateUnderOtherSharding } from '../nightly/state-run.js';
 import {
   type UploadReportMeta,
   uploadIssueLines,
@@ -30,9 +32,7 @@ import {
 } from '../upload/shard.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
-import { orderlyStop, productSender } from './product-run.js';
 import { finishReports, type ReportingSettings, reportersOf } from './reporting.js';
-import { openStateRun, type StateRun, stateUnderOtherSharding } from './upload-state.js';
 
 /**
  * `genser stock FILE` (docs/nightly.md, "Stock changes"): each row's stock merged into the last

@@ -1,5 +1,10 @@
 import { type FeedRow, feedRows } from '../feed/index.js';
 import { stopExitCode } from '../http/run.js';
+import { MISSING_FILE, type MissingMode, withMissing } from '../nightly/gone.js';
+import { guardedRead } from '../nightly/guard.js';
+import { retryRows } from '../nightly/retry.js';
+import { orderlyStop, productSender } from '../nightly/sender.js';
+import { openStateRun, type StateRun } from '../nightly/state-run.js';
 import { missingFieldLines } from '../report/missing-fields.js';
 import {
   type UploadReportMeta,
@@ -30,15 +35,10 @@ import {
 } from '../upload/shard.js';
 import { type Spool, spooledHooks } from '../upload/spool.js';
 import { deltaLine } from '../upload/state/delta.js';
-import { MISSING_FILE, type MissingMode, withMissing } from '../upload/state/missing.js';
-import { retryRows } from '../upload/state/retry.js';
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import type { CommandContext } from './context.js';
 import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
-import { orderlyStop, productSender } from './product-run.js';
 import { finishReports, reportersOf } from './reporting.js';
-import { guardedRead } from './upload-guard.js';
-import { openStateRun, type StateRun } from './upload-state.js';
 
 export interface UploadCommandSettings extends FeedSettings, UploadInputs {
   apiUrl?: string;

@@ -216,7 +216,7 @@ export function spooledHooks(state: StateHooks & { counts: DeltaCounts }): State
     },
     accepted: (rows, parts) => state.accepted(rows, parts),
     notAccepted: (rows, parts) => state.notAccepted?.(rows, parts),
-    // The pass saw every SKU already (src/commands/upload-guard.ts): not counted twice.
+    // The pass saw every SKU already (src/nightly/guard.ts): not counted twice.
     seen: () => {},
     sending: (batch, envelopeId) => state.sending(batch, envelopeId),
     settled: (envelopeId) => state.settled(envelopeId),

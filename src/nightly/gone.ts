@@ -1,6 +1,6 @@
-import type { FeedRow } from '../../feed/index.js';
-import type { PayloadFormat } from '../../shared/types.js';
-import type { UploadState } from './store.js';
+import type { FeedRow } from '../feed/index.js';
+import type { PayloadFormat } from '../shared/types.js';
+import type { UploadState } from '../upload/state/store.js';
 
 /**
  * Products gone from the feed (`--missing out-of-stock`): every SKU the service accepted before

@@ -1,5 +1,5 @@
-import type { FeedRow } from '../../feed/index.js';
-import type { RetryRow } from './store.js';
+import type { FeedRow } from '../feed/index.js';
+import type { RetryRow } from '../upload/state/store.js';
 
 /** `--retry-failed`: the saved rows of the last run, as feed rows with their original file, row and line. */
 export async function* retryRows(rows: readonly RetryRow[]): AsyncGenerator<FeedRow> {

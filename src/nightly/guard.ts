@@ -6,8 +6,8 @@ import type { InvalidBudget } from '../upload/budget.js';
 import { inShard, type Shard, type ShardCounts } from '../upload/shard.js';
 import { Spool, UNCHANGED } from '../upload/spool.js';
 import type { Delta } from '../upload/state/delta.js';
-import type { MissingMode } from '../upload/state/missing.js';
 import type { UploadState } from '../upload/state/store.js';
+import type { MissingMode } from './gone.js';
 
 /**
  * The mass-change guard (`--max-change`, docs/nightly.md): the feed is read once, before anything
