@@ -56,17 +56,12 @@ export class Spool {
   /** Rows to send and rows kept in full (not the unchanged runs): for tests and the debug line. */
   records = 0;
 
-  private readonly onSignal = (signal: NodeJS.Signals) => {
-    this.remove();
-    // Then die of the signal as if nobody had listened (exit status 130 / 143), as convert does.
-    process.kill(process.pid, signal);
-  };
+  // A signal is the run's orderly stop (src/commands/sending.ts), which removes the spool; a
+  // second signal exits at once, and this removes it then.
   private readonly onExit = () => this.remove();
 
   private constructor(readonly path: string) {
     this.fd = openSync(path, 'w', 0o600);
-    process.once('SIGINT', this.onSignal);
-    process.once('SIGTERM', this.onSignal);
     process.once('exit', this.onExit);
   }
 
@@ -108,14 +103,12 @@ export class Spool {
     }
   }
 
-  /** The pass is over: everything on disk. A kill from now on is the upload's own to handle. */
+  /** The pass is over: everything on disk. */
   finishWriting(): void {
     this.endRun();
     this.flush();
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
-    process.removeListener('SIGINT', this.onSignal);
-    process.removeListener('SIGTERM', this.onSignal);
   }
 
   /** The feed's items again, in order, as the feed yielded them; unchanged rows carry `UNCHANGED`. */
@@ -138,8 +131,6 @@ export class Spool {
   remove(): void {
     if (this.removed) return;
     this.removed = true;
-    process.removeListener('SIGINT', this.onSignal);
-    process.removeListener('SIGTERM', this.onSignal);
     process.removeListener('exit', this.onExit);
     try {
       if (this.fd !== undefined) closeSync(this.fd);
