@@ -141,6 +141,8 @@ export function endRun(end: RunEnd, interrupt: AbortSignal | undefined, print: (
 /** What the skeleton starts before the run: `--sandbox`'s embedded sandbox, when asked. */
 export interface SendingOptions {
   stopMessage: string;
+  /** The run reads stdin (a feed named `-`): closed after a stop, so a writer that keeps it open does not hold the exit. */
+  stdin?: NodeJS.ReadStream;
   sandbox?: { service: Service; wanted: SandboxWanted; givenUrl?: string };
 }
 
@@ -168,6 +170,7 @@ export async function withSending<T>(
     // holds the process a moment later (an unref'd timer fires only then), it dies of the signal
     // as if nobody had listened, which the shell sees as the same status (as convert does).
     if (stop.signal.aborted) {
+      options.stdin?.destroy();
       const signal = stop.signal.reason as NodeJS.Signals;
       setTimeout(() => process.kill(process.pid, signal), 500).unref();
     }

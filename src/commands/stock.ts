@@ -63,7 +63,11 @@ export async function runStock(
     : undefined;
   return withSending(
     log,
-    { stopMessage: 'finishing the requests in flight', ...(sandbox ? { sandbox } : {}) },
+    {
+      stopMessage: 'finishing the requests in flight',
+      ...(sandbox ? { sandbox } : {}),
+      ...(file === '-' ? { stdin: process.stdin } : {}),
+    },
     async ({ stop, sandbox: running }) => {
       const target = running
         ? {

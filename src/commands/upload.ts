@@ -57,7 +57,11 @@ export async function runUpload(
     : undefined;
   return withSending(
     log,
-    { stopMessage: 'finishing the requests in flight', ...(sandbox ? { sandbox } : {}) },
+    {
+      stopMessage: 'finishing the requests in flight',
+      ...(sandbox ? { sandbox } : {}),
+      ...(files.includes('-') ? { stdin: process.stdin } : {}),
+    },
     async ({ stop, sandbox: running }) => {
       const to: NightlyTarget | undefined = running
         ? {
