@@ -58,7 +58,7 @@ export async function runBackfillCommand(
   return withSending(
     log,
     {
-      stopMessage: 'finishing the events in flight, sending no more (run again to resume)',
+      stopMessage: 'finishing the events in flight, sending no more; run again to resume',
       ...(sandbox ? { sandbox } : {}),
     },
     async ({ stop, sandbox: running }) => {
