@@ -1,16 +1,14 @@
 import { loadMapping, readMappingDefaults } from '../map/mapping-file.js';
 import { runStockChanges } from '../nightly/stock-run.js';
-import { uploadReport } from '../report/upload-report.js';
 import { UsageError } from '../shared/errors.js';
-import { redact } from '../shared/secrets.js';
 import type { EncodingName, InputType, PayloadFormat } from '../shared/types.js';
 import { stockColumns } from '../stock/columns.js';
 import type { BackendChoice } from '../storage/sqlite.js';
 import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
 import { resolveShard, type Shard } from '../upload/shard.js';
 import type { CommandContext } from './context.js';
-import { finishReports, reportersOf } from './reporting.js';
-import { endRun, requireTarget, withSending } from './sending.js';
+import { embeddedTarget, printEnding } from './product-ending.js';
+import { requireTarget, withSending } from './sending.js';
 
 /**
  * `genser stock FILE` (docs/nightly.md, "Stock changes"): the settings resolved, the shared
@@ -69,18 +67,7 @@ export async function runStock(
       ...(file === '-' ? { stdin: process.stdin } : {}),
     },
     async ({ stop, sandbox: running }) => {
-      const target = running
-        ? {
-            apiUrl: running.url,
-            key: running.apiKey,
-            keyFrom: 'the sandbox',
-            sandbox: {
-              url: running.url,
-              runBatch: () => running.runBatch(),
-              ...(s.sandboxDb ? { db: s.sandboxDb } : {}),
-            },
-          }
-        : given;
+      const target = running ? embeddedTarget(running, s.sandboxDb) : given;
       if (!target) throw new Error('stock: no target after checkTarget');
       const ending = await runStockChanges(
         {
@@ -97,18 +84,7 @@ export async function runStock(
         },
         { log, env: ctx.env, interrupt: stop.signal, ...(file === '-' ? { stdin: process.stdin } : {}) },
       );
-      const { result, meta } = ending;
-      const nothingRead = result.summary.rows === 0 && result.feed.fileErrors === 0;
-      return endRun({ stop: result.stop, nothingRead, code: ending.code }, stop.signal, () =>
-        finishReports(
-          reportersOf(s, ctx),
-          { command: 'upload', report: uploadReport(result, meta) },
-          ctx,
-          () => {
-            for (const line of ending.lines(log.fancy)) ctx.stderr.write(redact(`${line}\n`));
-          },
-        ),
-      );
+      return printEnding(ending, stop.signal, s, ctx);
     },
   );
 }

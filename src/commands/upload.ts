@@ -1,17 +1,15 @@
 import type { NightlyPlan, NightlyTarget } from '../nightly/plan.js';
 import type { MissingMode } from '../nightly/rows.js';
 import { runNightly } from '../nightly/run.js';
-import { uploadReport } from '../report/upload-report.js';
 import { UsageError } from '../shared/errors.js';
-import { redact } from '../shared/secrets.js';
 import type { BackendChoice } from '../storage/sqlite.js';
 import type { InvalidBudget } from '../upload/budget.js';
 import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
 import { resolveShard, type Shard } from '../upload/shard.js';
 import type { CommandContext } from './context.js';
 import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
-import { finishReports, reportersOf } from './reporting.js';
-import { endRun, requireTarget, withSending } from './sending.js';
+import { embeddedTarget, printEnding } from './product-ending.js';
+import { requireTarget, withSending } from './sending.js';
 
 export interface UploadCommandSettings extends FeedSettings, UploadInputs {
   apiUrl?: string;
@@ -63,18 +61,7 @@ export async function runUpload(
       ...(files.includes('-') ? { stdin: process.stdin } : {}),
     },
     async ({ stop, sandbox: running }) => {
-      const to: NightlyTarget | undefined = running
-        ? {
-            apiUrl: running.url,
-            key: running.apiKey,
-            keyFrom: 'the sandbox',
-            sandbox: {
-              url: running.url,
-              runBatch: () => running.runBatch(),
-              ...(s.sandboxDb ? { db: s.sandboxDb } : {}),
-            },
-          }
-        : target;
+      const to: NightlyTarget | undefined = running ? embeddedTarget(running, s.sandboxDb) : target;
       const ending = await runNightly(
         { ...plan, ...(to ? { target: to } : {}) },
         {
@@ -88,19 +75,7 @@ export async function runUpload(
           },
         },
       );
-      const { result, meta } = ending;
-      const nothingRead = result.summary.rows === 0 && result.feed.fileErrors === 0;
-      return endRun({ stop: result.stop, nothingRead, code: ending.code }, stop.signal, () =>
-        // The summary shows even under --quiet (the human reporter); --json carries it in the document.
-        finishReports(
-          reportersOf(s, ctx),
-          { command: 'upload', report: uploadReport(result, meta) },
-          ctx,
-          () => {
-            for (const line of ending.lines(log.fancy)) ctx.stderr.write(redact(`${line}\n`));
-          },
-        ),
-      );
+      return printEnding(ending, stop.signal, s, ctx);
     },
   );
 }
