@@ -148,12 +148,16 @@ export async function runSendEvents(
       });
   return withSending(
     log,
-    { stopMessage: 'finishing the events in flight, sending no more', ...(sandbox ? { sandbox } : {}) },
+    {
+      stopMessage: 'finishing the events in flight, sending no more',
+      ...(sandbox ? { sandbox } : {}),
+      ...(files.includes('-') ? { stdin: process.stdin } : {}),
+    },
     async ({ stop, sandbox: running }) => {
       const to = running ? { url: running.url, key: running.serviceKey } : given;
       if (!to) throw new Error('events send: no target');
       const poster = eventsSender(to, concurrency, (flags.timeout ?? 30) * 1000);
-      const counted = await sendCounted(files, settings, log, (events) =>
+      const counted = await sendCounted({ files, settings, log, interrupt: stop.signal }, (events) =>
         sendEvents(events, { concurrency, retries, backoff }, { poster, log, interrupt: stop.signal }),
       ).finally(() => poster.close());
       if (running && !flags.json) log.info(`sandbox: ${JSON.stringify(running.stats())}`);

@@ -1,6 +1,7 @@
 import type { EventsRun } from '../report/events-report.js';
 import type { EventIssue, EventsValidateReport } from '../report/events-shapes.js';
 import type { Logger } from '../shared/logger.js';
+import { untilStopped } from '../shared/until-stopped.js';
 import type { EventSendResult, EventToSend } from './send.js';
 import { checkedEvents, type EventProblemLine, type EventReadSettings, problemText } from './source.js';
 
@@ -50,18 +51,23 @@ export async function validateCounted(
  * read, the duration.
  */
 export async function sendCounted(
-  files: string[],
-  settings: CountedSettings,
-  log: Logger,
+  run: {
+    files: string[];
+    settings: CountedSettings;
+    log: Logger;
+    /** Ctrl-C or SIGTERM: read no more, also while a read waits on stdin. */
+    interrupt: AbortSignal;
+  },
   send: (events: AsyncIterable<EventToSend>) => Promise<EventSendResult>,
 ): Promise<Omit<EventsRun, 'files' | 'target'>> {
+  const { files, settings, log, interrupt } = run;
   const issues: EventIssue[] = [];
   let problems = 0;
   const invalidRows = new Set<string>();
   let fileErrors = 0;
   let lastRow = 0;
   async function* valid(): AsyncGenerator<EventToSend> {
-    for await (const c of checkedEvents(files, settings, log)) {
+    for await (const c of untilStopped(checkedEvents(files, settings, log), interrupt)) {
       if (c.kind === 'event') {
         lastRow = c.send.row;
         yield c.send;

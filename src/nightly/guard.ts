@@ -2,12 +2,13 @@ import { type FeedRow, feedRows, KEY_TEXT_LENGTH, KnownSources, payloadJson } fr
 import { ExitCode, ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
+import { untilStopped } from '../shared/until-stopped.js';
 import type { InvalidBudget } from '../upload/budget.js';
 import { inShard, type Shard, type ShardCounts } from '../upload/shard.js';
 import { Spool, UNCHANGED } from '../upload/spool.js';
 import type { Delta } from '../upload/state/delta.js';
 import type { UploadState } from '../upload/state/store.js';
-import { type MissingMode, untilStopped } from './rows.js';
+import type { MissingMode } from './rows.js';
 
 export interface GuardPass {
   files: string[];

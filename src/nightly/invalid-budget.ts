@@ -2,9 +2,9 @@ import { feedRows } from '../feed/index.js';
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { redact } from '../shared/secrets.js';
+import { untilStopped } from '../shared/until-stopped.js';
 import { exceedsBudget } from '../upload/budget.js';
 import type { NightlyDeps, NightlyPlan } from './plan.js';
-import { untilStopped } from './rows.js';
 
 /**
  * `--max-invalid`: a first, send-nothing pass over the feed (files only: stdin cannot be read

@@ -1,5 +1,6 @@
 import { feedRows } from '../feed/index.js';
 import { UsageError } from '../shared/errors.js';
+import { untilStopped } from '../shared/until-stopped.js';
 import { newStats, uploadFeed } from '../upload/engine.js';
 import { countLines } from '../upload/estimate.js';
 import { startProgress } from '../upload/progress.js';
@@ -9,7 +10,7 @@ import { failedCode, type NightlyEnding, type NightlyRun, type RunHistory, settl
 import { guardedRead } from './guard.js';
 import { checkInvalidBudget } from './invalid-budget.js';
 import type { NightlyDeps, NightlyPlan } from './plan.js';
-import { type NightlyRow, nightlyRows, retryRows, untilStopped, withOrigin } from './rows.js';
+import { type NightlyRow, nightlyRows, retryRows, withOrigin } from './rows.js';
 import { productSender } from './sender.js';
 import { openStateRun, type StateRun } from './state-run.js';
 

@@ -7,6 +7,7 @@ import {
 } from '../report/upload-report.js';
 import { UsageError } from '../shared/errors.js';
 import type { EncodingName, InputType, PayloadFormat } from '../shared/types.js';
+import { untilStopped } from '../shared/until-stopped.js';
 import type { StockColumns } from '../stock/columns.js';
 import { StockHooks } from '../stock/hooks.js';
 import { type StockCounts, stockRows } from '../stock/rows.js';
@@ -16,7 +17,7 @@ import { type Shard, type ShardCounts, shardLine, shardReport, shardRows } from 
 import type { UploadResult, UploadSettings } from '../upload/types.js';
 import { failedCode, type NightlyEnding, runExitCode } from './ending.js';
 import type { NightlyDeps, NightlyTarget } from './plan.js';
-import { untilStopped, withOrigin } from './rows.js';
+import { withOrigin } from './rows.js';
 import { productSender } from './sender.js';
 import { openStateRun, type StateRun, stateUnderOtherSharding } from './state-run.js';
 
