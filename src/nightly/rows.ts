@@ -19,15 +19,23 @@ export interface NightlyRow extends FeedRow {
 }
 
 /** The rows of one source, each marked with its origin (set on the row itself: no copy per row). */
-export async function* withOrigin(
+export function withOrigin(
   items: AsyncIterable<FeedRow>,
   origin: RowOrigin,
-): AsyncGenerator<NightlyRow> {
-  for await (const item of items) {
-    const row = item as NightlyRow;
-    row.origin = origin;
-    yield row;
-  }
+): AsyncIterableIterator<NightlyRow> {
+  const it = items[Symbol.asyncIterator]();
+  // An iterator object, not a generator: the mark costs no promise of its own per row.
+  const mark = (result: IteratorResult<FeedRow>): IteratorResult<NightlyRow> => {
+    if (!result.done) (result.value as NightlyRow).origin = origin;
+    return result as IteratorResult<NightlyRow>;
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next: () => it.next().then(mark),
+    return: async () => mark((await it.return?.()) ?? { done: true, value: undefined }),
+  };
 }
 
 /**
