@@ -215,6 +215,25 @@ export const COMMAND_DEFS: CommandDef[] = [
       return runRuns(args[0] as string[], resolved.settings, ctx);
     },
   },
+  {
+    name: 'doctor',
+    description:
+      'check what a run needs, step by step: Node, SQLite, the state directory and its lock; for each configured host the proxy, DNS, TCP, TLS, HTTP, the key and the clock',
+    args: [],
+    examples: [
+      'genser doctor                                     every configured host (GENSER_API_URL, GENSER_BASE_URL, GENSER_SEARCH_URL)',
+      'genser doctor --api-url https://api.example.com --json',
+    ],
+    async run(_args, resolved, ctx) {
+      const { loadApiKey, loadServiceKey } = await import('./keys.js');
+      const { runDoctorCommand } = await import('../commands/doctor.js');
+      const keys = {
+        api: loadApiKey(resolved, ctx.env)?.value,
+        service: loadServiceKey(resolved, ctx.env)?.value,
+      };
+      return runDoctorCommand(resolved.settings, keys, ctx);
+    },
+  },
 ];
 
 /**

@@ -35,6 +35,12 @@ export function checkKey(raw: string, label: string, from: string): string {
       `the ${label} from ${from} is empty`,
       'put the key issued in the admin settings there',
     );
+  // A control character (or one past Latin-1) cannot go in a header: sending would fail every time.
+  if (/[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u0100-\uffff]/.test(key))
+    throw new UsageError(
+      `the ${label} from ${from} contains a control or non-Latin-1 character, which no HTTP header can carry`,
+      'the key is one unbroken string of printable characters: copy it again from the admin settings (the value is not shown here)',
+    );
   if (/\s/.test(key))
     throw new UsageError(
       `the ${label} from ${from} contains whitespace inside it (a space, tab or line break)`,

@@ -1,5 +1,6 @@
 import { EVENT_TYPES } from '../events/kinds.js';
 import { REPORTER_NAMES } from '../report/reporter-names.js';
+import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
 import { UsageError } from '../shared/errors.js';
 import type { EncodingName, InputType, Language, LegacyKind, PayloadFormat } from '../shared/types.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../storage/drivers.js';
@@ -27,7 +28,8 @@ export type CommandName =
   | 'events validate'
   | 'events send'
   | 'events backfill'
-  | 'runs';
+  | 'runs'
+  | 'doctor';
 
 export const COMMANDS: readonly CommandName[] = [
   'config',
@@ -43,6 +45,7 @@ export const COMMANDS: readonly CommandName[] = [
   'events send',
   'events backfill',
   'runs',
+  'doctor',
 ];
 
 export interface OptionSpec<T> {
@@ -81,6 +84,8 @@ const opt = <S extends OptionSpec<any>>(spec: S): S => spec;
 const FEED: CommandName[] = ['validate', 'convert', 'upload'];
 const ALL: CommandName[] = [...COMMANDS];
 const REPORTING: CommandName[] = ['validate', 'convert', 'upload', 'events validate', 'events send'];
+/** The commands that make requests to a configured host (docs/networks.md). */
+const NETWORK: CommandName[] = ['upload', 'stock', 'events send', 'events backfill', 'search', 'doctor'];
 
 export const FORMATS = ['standard', 'legacy'] as const satisfies readonly PayloadFormat[];
 export const KINDS = ['products', 'contents', 'filters'] as const satisfies readonly LegacyKind[];
@@ -184,7 +189,7 @@ export const OPTIONS = {
     default: 'standard' as PayloadFormat,
     parse: p.oneOf(FORMATS),
     choices: FORMATS,
-    commands: [...FEED, 'stock'],
+    commands: [...FEED, 'stock', 'doctor'],
   }),
   kind: opt({
     flag: '--kind <kind>',
@@ -329,14 +334,14 @@ export const OPTIONS = {
     help: 'product API host, e.g. https://api.example.com',
     env: 'GENSER_API_URL',
     parse: p.httpUrl,
-    commands: ['upload', 'stock'],
+    commands: ['upload', 'stock', 'doctor'],
   }),
   apiKeyFile: opt({
     flag: '--api-key-file <file>',
     help: 'file holding the API key (or env GENSER_API_KEY); never the key itself',
     env: 'GENSER_API_KEY_FILE',
     parse: p.path,
-    commands: ['upload', 'stock'],
+    commands: ['upload', 'stock', 'doctor'],
     isPath: true,
   }),
   batchSize: opt({
@@ -358,7 +363,7 @@ export const OPTIONS = {
   }),
   concurrency: opt({
     flag: '--concurrency <n>',
-    help: 'requests in flight at most',
+    help: 'requests in flight at most: the sender starts lower and adapts under it (docs/networks.md)',
     env: 'GENSER_CONCURRENCY',
     default: 4,
     parse: p.int(1, 64),
@@ -393,10 +398,12 @@ export const OPTIONS = {
     help: 'per-request timeout in seconds (2.5 allowed)',
     env: 'GENSER_TIMEOUT',
     default: (command: CommandName) =>
-      (({ 'events send': 30, 'events backfill': 30, search: 10 }) as Record<string, number>)[command] ?? 60,
-    defaultText: 'upload and stock 60, events send and backfill 30, search 10',
+      (({ 'events send': 30, 'events backfill': 30, search: 10, doctor: 10 }) as Record<string, number>)[
+        command
+      ] ?? 60,
+    defaultText: 'upload and stock 60, events send and backfill 30, search and doctor 10',
     parse: p.seconds,
-    commands: ['upload', 'events send', 'search', 'events backfill', 'stock'],
+    commands: ['upload', 'events send', 'search', 'events backfill', 'stock', 'doctor'],
   }),
   type: opt({
     flag: '--type <type>',
@@ -421,7 +428,7 @@ export const OPTIONS = {
     env: 'GENSER_PATH',
     defaultText: '/collectors/products; legacy /searches/<kind>',
     parse: p.urlPath,
-    commands: ['upload', 'stock'],
+    commands: ['upload', 'stock', 'doctor'],
   }),
   maxInvalid: opt({
     flag: '--max-invalid <n|p%>',
@@ -484,14 +491,14 @@ export const OPTIONS = {
     help: 'collection host, e.g. https://collect.example.com',
     env: 'GENSER_BASE_URL',
     parse: p.httpUrl,
-    commands: ['events send', 'events backfill'],
+    commands: ['events send', 'events backfill', 'doctor'],
   }),
   serviceKeyFile: opt({
     flag: '--service-key-file <file>',
     help: 'file holding the service key (or env GENSER_SERVICE_KEY); never the key itself',
     env: 'GENSER_SERVICE_KEY_FILE',
     parse: p.path,
-    commands: ['events send', 'events backfill'],
+    commands: ['events send', 'events backfill', 'doctor'],
     isPath: true,
   }),
   rate: opt({
@@ -517,7 +524,7 @@ export const OPTIONS = {
     help: "the search backend's endpoint (a bare origin means the sandbox's /client)",
     env: 'GENSER_SEARCH_URL',
     parse: p.httpUrl,
-    commands: ['search'],
+    commands: ['search', 'doctor'],
   }),
   instanceKey: opt({
     flag: '--instance-key <key>',
@@ -525,7 +532,7 @@ export const OPTIONS = {
     env: 'GENSER_INSTANCE_KEY',
     defaultText: 'sandbox: generated, printed once on stderr',
     parse: p.string,
-    commands: ['sandbox', 'search'],
+    commands: ['sandbox', 'search', 'doctor'],
   }),
   limit: opt({
     flag: '--limit <n>',
@@ -533,6 +540,33 @@ export const OPTIONS = {
     default: 20,
     parse: p.int(1, 100),
     commands: ['search'],
+  }),
+
+  // networks (docs/networks.md)
+  proxy: opt({
+    flag: '--proxy <url>',
+    help: 'send every request through this HTTP proxy (http://[user:password@]host:port); NO_PROXY still applies; credentials are never printed',
+    env: 'GENSER_PROXY',
+    defaultText: 'HTTPS_PROXY / HTTP_PROXY / ALL_PROXY, as curl reads them',
+    parse: p.proxyUrl,
+    commands: NETWORK,
+  }),
+  caFile: opt({
+    flag: '--ca-file <file>',
+    help: "PEM certificates to trust besides Node's own (a company CA); NODE_EXTRA_CA_CERTS works too",
+    env: 'GENSER_CA_FILE',
+    parse: p.path,
+    commands: NETWORK,
+    isPath: true,
+  }),
+  compress: opt({
+    flag: '--compress <method>',
+    help: 'compress request bodies (Content-Encoding: gzip); only for a service that accepts it',
+    env: 'GENSER_COMPRESS',
+    default: 'none' as 'none' | 'gzip',
+    parse: p.oneOf(['none', 'gzip'] as const),
+    choices: ['none', 'gzip'],
+    commands: ['upload', 'stock', 'events send', 'events backfill'],
   }),
 
   // SQLite (the sandbox's store, the upload state)
@@ -543,7 +577,7 @@ export const OPTIONS = {
     default: 'auto' as BackendChoice,
     parse: p.oneOf(BACKEND_CHOICES),
     choices: BACKEND_CHOICES,
-    commands: ['upload', 'sandbox', 'events send', 'stock'],
+    commands: ['upload', 'sandbox', 'events send', 'stock', 'doctor'],
   }),
 
   // sandbox
@@ -551,7 +585,7 @@ export const OPTIONS = {
     flag: '--port <n>',
     help: 'port to listen on; 0 picks a free one (the URL is the only line on stdout)',
     env: 'GENSER_SANDBOX_PORT',
-    default: 8080,
+    default: SANDBOX_DEFAULTS.port as number,
     parse: p.int(0, 65535),
     commands: ['sandbox'],
   }),
@@ -559,7 +593,7 @@ export const OPTIONS = {
     flag: '--host <address>',
     help: 'address to bind',
     env: 'GENSER_SANDBOX_HOST',
-    default: '127.0.0.1',
+    default: SANDBOX_DEFAULTS.host as string,
     parse: p.string,
     commands: ['sandbox'],
   }),
@@ -601,14 +635,14 @@ export const OPTIONS = {
     flag: '--admin-email <address>',
     help: 'where batch completion notices go',
     env: 'GENSER_SANDBOX_ADMIN_EMAIL',
-    default: 'admin@example.com',
+    default: SANDBOX_DEFAULTS.adminEmail as string,
     parse: p.string,
     commands: ['sandbox'],
   }),
   maxBody: opt({
     flag: '--max-body <size>',
     help: 'largest request body, e.g. 10MiB, 512k (413 above it)',
-    default: 10 * 1024 * 1024,
+    default: SANDBOX_DEFAULTS.maxBodyBytes as number,
     defaultText: '10MiB',
     parse: p.byteSize(),
     commands: ['sandbox'],
@@ -616,7 +650,7 @@ export const OPTIONS = {
   idempotencyTtl: opt({
     flag: '--idempotency-ttl <duration>',
     help: 'how long Idempotency-Keys are remembered, e.g. 24h, 30m',
-    default: 24 * 3_600_000,
+    default: SANDBOX_DEFAULTS.idempotencyTtlMs as number,
     defaultText: '24h',
     parse: p.duration,
     commands: ['sandbox'],
@@ -624,21 +658,21 @@ export const OPTIONS = {
   legacyProductsPath: opt({
     flag: '--legacy-products-path <path>',
     help: 'legacy products path',
-    default: '/searches/products',
+    default: SANDBOX_DEFAULTS.legacyPaths.products as string,
     parse: p.urlPath,
     commands: ['sandbox'],
   }),
   legacyContentsPath: opt({
     flag: '--legacy-contents-path <path>',
     help: 'legacy contents path',
-    default: '/searches/contents',
+    default: SANDBOX_DEFAULTS.legacyPaths.contents as string,
     parse: p.urlPath,
     commands: ['sandbox'],
   }),
   legacyFiltersPath: opt({
     flag: '--legacy-filters-path <path>',
     help: 'legacy filters path',
-    default: '/searches/filters',
+    default: SANDBOX_DEFAULTS.legacyPaths.filters as string,
     parse: p.urlPath,
     commands: ['sandbox'],
   }),
@@ -694,7 +728,7 @@ export const OPTIONS = {
     env: 'GENSER_STATE_DIR',
     defaultText: '$XDG_STATE_HOME/genser, else ~/.local/state/genser',
     parse: p.path,
-    commands: ['upload', 'runs', 'stock'],
+    commands: ['upload', 'runs', 'stock', 'doctor'],
     isPath: true,
   }),
   full: opt({

@@ -3,6 +3,7 @@ import type { CommandContext } from '../commands/context.js';
 import { UsageError } from '../shared/errors.js';
 import { packageVersion } from '../shared/paths.js';
 import { COMMAND_DEFS, type CommandDef } from './commands.js';
+import { networkSettings } from './network-settings.js';
 import { OPTIONS, type OptionName, type OptionSpec, optionsOf } from './option-table.js';
 import { type Resolved, resolveSettings } from './settings.js';
 import { createLogger } from './terminal.js';
@@ -120,6 +121,7 @@ export function buildProgram(io: Io, onResolved?: (resolved: Resolved) => void):
           .map(([name]) => name),
       );
       const ctx: CommandContext = { stdout: io.stdout, stderr: io.stderr, env: io.env, log, explicit };
+      if (optionsOf(def.name).includes('proxy')) ctx.network = networkSettings(resolved, io.env);
       try {
         io.exitCode = await def.run(args, resolved, ctx);
       } finally {

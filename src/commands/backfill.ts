@@ -108,7 +108,9 @@ async function backfillTo(
 ): Promise<BackfillRunResult> {
   const log = ctx.log;
   const maxErrors = s.maxErrors ?? 20;
-  const poster = run.target ? eventsSender(run.target, s.concurrency, s.timeout * 1000) : undefined;
+  const poster = run.target
+    ? eventsSender({ ...run.target, network: ctx.network }, s.concurrency, s.timeout * 1000)
+    : undefined;
   try {
     return await runBackfill(
       file,

@@ -1,4 +1,3 @@
-import { sendCounted, validateCounted } from '../events/counted.js';
 import { examplesText } from '../events/examples.js';
 import { fixEventsFile } from '../events/fix-file.js';
 import { EVENT_KINDS } from '../events/kinds.js';
@@ -8,12 +7,13 @@ import { eventsSender } from '../events/sender.js';
 import { type EventReadSettings, problemText } from '../events/source.js';
 import { type EventsRun, eventsReport, eventsSummaryLines } from '../report/events-report.js';
 import type { Reporter } from '../report/reporters.js';
-import { count, n } from '../report/words.js';
 import { ExitCode, UsageError } from '../shared/errors.js';
 import { redact } from '../shared/secrets.js';
 import type { EncodingName, InputType } from '../shared/types.js';
+import { count, n } from '../shared/words.js';
 import type { BackendChoice } from '../storage/sqlite.js';
 import type { CommandContext } from './context.js';
+import { sendCounted, validateCounted } from './events-counted.js';
 import { finishReports, reportersOf } from './reporting.js';
 import { endRun, requireTarget, withSending } from './sending.js';
 
@@ -156,7 +156,7 @@ export async function runSendEvents(
     async ({ stop, sandbox: running }) => {
       const to = running ? { url: running.url, key: running.serviceKey } : given;
       if (!to) throw new Error('events send: no target');
-      const poster = eventsSender(to, concurrency, (flags.timeout ?? 30) * 1000);
+      const poster = eventsSender({ ...to, network: ctx.network }, concurrency, (flags.timeout ?? 30) * 1000);
       const counted = await sendCounted({ files, settings, log, interrupt: stop.signal }, (events) =>
         sendEvents(events, { concurrency, retries, backoff }, { poster, log, interrupt: stop.signal }),
       ).finally(() => poster.close());

@@ -1,6 +1,7 @@
 import { type RunStop, stopExitCode } from '../http/run.js';
 import type { RunningSandbox } from '../sandbox/index.js';
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
+import { dieOf } from '../shared/exit-hooks.js';
 import type { Logger } from '../shared/logger.js';
 import type { BackendChoice } from '../storage/sqlite.js';
 
@@ -172,7 +173,7 @@ export async function withSending<T>(
     if (stop.signal.aborted) {
       options.stdin?.destroy();
       const signal = stop.signal.reason as NodeJS.Signals;
-      setTimeout(() => process.kill(process.pid, signal), 500).unref();
+      setTimeout(() => dieOf(signal), 500).unref();
     }
   }
 }

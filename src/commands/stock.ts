@@ -82,7 +82,13 @@ export async function runStock(
           ...(s.state !== undefined ? { state: s.state } : {}),
           ...(shard ? { shard } : {}),
         },
-        { log, env: ctx.env, interrupt: stop.signal, ...(file === '-' ? { stdin: process.stdin } : {}) },
+        {
+          log,
+          env: ctx.env,
+          interrupt: stop.signal,
+          ...(ctx.network ? { network: ctx.network } : {}),
+          ...(file === '-' ? { stdin: process.stdin } : {}),
+        },
       );
       return printEnding(ending, stop.signal, s, ctx);
     },

@@ -68,6 +68,7 @@ export async function runUpload(
           log,
           env: ctx.env,
           interrupt: stop.signal,
+          ...(ctx.network ? { network: ctx.network } : {}),
           ...(files.includes('-') ? { stdin: process.stdin } : {}),
           ...(s.quiet || s.json ? {} : { progress: ctx.stderr }),
           onLogger: (say) => {

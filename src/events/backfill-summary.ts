@@ -1,4 +1,4 @@
-import { count, duration, n, outcomeWords } from '../report/words.js';
+import { count, duration, n, outcomeWords } from '../shared/words.js';
 import type { BackfillSummary } from './backfill.js';
 import type { EventSendResult } from './send.js';
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type ExchangeDeps, type ExchangeSettings, exchange } from '../http/exchange.js';
 import { InFlight } from '../http/in-flight.js';
 import { type NotAccepted, noOutcomes, type OutcomeCounts, tallyOutcome } from '../http/outcome.js';
+import { Pacer } from '../http/pacer.js';
 import { answerMessage, oneLine } from '../http/response.js';
 import type { BackoffSettings } from '../http/retry-policy.js';
 import { type RunStop, SendRun } from '../http/run.js';
@@ -70,6 +71,8 @@ export interface EventSendResult extends OutcomeCounts {
   /** Events not accepted, in input order. */
   failures: EventFailure[];
   stop?: RunStop;
+  /** Requests in flight at most during the run, and the most allowed (--concurrency). */
+  concurrency?: { reached: number; max: number };
   /** Whether the input was read to its end (a stop may still come after, from the last events). */
   readToEnd: boolean;
 }
@@ -94,6 +97,8 @@ export async function sendEvents(
   const newId = deps.newId ?? randomUUID;
   const run = new SendRun(deps.interrupt, settings.graceMs ?? 5000);
   const inFlight = new InFlight(settings.concurrency);
+  // Requests on the wire adapt under --concurrency (docs/networks.md, "Sending that adapts").
+  const pacer = Pacer.adaptive(settings.concurrency);
   const result: EventSendResult = {
     read: 0,
     sent: 0,
@@ -115,6 +120,7 @@ export async function sendEvents(
     random: deps.random,
     sleep: deps.sleep,
     now: deps.now,
+    pacer,
     onRequest: () => result.requests++,
     onRetry: () => result.retries++,
   };
@@ -146,6 +152,7 @@ export async function sendEvents(
       exchangeSettings,
       exchangeDeps,
     );
+    if (answer.kind === 'not_sent') result.sent--;
     if (answer.kind !== 'answer') return settle(event, answer.kind, answer.status, answer.message);
     if (answer.verdict === 'ok') return tallyOutcome(result, 'accepted');
     settle(event, 'rejected', answer.answer.status, answerMessage(answer.answer.status, answer.answer.body));
@@ -183,6 +190,7 @@ export async function sendEvents(
   // Sends finish out of order: the failures in input order.
   result.failures.sort((a, b) => fileOrder.get(a.file)! - fileOrder.get(b.file)! || a.row - b.row);
   result.stop = run.stop;
+  result.concurrency = pacer.reached;
   return result;
 }
 

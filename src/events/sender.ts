@@ -1,9 +1,10 @@
+import type { NetworkSettings } from '../http/network.js';
 import { UndiciSender } from '../http/sender.js';
 import { packageVersion } from '../shared/paths.js';
 
 /** The event collector's sender: the service key in its own header (contract 4). */
 export function eventsSender(
-  to: { url: string; key: string },
+  to: { url: string; key: string; network?: NetworkSettings },
   connections: number,
   timeoutMs: number,
 ): UndiciSender {
@@ -14,5 +15,6 @@ export function eventsSender(
     userAgent: `genser/${packageVersion()}`,
     keyHeader: 'serviceKey',
     key: to.key,
+    network: to.network,
   });
 }

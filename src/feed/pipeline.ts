@@ -539,7 +539,7 @@ export function issueOf(
   if (p.column !== undefined) issue.column = p.column;
   if (p.field) issue.field = p.field;
   if (p.value !== undefined) issue.value = p.value;
-  issue.message = p.hint ? `${p.message}; ${p.hint}` : p.message;
+  issue.message = p.message;
   if (p.hint) issue.hint = p.hint;
   return issue;
 }

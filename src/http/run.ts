@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { ExitCode, type ExitCodeValue } from '../shared/errors.js';
 
 /**
@@ -50,6 +51,9 @@ export class SendRun {
     private readonly interrupt: AbortSignal | undefined,
     private readonly graceMs: number,
   ) {
+    // Every request in flight and every retry waiting listens to these (up to 64 of each at
+    // --concurrency 64): not a leak, so no warning.
+    setMaxListeners(0, this.softController.signal, this.hardController.signal);
     if (interrupt?.aborted) this.onInterrupt();
     else interrupt?.addEventListener('abort', this.onInterrupt, { once: true });
   }

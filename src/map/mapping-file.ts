@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorObject } from 'ajv';
+import { checkSchema } from '../schema/bounded.js';
 import { UsageError } from '../shared/errors.js';
 import type { Language, LegacyKind, PayloadFormat } from '../shared/types.js';
 import { timeZoneForCountry } from '../time/zones.js';
-import { checkSchema } from '../validate/bounded.js';
 import { type FieldDefault, fieldDefault, type RunClock } from './defaults.js';
 import { type FieldDef, fieldSet, findField } from './fields.js';
 import {

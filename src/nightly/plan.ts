@@ -1,3 +1,4 @@
+import type { NetworkSettings } from '../http/network.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
 import type { InvalidBudget } from '../upload/budget.js';
@@ -53,6 +54,8 @@ export interface NightlyDeps {
   env: NodeJS.ProcessEnv;
   /** Aborted by Ctrl-C or SIGTERM: read no more, send no more, then the ending. */
   interrupt: AbortSignal;
+  /** Proxies and CAs (docs/networks.md), as the command resolved them. */
+  network?: NetworkSettings;
   /** The feed `-` reads this (touched only then: it creates a handle). */
   stdin?: NodeJS.ReadableStream;
   /** Where the progress shows (a spinner on a TTY, a line every 10 s off one); undefined: none. */

@@ -98,7 +98,11 @@ async function* goneRows(
   counted(count);
 }
 
-/** `--retry-failed`: the saved rows of the last run, with their original file, row and line. */
+/**
+ * `--retry-failed` (docs/nightly.md, "Retrying failed rows"): every row owed by earlier runs
+ * (not accepted, and not superseded since), whatever ran in between, with its original file,
+ * row and line.
+ */
 export async function* retryRows(rows: readonly RetryRow[]): AsyncGenerator<NightlyRow> {
   for (const r of rows)
     yield {
@@ -133,4 +137,21 @@ export function nightlyRows(
   if (gone) rows = goneRows(rows, gone.state, gone.delta.seenSkus, what.format, gone.counted);
   if (shard) rows = shardRows(rows, shard.of, shard.counts, (row) => row.origin === 'gone');
   return rows;
+}
+
+/** What a retry run says it sends, and its label in the run history. */
+export function retryLines(rows: readonly RetryRow[]): { info: string; label: string } {
+  const n = rows.length;
+  const count = `${n.toLocaleString('en-US')} ${n === 1 ? 'row' : 'rows'}`;
+  if (n === 0)
+    return {
+      info: 'retry: 0 rows owed: every row of earlier runs was accepted, or superseded by a newer payload',
+      label: '--retry-failed (nothing owed)',
+    };
+  const runs = [...new Set(rows.map((r) => r.runId))];
+  const of = `${runs.length === 1 ? 'run' : 'runs'} ${runs.slice(0, 5).join(', ')}${runs.length > 5 ? ', ...' : ''}`;
+  return {
+    info: `retry: ${count} owed, not accepted by ${of}; sending them again`,
+    label: `--retry-failed (${count} owed by ${of})`,
+  };
 }

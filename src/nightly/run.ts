@@ -1,5 +1,4 @@
 import { feedRows } from '../feed/index.js';
-import { UsageError } from '../shared/errors.js';
 import { untilStopped } from '../shared/until-stopped.js';
 import { newStats, uploadFeed } from '../upload/engine.js';
 import { countLines } from '../upload/estimate.js';
@@ -10,7 +9,7 @@ import { failedCode, type NightlyEnding, type NightlyRun, type RunHistory, settl
 import { guardedRead } from './guard.js';
 import { checkInvalidBudget } from './invalid-budget.js';
 import type { NightlyDeps, NightlyPlan } from './plan.js';
-import { type NightlyRow, nightlyRows, retryRows, withOrigin } from './rows.js';
+import { type NightlyRow, nightlyRows, retryLines, retryRows, withOrigin } from './rows.js';
 import { productSender } from './sender.js';
 import { openStateRun, type StateRun } from './state-run.js';
 
@@ -69,6 +68,7 @@ function openState(plan: NightlyPlan, deps: NightlyDeps): StateRun | undefined {
       ...(plan.shard ? { shard: plan.shard } : {}),
     },
     deps.env,
+    deps.log,
   );
   if (stateRun?.note) deps.log.warn(stateRun.note);
   return stateRun;
@@ -91,15 +91,12 @@ async function sourceOf(run: NightlyRun): Promise<Source> {
     return { fromFeed: true };
   }
   if (plan.retry) {
-    const last = stateRun.state.lastRunRetry('');
-    if (last.runId === undefined)
-      throw new UsageError('--retry-failed: this target has no run to retry', 'upload the feed first');
-    const n = last.rows.length;
-    deps.log.info(
-      `retry: ${n.toLocaleString('en-US')} ${n === 1 ? 'row' : 'rows'} of run ${last.runId} not accepted; sending them again`,
-    );
-    const id = stateRun.startRun([], `--retry-failed of run ${last.runId}`);
-    return { rows: retryRows(last.rows), fromFeed: false, history: { id, started: Date.now() } };
+    // Every row owed by earlier runs, whatever ran in between (docs/nightly.md).
+    const owed = stateRun.state.owedRows();
+    const said = retryLines(owed);
+    deps.log.info(said.info);
+    const id = stateRun.startRun([], said.label);
+    return { rows: retryRows(owed), fromFeed: false, history: { id, started: Date.now() } };
   }
   const history = { id: stateRun.startRun(plan.files), started: Date.now() };
   if (!plan.maxChange || deps.interrupt.aborted) return { fromFeed: true, history };
@@ -134,7 +131,7 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
     settings.dryRun || target?.key === undefined
       ? undefined
       : productSender(
-          { apiUrl: target.apiUrl, key: target.key, format: plan.feed.format },
+          { apiUrl: target.apiUrl, key: target.key, format: plan.feed.format, network: deps.network },
           settings.concurrency,
           plan.timeoutMs,
         );

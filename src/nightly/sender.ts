@@ -1,10 +1,11 @@
+import type { NetworkSettings } from '../http/network.js';
 import { UndiciSender } from '../http/sender.js';
 import { packageVersion } from '../shared/paths.js';
 import type { PayloadFormat } from '../shared/types.js';
 
 /** The product API's sender: the key in the format's own header (contract 5: apiKey, legacy x-api-key). */
 export function productSender(
-  to: { apiUrl: string; key: string; format: PayloadFormat },
+  to: { apiUrl: string; key: string; format: PayloadFormat; network?: NetworkSettings },
   connections: number,
   timeoutMs: number,
 ): UndiciSender {
@@ -15,5 +16,6 @@ export function productSender(
     userAgent: `genser/${packageVersion()}`,
     keyHeader: to.format === 'legacy' ? 'x-api-key' : 'apiKey',
     key: to.key,
+    network: to.network,
   });
 }

@@ -1,5 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ExitCode } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
 import type { PayloadFormat } from '../shared/types.js';
 import { type Shard, shardName } from '../upload/shard.js';
 import { Delta } from '../upload/state/delta.js';
@@ -90,13 +92,14 @@ export function openStateRun(
   s: { state?: string; full?: boolean },
   where: StateWhere,
   env: NodeJS.ProcessEnv,
+  log?: Pick<Logger, 'warn'>,
 ): StateRun | undefined {
   if (where.sandbox && s.state === undefined) return undefined;
   const { dir, target } = stateTargetOf(s, where, env);
   const note = otherShardingNote(dir, target);
   const state = UploadState.open(dir, target);
   try {
-    state.lock();
+    state.lock(new Date(), (line) => log?.warn(`state: ${line}`));
   } catch (err) {
     state.close();
     throw err;
@@ -136,6 +139,8 @@ export function openStateRun(
       } catch {
         // A history row left open reads as a run that did not finish: true enough.
       }
+      // A run that ended (not stopped by the service or a bug): its state is the last good one.
+      if (exitCode === ExitCode.ok || exitCode === ExitCode.data) state.keepLastGood();
     },
   };
 }

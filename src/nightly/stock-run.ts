@@ -54,7 +54,7 @@ export async function runStockChanges(plan: StockPlan, deps: NightlyDeps): Promi
   // be new and empty, and every row an unknown SKU. Say which --shard to give instead.
   if (stateUnderOtherSharding({ state: plan.state }, where, deps.env)) throw shardingMismatch(shard);
   // The target's state and run lock: a stock run and an upload to one target never overlap (exit 5).
-  const stateRun = openStateRun({ state: plan.state }, where, deps.env);
+  const stateRun = openStateRun({ state: plan.state }, where, deps.env, deps.log);
   if (!stateRun) throw new Error('stock: no upload state');
   let history: { id: string; started: number } | undefined;
   let result: UploadResult | undefined;
@@ -132,7 +132,11 @@ async function sendStock(run: {
   const items = plan.shard ? shardRows(rows, plan.shard, shardCounts) : rows;
   const poster = settings.dryRun
     ? undefined
-    : productSender({ ...target, format: plan.format }, settings.concurrency, plan.timeoutMs);
+    : productSender(
+        { ...target, format: plan.format, network: deps.network },
+        settings.concurrency,
+        plan.timeoutMs,
+      );
   try {
     return await uploadFeed(untilStopped(items, deps.interrupt), settings, {
       poster,

@@ -1,8 +1,16 @@
 import type { EventFailure, EventSendResult } from '../events/send.js';
+import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
+import {
+  concurrencyWords,
+  count,
+  duration,
+  n,
+  OUTCOME_MEANING,
+  outcomeWords,
+  rate,
+} from '../shared/words.js';
 import type { EventIssue, EventsSendReport, EventsSummary } from './events-shapes.js';
-
-import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
 
 /**
  * The report of `genser events send` (docs/events.md): the same field names as the upload
@@ -42,6 +50,7 @@ export function eventsSummary(r: EventsRun): EventsSummary {
     retries: s.retries,
     requests: s.requests,
     durationMs: r.durationMs,
+    ...(s.concurrency ? { concurrency: s.concurrency } : {}),
   };
 }
 
@@ -100,7 +109,8 @@ export function eventsSummaryLines(r: EventsRun): string[] {
   const lines = [
     `events: ${count(s.rows, 'event')}, ${n(s.invalid)} invalid (not sent), ${n(s.sent)} sent: ` +
       `${outcomeWords(s)}; ${s.notSent > 0 ? `${count(s.notSent, 'valid event')} not sent; ` : ''}` +
-      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'event')})`,
+      `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'event')})` +
+      concurrencyWords(s.concurrency),
   ];
   if (r.result.stop)
     lines.push(
@@ -109,5 +119,5 @@ export function eventsSummaryLines(r: EventsRun): string[] {
         : `stopped after row ${n(r.lastRow)}: events after it were not read or sent`,
     );
   lines.push(...outcomeLines(r.result.failures));
-  return lines;
+  return lines.map(printable);
 }

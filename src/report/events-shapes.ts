@@ -51,4 +51,6 @@ export interface EventsSummary {
   retries: number;
   requests: number;
   durationMs: number;
+  /** Requests in flight at most during the run, and the most allowed (--concurrency). */
+  concurrency?: { reached: number; max: number };
 }

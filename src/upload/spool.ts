@@ -1,9 +1,18 @@
-import { closeSync, createReadStream, openSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  constants as fsConstants,
+  lstatSync,
+  openSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { FeedRow } from '../feed/index.js';
+import { UsageError } from '../shared/errors.js';
 import { removeDeadTemps } from '../shared/output-file.js';
 import type { Issue } from '../shared/types.js';
-import { type DeltaCounts, UNCHANGED } from './state/delta.js';
+import { UNCHANGED } from './state/delta.js';
 import type { StateHooks } from './types.js';
 
 /**
@@ -61,7 +70,7 @@ export class Spool {
   private readonly onExit = () => this.remove();
 
   private constructor(readonly path: string) {
-    this.fd = openSync(path, 'w', 0o600);
+    this.fd = createNew(path);
     process.once('exit', this.onExit);
   }
 
@@ -163,6 +172,26 @@ export class Spool {
   }
 }
 
+/**
+ * A new file, never one found there (O_EXCL, O_NOFOLLOW): a link planted at this name is
+ * refused, not followed. A file of a dead run that had this pid is removed first.
+ */
+function createNew(path: string): number {
+  try {
+    if (!lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) rmSync(path, { force: true });
+    return openSync(
+      path,
+      fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW,
+      0o600,
+    );
+  } catch (err) {
+    throw new UsageError(
+      `cannot create the upload spool ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}${(err as NodeJS.ErrnoException).code === 'EEXIST' ? ' (something else is at that name: a link is never followed)' : ''}`,
+      'remove what is at that name, and keep the state directory (--state DIR) writable by its owner only',
+    );
+  }
+}
+
 /** The items of one record line. */
 function* itemsOf(line: Buffer): Generator<FeedRow> {
   if (line.length === 0) return;
@@ -198,16 +227,15 @@ function* itemsOf(line: Buffer): Generator<FeedRow> {
  * (new or changed, a batch of an earlier run resumed with its own id). The SKUs seen were marked
  * by the pass.
  */
-export function spooledHooks(state: StateHooks & { counts: DeltaCounts }): StateHooks {
+export function spooledHooks(state: StateHooks & { unchanged(sku: string): undefined }): StateHooks {
   return {
     plan: (sku, json, source) => {
-      if (json !== UNCHANGED) return state.plan(sku, json, source);
-      state.counts.unchanged++;
-      return undefined;
+      if (json !== UNCHANGED || sku === undefined) return state.plan(sku, json, source);
+      return state.unchanged(sku);
     },
     accepted: (rows, parts) => state.accepted(rows, parts),
     notAccepted: (rows, parts) => state.notAccepted?.(rows, parts),
-    // The pass saw every SKU already (src/nightly/guard.ts): not counted twice.
+    // The pass saw every SKU already (src/commands/upload-guard.ts): not counted twice.
     seen: () => {},
     sending: (batch, envelopeId) => state.sending(batch, envelopeId),
     settled: (envelopeId) => state.settled(envelopeId),

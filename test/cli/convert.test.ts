@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getValidator } from '../../src/validate/schemas.js';
+import { getValidator } from '../../src/schema/schemas.js';
 import { lateBadFeed } from './late-bad-feed.js';
 
 const root = join(import.meta.dirname, '..', '..');

@@ -178,7 +178,7 @@ describe('robustness', () => {
   it('answers 408 to a client that never finishes its headers, and keeps serving', async () => {
     const answer = await new Promise<string>((resolve) => {
       const socket = connect(Number(new URL(sb.url).port), '127.0.0.1', () => {
-        socket.write('POST /actions/view/product HTTP/1.1\r\nHost: x\r\n');
+        socket.write('POST /actions/view/product HTTP/1.1\r\nHost: 127.0.0.1\r\n');
       });
       let text = '';
       socket.on('data', (d) => {
@@ -194,7 +194,7 @@ describe('robustness', () => {
   it('survives clients that vanish mid-body or send their body too slowly', async () => {
     const port = Number(new URL(sb.url).port);
     const head = (len: number) =>
-      `POST /collectors/products HTTP/1.1\r\nHost: x\r\napiKey: ${API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${len}\r\n\r\n`;
+      `POST /collectors/products HTTP/1.1\r\nHost: 127.0.0.1\r\napiKey: ${API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${len}\r\n\r\n`;
     await new Promise<void>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => {
         socket.write(`${head(100_000)}{"@graph": [`);

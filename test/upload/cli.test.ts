@@ -248,7 +248,7 @@ describe('genser upload (CLI)', () => {
     );
     expect(r.stderr).not.toContain('retry');
     const doc = JSON.parse(r.stdout);
-    expect(doc.summary).toMatchObject({ requests: 1, retries: 0, failed: 3 });
+    expect(doc.summary).toMatchObject({ requests: 1, retries: 0, sent: 0, notSent: 3 });
     expect(doc.stopped.reason).toBe('endpoint');
   });
 

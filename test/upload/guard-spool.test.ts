@@ -118,7 +118,10 @@ describe('the spool', () => {
     const planned: (string | undefined)[] = [];
     const counts = { new: 0, changed: 0, unchanged: 0 };
     const hooks = spooledHooks({
-      counts,
+      unchanged: () => {
+        counts.unchanged++;
+        return undefined;
+      },
       plan: (s) => {
         planned.push(s);
         return { type: 'create_product' };

@@ -55,7 +55,7 @@ describe('row origins', () => {
     const rows = [];
     for await (const r of withOrigin(feed(), 'feed')) rows.push(r);
     for await (const r of retryRows([
-      { file: 'f.csv', row: 7, line: 8, sku: 'B', payload: Buffer.from('{}') },
+      { file: 'f.csv', row: 7, line: 8, sku: 'B', payload: Buffer.from('{}'), runId: 'r1' },
     ]))
       rows.push(r);
     expect(rows.map((r) => [r.origin, r.file, r.row, r.sku])).toEqual([

@@ -1,9 +1,14 @@
+import type { EventSendResult, EventToSend } from '../events/send.js';
+import {
+  checkedEvents,
+  type EventProblemLine,
+  type EventReadSettings,
+  problemText,
+} from '../events/source.js';
 import type { EventsRun } from '../report/events-report.js';
 import type { EventIssue, EventsValidateReport } from '../report/events-shapes.js';
 import type { Logger } from '../shared/logger.js';
 import { untilStopped } from '../shared/until-stopped.js';
-import type { EventSendResult, EventToSend } from './send.js';
-import { checkedEvents, type EventProblemLine, type EventReadSettings, problemText } from './source.js';
 
 /** What the events commands read with: the reading settings and how many problems to keep in detail. */
 export type CountedSettings = EventReadSettings & { maxErrors: number };

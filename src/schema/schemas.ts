@@ -21,7 +21,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
  * the data, so it is what every value a client sends goes through. `all` (ajv's `allErrors`)
  * lists every error, but its time grows with the square of the number of errors (each failing
  * `$ref` copies the errors so far), so it only ever sees a bounded view of data that `first`
- * found invalid (src/validate/bounded.ts); ajv's security notes say the same.
+ * found invalid (src/schema/bounded.ts); ajv's security notes say the same.
  */
 type Mode = 'first' | 'all';
 const instances = new Map<Mode, Ajv2020>();

@@ -1,4 +1,4 @@
-import type { Issue, Severity } from '../shared/types.js';
+import type { Issue, Severity } from './types.js';
 
 /**
  * Collects issues in bounded memory: every issue is counted into its group (severity, code,
@@ -17,6 +17,13 @@ export interface IssueGroup {
 }
 
 export const GROUP_ROWS = 5;
+
+/** `<message>; <hint>`: how people read an issue, and the JSON reports' `message` (docs/feeds.md). */
+export function messageWithHint(issue: Pick<Issue, 'message' | 'hint'>): string {
+  // A warning kept in a state file written before the hint was apart already ends with it.
+  if (!issue.hint || issue.message.endsWith(`; ${issue.hint}`)) return issue.message;
+  return `${issue.message}; ${issue.hint}`;
+}
 const INDICES = /\[\d+\]/g;
 
 export class IssueCollector {
@@ -34,7 +41,13 @@ export class IssueCollector {
     const key = `${issue.severity}\u0000${issue.code}\u0000${field ?? ''}`;
     let group = this.groupMap.get(key);
     if (!group) {
-      group = { severity: issue.severity, code: issue.code, count: 0, rows: [], example: issue.message };
+      group = {
+        severity: issue.severity,
+        code: issue.code,
+        count: 0,
+        rows: [],
+        example: messageWithHint(issue),
+      };
       if (field) group.field = field;
       this.groupMap.set(key, group);
     }

@@ -1,6 +1,14 @@
-import type { NotAccepted, OutcomeCounts } from '../http/outcome.js';
-
-/** Numbers, counts and outcomes in messages for people, written one way everywhere. */
+/**
+ * Numbers, counts and outcomes in messages for people, written one way everywhere: by the
+ * reports, the progress line and the commands' summaries alike. The outcome counts are those
+ * of src/http/outcome.ts, named here by shape so this leaf imports nothing above it.
+ */
+interface OutcomeCounts {
+  accepted: number;
+  rejected: number;
+  failed: number;
+  unconfirmed: number;
+}
 
 /** 1,234,567: thousands separated by commas. */
 export const n = (x: number): string => x.toLocaleString('en-US');
@@ -32,8 +40,25 @@ export function outcomeWords(c: OutcomeCounts): string {
 }
 
 /** What each outcome that needs a second look means, for the lines that list its rows. */
-export const OUTCOME_MEANING: Record<Exclude<NotAccepted, 'rejected'>, string> = {
+export const OUTCOME_MEANING: Record<'failed' | 'unconfirmed' | 'not_sent', string> = {
   failed: 'not taken (the service said so, or was never reached); run again to send them',
   unconfirmed: 'sent, but the answer was lost or unclear: they may have landed; sending them again is safe',
   not_sent: 'the run stopped before sending them',
 };
+
+/**
+ * A value kept to `max` characters for a report people read, its full length said after it:
+ * one 1 MB value must not make an HTML report take seconds to open or a job summary pass
+ * GitHub's limit. The JSON report keeps the value whole.
+ */
+export function shorten(text: string, max: number): string {
+  if (text.length <= max) return text;
+  // Never cut a surrogate pair in two.
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1] ?? '') ? max - 1 : max;
+  return `${text.slice(0, end)}… (${n(text.length)} characters)`;
+}
+
+/** `; 6 requests at once at most (--concurrency 8)`: how far the adaptive sender went. */
+export function concurrencyWords(c: { reached: number; max: number } | undefined): string {
+  return c ? `; ${count(c.reached, 'request')} at once at most (--concurrency ${c.max})` : '';
+}
