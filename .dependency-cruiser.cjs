@@ -13,7 +13,7 @@ const DOMAIN_RANKS = [
   ['feed'],
   ['events', 'upload'],
   ['stock', 'report'],
-  ['sandbox', 'init', 'search'],
+  ['nightly', 'sandbox', 'init', 'search'],
   ['doctor'],
 ];
 const RANKED = DOMAIN_RANKS.flat();

@@ -380,7 +380,7 @@ export class FeedProcessor {
       valid: true,
     };
     item.unchanged = true;
-    // Its key alone (a sharded run keeps other shards' keys: src/commands/upload-guard.ts).
+    // Its key alone (a sharded run keeps other shards' keys: src/nightly/guard.ts).
     item.source = sourceKeyText(key);
     return item;
   }

@@ -10,8 +10,12 @@ import { ExitCode, type ExitCodeValue } from '../shared/errors.js';
 /** input: the feed could not be read on (a usage error mid-file); internal: a bug. */
 export type StopReason = 'auth' | 'unavailable' | 'interrupted' | 'endpoint' | 'input' | 'internal';
 
-/** The exit code of a run that stopped early (docs/upload.md "Exit codes"). */
-export function stopExitCode(reason: StopReason): ExitCodeValue {
+/**
+ * The exit code of a run that stopped early (docs/upload.md "Exit codes"). An interrupted run
+ * exits as the signal that stopped it (the `interrupt`'s abort reason): 143 for SIGTERM, else 130.
+ */
+export function stopExitCode(reason: StopReason, interrupt?: AbortSignal): ExitCodeValue {
+  if (reason === 'interrupted' && interrupt?.reason === 'SIGTERM') return ExitCode.terminated;
   return {
     auth: ExitCode.auth,
     unavailable: ExitCode.unavailable,

@@ -10,7 +10,6 @@ import {
 import { join } from 'node:path';
 import type { FeedRow } from '../feed/index.js';
 import { UsageError } from '../shared/errors.js';
-import { dieOf } from '../shared/exit-hooks.js';
 import { removeDeadTemps } from '../shared/output-file.js';
 import type { Issue } from '../shared/types.js';
 import { UNCHANGED } from './state/delta.js';
@@ -66,19 +65,12 @@ export class Spool {
   /** Rows to send and rows kept in full (not the unchanged runs): for tests and the debug line. */
   records = 0;
 
-  private readonly onSignal = (signal: NodeJS.Signals) => {
-    this.remove();
-    // Then die of the signal (exit status 130 / 143), as convert does, once the exit hooks have
-    // run: the upload state releases its run lock there. (process.exit could wait for ever on a
-    // feed thread blocked reading a pipe.)
-    dieOf(signal);
-  };
+  // A signal is the run's orderly stop (src/commands/sending.ts), which removes the spool; a
+  // second signal exits at once, and this removes it then.
   private readonly onExit = () => this.remove();
 
   private constructor(readonly path: string) {
     this.fd = createNew(path);
-    process.once('SIGINT', this.onSignal);
-    process.once('SIGTERM', this.onSignal);
     process.once('exit', this.onExit);
   }
 
@@ -120,14 +112,12 @@ export class Spool {
     }
   }
 
-  /** The pass is over: everything on disk. A kill from now on is the upload's own to handle. */
+  /** The pass is over: everything on disk. */
   finishWriting(): void {
     this.endRun();
     this.flush();
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
-    process.removeListener('SIGINT', this.onSignal);
-    process.removeListener('SIGTERM', this.onSignal);
   }
 
   /** The feed's items again, in order, as the feed yielded them; unchanged rows carry `UNCHANGED`. */
@@ -150,8 +140,6 @@ export class Spool {
   remove(): void {
     if (this.removed) return;
     this.removed = true;
-    process.removeListener('SIGINT', this.onSignal);
-    process.removeListener('SIGTERM', this.onSignal);
     process.removeListener('exit', this.onExit);
     try {
       if (this.fd !== undefined) closeSync(this.fd);
@@ -247,7 +235,7 @@ export function spooledHooks(state: StateHooks & { unchanged(sku: string): undef
     },
     accepted: (rows, parts) => state.accepted(rows, parts),
     notAccepted: (rows, parts) => state.notAccepted?.(rows, parts),
-    // The pass saw every SKU already (src/commands/upload-guard.ts): not counted twice.
+    // The pass saw every SKU already (src/nightly/guard.ts): not counted twice.
     seen: () => {},
     sending: (batch, envelopeId) => state.sending(batch, envelopeId),
     settled: (envelopeId) => state.settled(envelopeId),

@@ -250,6 +250,10 @@ describe('genser upload with known products and the guard', () => {
     const child = spawn(process.execPath, [bin, 'upload', fifo], {
       env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
     });
+    let stderr = '';
+    child.stderr.on('data', (c) => {
+      stderr += String(c);
+    });
     const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, sig) => r(sig)));
     // Half the feed, and the writer stays open: the pass waits for the rest.
     const fh = await open(fifo, 'w');
@@ -260,6 +264,10 @@ describe('genser upload with known products and the guard', () => {
     expect(spools(stateDir)).toHaveLength(1);
     child.kill('SIGTERM');
     expect(await exited).toBe('SIGTERM');
+    // An orderly stop first (src/commands/sending.ts): the summary is out before the read that
+    // still waits on the FIFO's writer makes the process die of the signal.
+    expect(stderr).toContain('upload: 0 rows');
+    expect(stderr).toContain('genser: interrupted: no new requests were started');
     await fh.close().catch(() => {});
     expect(spools(stateDir)).toEqual([]);
     expect(server.requests).toEqual([]);

@@ -2,39 +2,48 @@ import { type FeedRow, feedRows, KEY_TEXT_LENGTH, KnownSources, payloadJson } fr
 import { ExitCode, ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
+import { untilStopped } from '../shared/until-stopped.js';
 import type { InvalidBudget } from '../upload/budget.js';
 import { inShard, type Shard, type ShardCounts } from '../upload/shard.js';
 import { Spool, UNCHANGED } from '../upload/spool.js';
 import type { Delta } from '../upload/state/delta.js';
-import type { MissingMode } from '../upload/state/missing.js';
 import type { UploadState } from '../upload/state/store.js';
+import type { MissingMode } from './rows.js';
+
+export interface GuardPass {
+  files: string[];
+  feed: FeedOptions;
+  run: { state: UploadState; delta: Delta; full: boolean; dir: string };
+  limit: InvalidBudget;
+  missing: MissingMode;
+  log: Logger;
+  stdin?: NodeJS.ReadableStream;
+  workers?: number | 'auto';
+  /** `--shard I/N`: other shards' rows are counted here and never spooled. */
+  shard?: { of: Shard; counts: ShardCounts };
+  /** Ctrl-C or SIGTERM: the pass stops reading, and nothing is sent. */
+  interrupt: AbortSignal;
+}
+
+/** The pass's outcome: the spool to replay, or none (no guard: stream the feed; or stopped by a signal). */
+export type GuardOutcome =
+  | { spool: Spool; interrupted?: undefined }
+  | { spool?: undefined; interrupted: boolean };
 
 /**
  * The mass-change guard (`--max-change`, docs/nightly.md): the feed is read once, before anything
  * is sent, counting the known products it changes and (with `--missing out-of-stock`) those gone
  * from it, while what the upload must still see goes to a spool on disk (src/upload/spool.ts).
  * Over the limit, nothing is sent and the run exits 1; otherwise the upload replays the spool
- * instead of reading the feed again. Not applied (undefined: the upload streams the feed) to a
+ * instead of reading the feed again. Not applied (no spool: the upload streams the feed) to a
  * first run (nothing known) or a limit of 100% or more.
  */
-export async function guardedRead(
-  files: string[],
-  feed: FeedOptions,
-  run: { state: UploadState; delta: Delta; full: boolean; dir: string },
-  limit: InvalidBudget,
-  missing: MissingMode,
-  log: Logger,
-  read: {
-    stdin?: NodeJS.ReadableStream;
-    workers?: number | 'auto';
-    /** `--shard I/N`: other shards' rows are counted here and never spooled. */
-    shard?: { of: Shard; counts: ShardCounts };
-  },
-): Promise<Spool | undefined> {
+export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
+  const { run, limit, missing, log } = pass;
+  if (limit.kind === 'percent' && limit.max >= 100) return { interrupted: false };
   const { state, delta } = run;
-  if (limit.kind === 'percent' && limit.max >= 100) return undefined;
   const known = state.knownCount();
-  if (known === 0) return undefined;
+  if (known === 0) return { interrupted: false };
   // The accepted source keys, read while the feed's threads start: rows with one of them are not
   // mapped again (--full maps all). The other rows' hashes: when most rows are skipped, the few
   // others are looked up one by one; else (--full, a state from before source keys) all are read
@@ -48,26 +57,33 @@ export async function guardedRead(
   };
   const spool = Spool.open(run.dir);
   try {
-    const pass = await spoolFeed(
-      feedRows(files, feed, log, read.stdin, { serialize: true, workers: read.workers, keys }),
+    const read = await spoolFeed(
+      untilStopped(
+        feedRows(pass.files, pass.feed, log, pass.stdin, { serialize: true, workers: pass.workers, keys }),
+        pass.interrupt,
+      ),
       spool,
-      { delta, state, full: run.full },
+      { delta, state, full: run.full, interrupt: pass.interrupt },
       // SKUs seen are only for the products gone from the feed.
       missing === 'out-of-stock',
-      read.shard,
+      pass.shard,
     );
+    if (pass.interrupt.aborted) {
+      spool.remove();
+      return { interrupted: true };
+    }
     // A feed that cannot be read fully is the upload's to report; no guard decision on it.
-    if (pass.decides) {
+    if (read.decides) {
       let gone = 0;
       if (missing === 'out-of-stock')
         for (const sku of state.acceptedSkus()) if (!delta.seenSkus.has(sku)) gone++;
-      const refused = massChangeError(pass.changed, gone, known, limit, missing);
+      const refused = massChangeError(read.changed, gone, known, limit, missing);
       if (refused) throw refused;
     }
     log.debug(
-      `--max-change: ${pass.changed} changed; ${pass.skipped} rows not mapped again (source key accepted before); ${spool.records} records spooled in ${spool.path}`,
+      `--max-change: ${read.changed} changed; ${read.skipped} rows not mapped again (source key accepted before); ${spool.records} records spooled in ${spool.path}`,
     );
-    return spool;
+    return { spool };
   } catch (err) {
     spool.remove();
     throw err;
@@ -84,7 +100,7 @@ export async function guardedRead(
 async function spoolFeed(
   items: AsyncIterable<FeedRow>,
   spool: Spool,
-  run: { delta: Delta; state: UploadState; full: boolean },
+  run: { delta: Delta; state: UploadState; full: boolean; interrupt: AbortSignal },
   markSeen: boolean,
   shard: { of: Shard; counts: ShardCounts } | undefined,
 ): Promise<{ changed: number; skipped: number; decides: boolean }> {
@@ -127,8 +143,8 @@ async function spoolFeed(
     spool.add(item, same && !run.full ? UNCHANGED : json);
   }
   delta.flushNotes();
-  // The whole feed was read (a reading failure throws before this).
-  if (shard) run.state.replaceOtherShards(otherShards);
+  // The whole feed was read (a reading failure throws before this; a stop leaves the table as it was).
+  if (shard && !run.interrupt.aborted) run.state.replaceOtherShards(otherShards);
   return { changed, skipped, decides };
 }
 
