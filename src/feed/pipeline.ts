@@ -21,6 +21,7 @@ import type {
   SourceRecord,
 } from '../shared/types.js';
 import { timeZoneForCountry } from '../time/zones.js';
+import { duplicateGtinProblem, GtinSet, gtinOf } from '../validate/duplicate-gtins.js';
 import { SkuSet } from '../validate/duplicates.js';
 import { type PayloadValidator, payloadValidator } from '../validate/product.js';
 import type { SourceLookup } from '../validate/translate.js';
@@ -263,6 +264,7 @@ const NONE: readonly Issue[] = Object.freeze([]);
 export class FeedProcessor {
   private readonly validate: PayloadValidator;
   private readonly skus = new SkuSet();
+  private readonly gtins = new GtinSet();
   private readonly zone: string;
   private fileIndex = 0;
   private plan: Plan | undefined;
@@ -399,14 +401,14 @@ export class FeedProcessor {
 
   /** A row whose key the service accepted under `sku`: its item without mapping it again. */
   private unchanged(record: SourceRecord, known: KnownEntry, key: Buffer): FeedItem {
-    const { sku } = known;
+    const { sku, warnings } = known;
     const item: FeedItem = {
       file: record.file,
       row: record.row,
       line: record.line,
       sku,
       // The warnings its row had when it was mapped, at this row: reported every night alike.
-      issues: known.warnings === undefined ? [] : placeWarnings(known.warnings, record, sku),
+      issues: warnings === undefined ? [] : placeWarnings(warnings, record, sku),
       valid: true,
     };
     const dup = this.checkDuplicates
@@ -484,7 +486,12 @@ export class FeedProcessor {
     const sku = typeof rawSku === 'string' && rawSku !== '' ? rawSku : undefined;
     if (sku !== undefined && payload && this.checkDuplicates) {
       const dup = duplicateProblem(this.skus, this.options, this.sources, sku, this.fileIndex, record.row);
-      if (dup) problems.push(dup);
+      // A repeated SKU is one error; otherwise its GTIN must not be another SKU's.
+      const gtin = dup ? undefined : gtinOf(payload);
+      const same =
+        gtin && duplicateGtinProblem(this.gtins, this.sources, gtin, sku, this.fileIndex, record.row);
+      const problem = dup ?? same;
+      if (problem) problems.push(problem);
     }
     const issues: Issue[] = [];
     let valid = true;

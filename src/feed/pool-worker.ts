@@ -7,6 +7,7 @@ import { readNdjson } from '../read/ndjson.js';
 import { ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedItem, ReadItem } from '../shared/types.js';
+import { gtinOf } from '../validate/duplicate-gtins.js';
 import { FeedProcessor, processFile, type SourceKeying } from './pipeline.js';
 import type { FromPool, KnownMessage, PoolInput, ToPool } from './pool.js';
 
@@ -110,6 +111,7 @@ async function processChunk(m: ToPool): Promise<{ message: FromPool; transfer: A
   const rowOf: number[] = [];
   const lineOf: number[] = [];
   const skus: (string | undefined)[] = [];
+  const gtins: (string | undefined)[] = [];
   const checked: number[] = [];
   const sources: (string | undefined)[] = [];
   const unchanged: number[] = [];
@@ -130,6 +132,7 @@ async function processChunk(m: ToPool): Promise<{ message: FromPool; transfer: A
       rowOf.push(item.row);
       lineOf.push(item.line);
       skus.push(item.sku);
+      gtins.push(gtinOf(item.payload));
       // An unchanged row has no payload, but it is a product: the duplicate check applies.
       checked.push((item.payload !== undefined || item.unchanged) && item.sku !== undefined ? 1 : 0);
       if (keying) {
@@ -159,6 +162,7 @@ async function processChunk(m: ToPool): Promise<{ message: FromPool; transfer: A
     row: rowArray,
     line: lineArray,
     skus,
+    gtins,
     checked: checkedArray,
     others,
     rows,

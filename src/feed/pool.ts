@@ -14,6 +14,7 @@ import { firstInvalidUtf8, incompleteTail } from '../read/utf8.js';
 import { type ExitCodeValue, ExitError, UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedItem, FeedOptions, Issue } from '../shared/types.js';
+import { duplicateGtinProblem, GtinSet } from '../validate/duplicate-gtins.js';
 import { SkuSet } from '../validate/duplicates.js';
 import { CHUNK_TARGET, Chunker, type ChunkKind, type FeedChunk } from './chunker.js';
 import type { FeedRow } from './feed-row.js';
@@ -75,6 +76,8 @@ export interface FromPool {
   row: Int32Array;
   line: Int32Array;
   skus: (string | undefined)[];
+  /** Item i's GTIN (a standard payload's offers.gtin), for the duplicate-GTIN check. */
+  gtins: (string | undefined)[];
   /** 1: item i had a payload and a SKU, so the duplicate check applies to it. */
   checked: Uint8Array;
   /** Items with issues or invalid, whole (without payload): [i, item]. The others are valid and issue-free. */
@@ -282,6 +285,7 @@ async function* chunksInOrder(
   if (known) pool.broadcast({ known: known.data });
   const limit = options.threads * PER_WORKER;
   const skus = new SkuSet();
+  const gtins = new GtinSet();
   const sent = new Map<number, Sent>();
   let seq = 0;
   let next = 0;
@@ -299,7 +303,7 @@ async function* chunksInOrder(
       state = { rows: 0, lines: 0, said: new Set() };
     }
     if (!meta.last) checkCut(m, files[meta.fileIndex], state.lines);
-    const rows = rowsOf(m, meta, state, skus, files, feed, options.serialize);
+    const rows = rowsOf(m, meta, state, { skus, gtins }, files, feed, options.serialize);
     if (m.rows > 0) state.noRows = undefined;
     if (meta.last && state.noRows) {
       rows.push(state.noRows);
@@ -402,7 +406,7 @@ function rowsOf(
   m: FromPool,
   meta: Sent,
   state: FileState,
-  skus: SkuSet,
+  seen: { skus: SkuSet; gtins: GtinSet },
   files: string[],
   feed: FeedOptions,
   serialize: boolean,
@@ -443,7 +447,10 @@ function rowsOf(
       if (m.unchanged?.[i] === 1) item.unchanged = true;
     }
     if (m.checked[i] === 1 && item.sku !== undefined) {
-      const dup = duplicateProblem(skus, feed, files, item.sku, meta.fileIndex, item.row);
+      const gtin = m.gtins[i];
+      const dup =
+        duplicateProblem(seen.skus, feed, files, item.sku, meta.fileIndex, item.row) ??
+        (gtin && duplicateGtinProblem(seen.gtins, files, gtin, item.sku, meta.fileIndex, item.row));
       if (dup) {
         // A copy: issue-free rows share one empty array.
         item.issues = [...item.issues, issueOf(dup, item, item.sku)];

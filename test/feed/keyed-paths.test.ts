@@ -7,7 +7,7 @@ import { KnownSources } from '../../src/feed/known-sources.js';
 import { type FeedRow, type FeedRowsOptions, feedRows, payloadJson } from '../../src/feed/threads.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedOptions } from '../../src/shared/types.js';
-import { csvText } from './random-csv.js';
+import { csvText, gtinFor } from './random-csv.js';
 
 /**
  * Source keys through the feed (docs/nightly.md, "Unchanged rows"): a first run collects each
@@ -148,7 +148,7 @@ async function keyedRuns(files: string[], options: FeedOptions = feed) {
 const HEADER =
   'sku,name,brand_id,brand_name,category_name,category_code,description,price,currency,availability,gtin,mpn,image_urls,url';
 const product = (sku: string, name = '면 티셔츠', price = '12000') =>
-  `${sku},"${name}",b,브랜드,의류,CLO,"부드러운 면, 흰색",${price},KRW,InStock,8801234567893,${sku},https://cdn.example.kr/${sku}.jpg,https://shop.example.kr/${sku}`;
+  `${sku},"${name}",b,브랜드,의류,CLO,"부드러운 면, 흰색",${price},KRW,InStock,${gtinFor(sku)},${sku},https://cdn.example.kr/${sku}.jpg,https://shop.example.kr/${sku}`;
 
 const dir = mkdtempSync(join(tmpdir(), 'genser-keyed-'));
 function csvFile(name: string, lines: string[]): string {
@@ -165,7 +165,7 @@ function csvFile(name: string, lines: string[]): string {
 function randomFiles(oneLineEnd: boolean, seeds: number[]): string[] {
   return seeds.map((seed) => {
     const file = join(dir, `random-${oneLineEnd ? 'one' : 'mixed'}-${seed}.csv`);
-    writeFileSync(file, fc.sample(csvText({ oneLineEnd }), { numRuns: 1, seed })[0]);
+    writeFileSync(file, fc.sample(csvText({ oneLineEnd, identifiers: true }), { numRuns: 1, seed })[0]);
     return file;
   });
 }
@@ -175,8 +175,8 @@ const randomOptions: FeedOptions = {
   ...feed,
   set: [
     ...feed.set!,
-    ...['brand_id=b', 'brand_name=B', 'category_name=옷', 'category_code=C', 'currency=KRW', 'mpn=M'],
-    ...['gtin=8801234567893', 'availability=InStock', 'image_urls=https://cdn.example.kr/a.jpg'],
+    ...['brand_id=b', 'brand_name=B', 'category_name=옷', 'category_code=C', 'currency=KRW'],
+    ...['availability=InStock', 'image_urls=https://cdn.example.kr/a.jpg'],
     'url=https://shop.example.kr/p',
   ],
 };
@@ -452,7 +452,7 @@ describe('source keys through the feed, on every path', () => {
         const rows = [
           // The first row has both attributes: the file's plan reads attr.color and attr.size.
           row('S-1', 'simple', '"Catalog, Search"', 'ean=4006381333931,brand=Luma,color=red,size=L'),
-          row('X-1', 'simple', 'Not Visible Individually', 'ean=4006381333931,brand=Luma'),
+          row('X-1', 'simple', 'Not Visible Individually', 'ean=8801234567893,brand=Luma'),
           row('P-1', 'configurable', '"Catalog, Search"', parent, 'sku=X-1,color=M'),
         ];
         writeFileSync(path, `${[header, ...rows].join('\n')}\n`);
