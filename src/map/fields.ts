@@ -27,7 +27,11 @@ export type FieldKind =
   /** InStock | OutOfStock | PreOrder, common spellings accepted */
   | 'availability'
   /** upper-cased code */
-  | 'code';
+  | 'code'
+  /** a product identifier (SKU, MPN): text, with Excel's damage named (docs/feeds.md, "Identifiers") */
+  | 'identifier'
+  /** a GTIN: digits, with Excel's damage named (scientific notation, lost leading zeros) */
+  | 'gtin';
 
 export interface FieldDef {
   /** Name used in mapping files and as canonical column. */
@@ -40,8 +44,8 @@ export interface FieldDef {
 }
 
 const STANDARD: FieldDef[] = [
-  { target: 'sku', kind: 'text', path: 'sku' },
-  { target: 'offer_sku', kind: 'text', path: 'offers.sku' },
+  { target: 'sku', kind: 'identifier', path: 'sku' },
+  { target: 'offer_sku', kind: 'identifier', path: 'offers.sku' },
   { target: 'name', kind: 'mltext', path: 'name' },
   { target: 'brand_id', kind: 'text', path: 'brand.@id' },
   { target: 'brand_name', kind: 'mltext', path: 'brand.name' },
@@ -53,8 +57,8 @@ const STANDARD: FieldDef[] = [
   { target: 'availability', kind: 'availability', path: 'offers.availability' },
   { target: 'availability_starts', kind: 'date', path: 'offers.availabilityStarts' },
   { target: 'availability_ends', kind: 'date', path: 'offers.availabilityEnds' },
-  { target: 'gtin', kind: 'text', path: 'offers.gtin' },
-  { target: 'mpn', kind: 'text', path: 'offers.mpn' },
+  { target: 'gtin', kind: 'gtin', path: 'offers.gtin' },
+  { target: 'mpn', kind: 'identifier', path: 'offers.mpn' },
   { target: 'image_urls', kind: 'list', path: 'offers.image' },
   { target: 'url', kind: 'mltext', path: 'url', recommended: true },
   { target: 'seo_title', kind: 'text', path: 'additionalProperty.seo_title' },
