@@ -286,7 +286,8 @@ describe('backfill against the sandbox', () => {
 
   it('keys hold: the order id makes them, not how --source or --country is spelled (#28)', async () => {
     const purchases = () =>
-      (sandbox.stats() as { events: { byType: Record<string, number> } }).events.byType.complete_purchase ?? 0;
+      (sandbox.stats() as { events: { byType: Record<string, number> } }).events.byType.complete_purchase ??
+      0;
     const before = purchases();
     // Two orders by one customer in the same second with the same item: two purchases.
     const file = join(dir, 'twins.csv');
