@@ -195,22 +195,24 @@ describe('genser events send', () => {
         'stopped',
         'target',
         'failures',
+        'unsent',
       ]);
+      // The 11 examples: rows 1-4 failed, 5-11 read after the stop and not sent (#31 item 9).
       expect(doc.stopped).toEqual({
         reason: 'auth',
         message: expect.stringContaining('the server refused the service key (HTTP 401)'),
-        lastRowRead: 5,
+        lastRowRead: 11,
       });
       const s = doc.summary;
-      expect(s).toMatchObject({ rows: 5, sent: 4, accepted: 0, failed: 4, notSent: 1, unconfirmed: 0 });
+      expect(s).toMatchObject({ rows: 11, sent: 4, accepted: 0, failed: 4, notSent: 7, unconfirmed: 0 });
       expect(s.accepted + s.rejected + s.failed + s.unconfirmed + s.notSent + s.invalid).toBe(s.rows);
       expect(doc.failures.map((f: { row: number; kind: string }) => `${f.row} ${f.kind}`)).toEqual([
         '1 failed',
         '2 failed',
         '3 failed',
         '4 failed',
-        '5 not_sent',
       ]);
+      expect(doc.unsent).toEqual([{ file: examplesFile, from: 5, to: 11, count: 7 }]);
     } finally {
       await new Promise((r) => refusing.close(r));
     }
