@@ -43,6 +43,8 @@ export const TRANSFORM_NAMES = ['shopify', 'woocommerce', 'magento', 'google-mer
 export type TransformName = (typeof TRANSFORM_NAMES)[number];
 
 export interface MappingJson {
+  /** What to check or fill in, written by `genser init` (not read). */
+  notes?: string[];
   transform?: TransformName;
   defaults?: Record<string, string | number | boolean>;
   format?: PayloadFormat;
