@@ -391,7 +391,10 @@ function sandboxLine(sb: NonNullable<UploadReportMeta['sandbox']>): string {
 
 function searchableLine(feed: FeedOptions): string {
   const after = describeNextBatch(new Date(), feed.country);
-  return feed.format === 'legacy' ? `${after}; stock status (isInStock) applies at once` : after;
+  // Only legacy products carry isInStock (contract 2.8): contents and filters have no stock.
+  return feed.format === 'legacy' && feed.kind === 'products'
+    ? `${after}; stock status (isInStock) applies at once`
+    : after;
 }
 
 /** Touching process.stdin creates a handle; only when the feed is read from it ('-'). */
