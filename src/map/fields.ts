@@ -72,6 +72,17 @@ const STANDARD: FieldDef[] = [
   { target: 'unit_code', kind: 'text', path: 'offers.priceSpecification.unitCode' },
   { target: 'inventory_level', kind: 'number', path: 'offers.inventoryLevel.value' },
   { target: 'seo_description', kind: 'mltext', path: 'description.additionalProperty.seo_description' },
+  // Fields of the sample body without a shape in the table (docs/feeds.md, "Sample-only fields").
+  { target: 'item_condition', kind: 'text', path: 'itemCondition' },
+  { target: 'has_adult_consideration', kind: 'text', path: 'hasAdultConsideration' },
+  { target: 'country_of_origin', kind: 'code', path: 'countryOfOrigin.name' },
+  { target: 'brand_logo', kind: 'text', path: 'brand.logo' },
+  { target: 'category_position', kind: 'list', path: 'category.position' },
+  { target: 'shipping_weight', kind: 'number', path: 'offers.shippingDetails.weight.value' },
+  { target: 'shipping_weight_unit', kind: 'text', path: 'offers.shippingDetails.weight.unitCode' },
+  { target: 'image_content_size', kind: 'list', path: 'offers.image.contentSize' },
+  { target: 'image_width', kind: 'list', path: 'offers.image.width' },
+  { target: 'image_height', kind: 'list', path: 'offers.image.height' },
 ];
 
 /** Legacy fields worth a warning when absent, though the contract marks them optional. */
