@@ -6,6 +6,7 @@ import { type FeedRow, feedRows, payloadJson } from '../../src/feed/threads.js';
 import { ExitError } from '../../src/shared/errors.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedOptions } from '../../src/shared/types.js';
+import { gtinCheckDigit } from '../../src/validate/checks.js';
 import { feedOptions } from '../helpers/feed-options.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -131,8 +132,11 @@ describe('the feed on two threads (reading here, the rest on the feed worker)', 
     for (let i = 1; i <= 700; i++) {
       const description = i % 17 === 0 ? big : `설명 ${i}`;
       const price = i % 50 === 0 ? 'ask' : `${i}`;
+      // Each SKU its own GTIN (the same GTIN on two SKUs is an error).
+      const body = `881${String(i).padStart(9, '0')}`;
+      const gtin = body + gtinCheckDigit(body);
       lines.push(
-        `SKU-${i},상품 ${i},BR-1,소라,가방,BAG,"${description.replaceAll('"', '""')}",${price},KRW,InStock,2026-01-01,2027-12-31,8800000010373,MPN-${i},https://shop.example/i/${i}.jpg,https://shop.example/p/${i}`,
+        `SKU-${i},상품 ${i},BR-1,소라,가방,BAG,"${description.replaceAll('"', '""')}",${price},KRW,InStock,2026-01-01,2027-12-31,${gtin},MPN-${i},https://shop.example/i/${i}.jpg,https://shop.example/p/${i}`,
       );
     }
     writeFileSync(file, `${lines.join('\n')}\n`);
