@@ -7,8 +7,8 @@
  * leaves import nothing but src/shared/. A new folder gets a rank here before it can be imported.
  */
 const DOMAIN_RANKS = [
-  ['read', 'http', 'storage', 'time', 'schema', 'client'],
-  ['map'],
+  ['http', 'storage', 'time', 'schema', 'client', 'alerts'],
+  ['read', 'map'],
   ['payload', 'validate'],
   ['feed'],
   ['events', 'upload'],

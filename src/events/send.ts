@@ -60,6 +60,17 @@ export interface EventSendDeps {
   interrupt?: AbortSignal;
 }
 
+/**
+ * Events read after the run stopped, never sent: one range per file, not one entry per event
+ * (the rest of a large input must not fill memory). Their count is in `notSent`.
+ */
+export interface UnsentRange {
+  file: string;
+  from: number;
+  to: number;
+  count: number;
+}
+
 /** read = accepted + rejected + failed + unconfirmed + notSent. */
 export interface EventSendResult extends OutcomeCounts {
   /** Valid events read (invalid ones never reach the sender). */
@@ -68,8 +79,10 @@ export interface EventSendResult extends OutcomeCounts {
   sent: number;
   retries: number;
   requests: number;
-  /** Events not accepted, in input order. */
+  /** Events not accepted, in input order (those read after the stop are in `unsent`). */
   failures: EventFailure[];
+  /** Events read after the run stopped (auth, outage...), counted as not sent. */
+  unsent: UnsentRange[];
   stop?: RunStop;
   /** Requests in flight at most during the run, and the most allowed (--concurrency). */
   concurrency?: { reached: number; max: number };
@@ -106,6 +119,7 @@ export async function sendEvents(
     retries: 0,
     requests: 0,
     failures: [],
+    unsent: [],
     readToEnd: false,
   };
   const exchangeSettings: ExchangeSettings = {
@@ -163,10 +177,16 @@ export async function sendEvents(
     for await (const event of events) {
       result.read++;
       if (!fileOrder.has(event.file)) fileOrder.set(event.file, fileOrder.size);
-      await inFlight.slot(() => run.stopped);
+      if (!run.stopped) await inFlight.slot(() => run.stopped);
       if (run.stopped) {
-        settle(event, 'not_sent', 'not_sent', `not sent: ${run.stopMessage}`);
-        break;
+        // Ctrl-C asks to stop now; any other stop reads the rest, unsent, so that every event
+        // of the input is accounted for once (docs/events.md, "Sending").
+        if (run.stop?.reason === 'interrupted') {
+          settle(event, 'not_sent', 'not_sent', `not sent: ${run.stopMessage}`);
+          break;
+        }
+        unsent(result, event);
+        continue;
       }
       result.sent++;
       inFlight.add(
@@ -177,7 +197,7 @@ export async function sendEvents(
         }),
       );
     }
-    result.readToEnd = !run.stopped;
+    result.readToEnd = run.stop?.reason !== 'interrupted';
   } catch (err) {
     // The input broke mid-run: what was sent stays accounted for and reported.
     const usage = err instanceof ExitError;
@@ -192,6 +212,15 @@ export async function sendEvents(
   result.stop = run.stop;
   result.concurrency = pacer.reached;
   return result;
+}
+
+function unsent(result: EventSendResult, event: EventToSend): void {
+  tallyOutcome(result, 'not_sent');
+  const last = result.unsent.at(-1);
+  if (last && last.file === event.file) {
+    last.to = event.row;
+    last.count++;
+  } else result.unsent.push({ file: event.file, from: event.row, to: event.row, count: 1 });
 }
 
 function describeStatus(status: number | string): string {

@@ -67,6 +67,7 @@ export interface JobResult {
   row: Int32Array;
   line: Int32Array;
   skus: (string | undefined)[];
+  gtins: (string | undefined)[];
   /** 1: item i had a payload (or is unchanged) and a SKU, so the duplicate check applies. */
   checked: Uint8Array;
   /** Items with issues or invalid, whole (without payload): [i, item]. */
@@ -103,6 +104,7 @@ export class ResultPacker {
   private readonly row: number[] = [];
   private readonly line: number[] = [];
   private readonly skus: (string | undefined)[] = [];
+  private readonly gtins: (string | undefined)[] = [];
   private readonly checked: number[] = [];
   private readonly others: [number, FeedItem][] = [];
   private readonly parts: JobResult['parts'] = [];
@@ -126,6 +128,7 @@ export class ResultPacker {
     this.row.push(item.row);
     this.line.push(item.line);
     this.skus.push(item.sku);
+    this.gtins.push(item.gtin);
     this.checked.push(isChecked(item) ? 1 : 0);
     if (item.columns) this.columns.push([i, item.columns]);
     if (this.keyed) {
@@ -152,6 +155,7 @@ export class ResultPacker {
       row,
       line,
       skus: this.skus,
+      gtins: this.gtins,
       checked,
       others: this.others,
       parts: this.parts,
@@ -220,6 +224,8 @@ export function* resultRows(
       row = { file, row: r.row[i], line: r.line[i], issues: NO_ISSUES, valid: true };
       const sku = r.skus[i];
       if (sku !== undefined) row.sku = sku;
+      const gtin = r.gtins[i];
+      if (gtin !== undefined) row.gtin = gtin;
       if (r.sources?.[i] !== undefined) row.source = r.sources[i];
       if (r.unchanged?.[i] === 1) row.unchanged = true;
     }

@@ -21,6 +21,7 @@ import type {
   SourceRecord,
 } from '../shared/types.js';
 import { timeZoneForCountry } from '../time/zones.js';
+import { gtinOf } from '../validate/duplicate-gtins.js';
 import { type PayloadValidator, payloadValidator } from '../validate/product.js';
 import type { SourceLookup } from '../validate/translate.js';
 import type { FeedRow } from './feed-row.js';
@@ -369,14 +370,14 @@ export class FeedProcessor {
 
   /** A row whose key the service accepted under `sku`: its item without mapping it again. */
   private unchanged(record: SourceRecord, known: KnownEntry, key: Buffer): FeedItem {
-    const { sku } = known;
+    const { sku, warnings } = known;
     const item: FeedItem = {
       file: record.file,
       row: record.row,
       line: record.line,
       sku,
       // The warnings its row had when it was mapped, at this row: reported every night alike.
-      issues: known.warnings === undefined ? [] : placeWarnings(known.warnings, record, sku),
+      issues: warnings === undefined ? [] : placeWarnings(warnings, record, sku),
       valid: true,
     };
     item.unchanged = true;
@@ -452,6 +453,8 @@ export class FeedProcessor {
     }
     const item: FeedItem = { file: record.file, row: record.row, line: record.line, issues, valid };
     if (sku !== undefined) item.sku = sku;
+    const gtin = gtinOf(payload);
+    if (gtin !== undefined) item.gtin = gtin;
     if (payload) item.payload = payload;
     return item;
   }

@@ -4,6 +4,7 @@ import { inputTypeFromName } from '../read/input-type.js';
 import { type MessagePart, renderMessage } from '../read/issues.js';
 import { UsageError } from '../shared/errors.js';
 import type { FeedItem, FeedOptions, Issue } from '../shared/types.js';
+import { duplicateGtinProblem, GtinSet } from '../validate/duplicate-gtins.js';
 import { SkuSet } from '../validate/duplicates.js';
 import type { FeedRow } from './feed-row.js';
 import { fileItem, issueOf } from './issue-of.js';
@@ -72,6 +73,7 @@ interface FileState {
 
 export class Settler {
   private readonly skus = new SkuSet();
+  private readonly gtins = new GtinSet();
   private file: FileState | undefined;
 
   constructor(
@@ -116,7 +118,13 @@ export class Settler {
   }
 
   private checkDuplicate(item: FeedRow, fileIndex: number): void {
-    const dup = duplicateProblem(this.skus, this.feed, this.files, item.sku!, fileIndex, item.row);
+    const sku = item.sku as string;
+    // A repeated SKU is one error; otherwise its GTIN must not be another SKU's (docs/feeds.md).
+    const dup =
+      duplicateProblem(this.skus, this.feed, this.files, sku, fileIndex, item.row) ??
+      (item.gtin === undefined
+        ? undefined
+        : duplicateGtinProblem(this.gtins, this.files, item.gtin, sku, fileIndex, item.row));
     if (!dup) return;
     // A copy: issue-free rows share one empty array.
     item.issues = [...item.issues, issueOf(dup, item, item.sku)];

@@ -8,7 +8,7 @@ import {
   uploadSummaryLines,
 } from '../report/upload-report.js';
 import { ExitCode, ExitError } from '../shared/errors.js';
-import type { PayloadFormat } from '../shared/types.js';
+import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 import { describeNextBatch } from '../time/zones.js';
 import { type Shard, type ShardCounts, shardLine, shardReport } from '../upload/shard.js';
 import { deltaLine } from '../upload/state/delta.js';
@@ -75,7 +75,7 @@ export async function settleRun(
     const { url, db } = target.sandbox;
     meta.sandbox = { url, applied, ...(db ? { db } : {}) };
   } else if (!plan.settings.dryRun && result.summary.accepted > 0)
-    meta.searchable = searchableLine(feed.format, feed.country);
+    meta.searchable = searchableLine(feed.format, feed.kind, feed.country);
   stateRun?.delta.finish(result.readToEnd && !result.stop);
   if (shard && !plan.retry) meta.shard = shardReport(shard.of, shard.counts);
   const code = runExitCode(result, deps.interrupt);
@@ -123,7 +123,10 @@ function sandboxLine(sb: NonNullable<UploadReportMeta['sandbox']>): string {
   return `sandbox: ${sb.applied.toLocaleString('en-US')} ${noun} landed in the embedded sandbox at ${sb.url} and its daily batch (run at once) applied ${them}; ${where}`;
 }
 
-function searchableLine(format: PayloadFormat, country: string): string {
+function searchableLine(format: PayloadFormat, kind: LegacyKind, country: string): string {
   const after = describeNextBatch(new Date(), country);
-  return format === 'legacy' ? `${after}; stock status (isInStock) applies at once` : after;
+  // Only legacy products carry isInStock (contract 2.8): contents and filters have no stock.
+  return format === 'legacy' && kind === 'products'
+    ? `${after}; stock status (isInStock) applies at once`
+    : after;
 }

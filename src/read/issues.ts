@@ -16,7 +16,9 @@ export type ReadIssueCode =
   | 'too_deep'
   | 'mixed_line_ends'
   /** A warning: a standard envelope without a member contract 2.7 recommends. */
-  | 'envelope_recommended';
+  | 'envelope_recommended'
+  /** A standard envelope member the service refuses (no agent, a wrong specversion...). */
+  | 'envelope';
 
 export interface IssueAt {
   row?: number;

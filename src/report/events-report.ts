@@ -64,6 +64,7 @@ export function eventsReport(r: EventsRun): EventsSendReport {
     ...(stop ? { stopped: { reason: stop.reason, message: stop.message, lastRowRead: r.lastRow } } : {}),
     ...(r.target ? { target: r.target } : {}),
     failures: r.result.failures,
+    ...(r.result.unsent.length > 0 ? { unsent: r.result.unsent } : {}),
   };
 }
 
@@ -115,9 +116,13 @@ export function eventsSummaryLines(r: EventsRun): string[] {
   if (r.result.stop)
     lines.push(
       r.result.readToEnd
-        ? `stopped after row ${n(r.lastRow)}, the last of the input`
+        ? `stopped; the input was read to its end (row ${n(r.lastRow)}), what came after the stop not sent`
         : `stopped after row ${n(r.lastRow)}: events after it were not read or sent`,
     );
   lines.push(...outcomeLines(r.result.failures));
+  for (const u of r.result.unsent) {
+    const rows = u.from === u.to ? `row ${u.from}` : `rows ${u.from}-${u.to}`;
+    lines.push(`not sent: ${u.file} ${rows} (${count(u.count, 'valid event')}): ${OUTCOME_MEANING.not_sent}`);
+  }
   return lines.map(printable);
 }

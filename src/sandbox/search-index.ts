@@ -54,7 +54,13 @@ function fromStandard(sku: string, data: Record<string, unknown>): IndexedProduc
     brand: brand[0]?.text,
     price: typeof offers.price === 'number' ? offers.price : undefined,
     currency: typeof offers.priceCurrency === 'string' ? offers.priceCurrency : undefined,
-    image: isObject(image) && typeof image.contentUrl === 'string' ? image.contentUrl : undefined,
+    // An ImageObject, or its URL alone (schemas/standard-product.schema.json, $defs/image).
+    image:
+      typeof image === 'string'
+        ? image
+        : isObject(image) && typeof image.contentUrl === 'string'
+          ? image.contentUrl
+          : undefined,
     url: firstText(data.url),
     inStock: typeof offers.availability === 'string' ? offers.availability !== 'OutOfStock' : undefined,
     fields: {

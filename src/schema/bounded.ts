@@ -117,13 +117,18 @@ const VALID: SchemaCheck = Object.freeze({
   errors: Object.freeze([]) as unknown as ErrorObject[],
 });
 
+/** Without ajv's `if` errors: they only say that the `then` or `else` error beside them failed. */
+function branchless(errors: ErrorObject[] | null | undefined): ErrorObject[] {
+  return (errors ?? []).filter((e) => e.keyword !== 'if');
+}
+
 /** Validates `data` against a bundled schema (schemas.ts names), in linear time (see above). */
 export function checkSchema(name: string, data: unknown, limits: DetailLimits = DETAIL_LIMITS): SchemaCheck {
   const all = getAllErrorsValidator(name);
   // Most values (a catalog row) are small: the all-errors validator sees them whole, at once.
   if (withinView(data, limits)) {
     if (all(data)) return VALID;
-    const found = all.errors ?? [];
+    const found = branchless(all.errors);
     if (found.length <= limits.errors) return { valid: false, errors: found };
     return {
       valid: false,
@@ -142,7 +147,7 @@ export function checkSchema(name: string, data: unknown, limits: DetailLimits = 
       capped: { lists: view.lists, tooLarge: true, moreErrors: false },
     };
   }
-  let errors: ErrorObject[] = all(view.value) ? [] : (all.errors ?? []);
+  let errors: ErrorObject[] = all(view.value) ? [] : branchless(all.errors);
   if (firstError && !errors.some((e) => sameError(e, firstError))) errors = [firstError, ...errors];
   const moreErrors = errors.length > limits.errors;
   if (moreErrors) errors = errors.slice(0, limits.errors);

@@ -68,6 +68,8 @@ export interface FeedItem {
   row: number;
   line: number;
   sku?: string;
+  /** A standard product's GTIN, for the cross-row check that no two SKUs share one. */
+  gtin?: string;
   /** The built product (standard node or legacy object); absent when the row could not be built. */
   payload?: Record<string, unknown>;
   /** All issues of this row, warnings included. The row is valid when none is an error. */

@@ -65,7 +65,7 @@ describe('--set and mapping defaults', () => {
     const { items } = await run(
       [
         { ...row, currency: '' },
-        { ...row, sku: 'A-2', currency: 'USD' },
+        { ...row, sku: 'A-2', gtin: '8800000010373', currency: 'USD' },
       ],
       opts({
         set: ['currency=KRW', 'availability_starts=today', 'availability_ends=+1y'],
