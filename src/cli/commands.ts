@@ -22,12 +22,18 @@ export const COMMAND_DEFS: CommandDef[] = [
   {
     name: 'config',
     description: 'print the effective settings of a command and where each came from',
-    args: [['[command...]', 'the command (default: upload), e.g. validate, sandbox, events send']],
-    examples: ['genser config upload', 'genser config events send --json'],
-    async run(args, resolved, ctx) {
+    args: [
+      ['[command...]', 'the command (default: upload), e.g. validate, sandbox, events send, then its flags'],
+    ],
+    examples: [
+      'genser config upload',
+      'genser config upload --profile staging --format legacy   as these flags would make them',
+      'genser config events send --json',
+    ],
+    // The program resolves the named command's settings, with its flags (src/cli/program.ts).
+    async run(_args, resolved, ctx) {
       const { runConfig } = await import('./show-config.js');
-      const words = args[0] as string[];
-      return runConfig(words.length ? words.join(' ') : undefined, resolved.settings, ctx);
+      return runConfig(resolved, resolved.settings, ctx);
     },
   },
   {
@@ -67,7 +73,8 @@ export const COMMAND_DEFS: CommandDef[] = [
     description: 'validate a feed, then send its valid products in bounded, concurrent, retried batches',
     args: [['[file...]', `${FEED_FILES}; none with --retry-failed`]],
     examples: [
-      'genser upload catalog.csv --sandbox               try it against an embedded local sandbox',
+      'genser upload --sample --sandbox                  the shipped sample catalog into an embedded local sandbox',
+      'genser upload catalog.csv --sandbox               your feed into an embedded local sandbox',
       'genser upload catalog.csv --dry-run               everything but sending',
       'GENSER_API_URL=https://api.example.com GENSER_API_KEY_FILE=~/.genser/key genser upload catalog.csv',
     ],
@@ -77,9 +84,11 @@ export const COMMAND_DEFS: CommandDef[] = [
       const { loadApiKey } = await import('./keys.js');
       const { runUpload } = await import('../commands/upload.js');
       const s = resolved.settings;
+      const { feedFiles } = await import('./sample.js');
       checkSamplePath(s, ctx);
-      const key = s.sandbox || s.dryRun ? undefined : loadApiKey(resolved, ctx.env);
-      return runUpload(args[0] as string[], s, key, reporting);
+      const files = feedFiles(args[0] as string[], s);
+      const key = s.sandbox || s.dryRun ? undefined : loadApiKey(resolved, ctx.env, ctx.log);
+      return runUpload(files, s, key, reporting);
     },
   },
   {
@@ -99,7 +108,7 @@ export const COMMAND_DEFS: CommandDef[] = [
       const { loadApiKey } = await import('./keys.js');
       const { runStock } = await import('../commands/stock.js');
       const s = resolved.settings;
-      const key = s.sandbox ? undefined : loadApiKey(resolved, ctx.env);
+      const key = s.sandbox ? undefined : loadApiKey(resolved, ctx.env, ctx.log);
       return runStock(args[0] as string, s, key, reporting);
     },
   },
@@ -179,7 +188,7 @@ export const COMMAND_DEFS: CommandDef[] = [
       const reporting = await withReporters(resolved, ctx);
       const { loadServiceKey } = await import('./keys.js');
       const { runSendEvents } = await import('../commands/events.js');
-      const key = resolved.settings.sandbox ? undefined : loadServiceKey(resolved, ctx.env);
+      const key = resolved.settings.sandbox ? undefined : loadServiceKey(resolved, ctx.env, ctx.log);
       return runSendEvents(args[0] as string[], resolved.settings, key, reporting);
     },
   },
@@ -197,7 +206,7 @@ export const COMMAND_DEFS: CommandDef[] = [
       const { loadServiceKey } = await import('./keys.js');
       const { runBackfillCommand } = await import('../commands/backfill.js');
       const s = resolved.settings;
-      const key = s.sandbox || s.dryRun ? undefined : loadServiceKey(resolved, ctx.env);
+      const key = s.sandbox || s.dryRun ? undefined : loadServiceKey(resolved, ctx.env, ctx.log);
       return runBackfillCommand(args[0] as string, s, key, ctx);
     },
   },
@@ -213,6 +222,41 @@ export const COMMAND_DEFS: CommandDef[] = [
     async run(args, resolved, ctx) {
       const { runRuns } = await import('../commands/runs.js');
       return runRuns(args[0] as string[], resolved.settings, ctx);
+    },
+  },
+  {
+    name: 'doctor',
+    description:
+      'check what a run needs, step by step: Node, SQLite, the state directory and its lock; for each configured host the proxy, DNS, TCP, TLS, HTTP, the key and the clock',
+    args: [],
+    examples: [
+      'genser doctor                                     every configured host (GENSER_API_URL, GENSER_BASE_URL, GENSER_SEARCH_URL)',
+      'genser doctor --api-url https://api.example.com --json',
+    ],
+    async run(_args, resolved, ctx) {
+      const { loadApiKey, loadServiceKey } = await import('./keys.js');
+      const { runDoctorCommand } = await import('../commands/doctor.js');
+      const keys = {
+        api: loadApiKey(resolved, ctx.env, ctx.log)?.value,
+        service: loadServiceKey(resolved, ctx.env, ctx.log)?.value,
+      };
+      return runDoctorCommand(resolved.settings, keys, ctx);
+    },
+  },
+  {
+    name: 'completion',
+    description:
+      'print a shell completion script: commands, their flags and the values of flags such as --format',
+    args: [['<shell>', 'bash, zsh or fish']],
+    examples: [
+      'eval "$(genser completion bash)"                 in ~/.bashrc',
+      'eval "$(genser completion zsh)"                  in ~/.zshrc, after compinit',
+      'genser completion fish > ~/.config/fish/completions/genser.fish',
+    ],
+    async run(args, _resolved, ctx) {
+      const { completionScript } = await import('./completion.js');
+      ctx.stdout.write(completionScript(args[0] as string, COMMAND_DEFS));
+      return 0;
     },
   },
 ];
@@ -233,7 +277,7 @@ async function withReporters(
     resolved.origins.reporter?.kind === 'config'
       ? s.reporter?.map((v) =>
           v.replace(/=(.+)$/, (_, file: string) =>
-            file === '-' ? '=-' : `=${resolveFromConfig(resolved.config, file)}`,
+            file === '-' ? '=-' : `=${resolveFromConfig(resolved.origins.reporter?.file as string, file)}`,
           ),
         )
       : s.reporter;

@@ -60,6 +60,16 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stderr.write(program.helpInformation());
     return ExitCode.usage;
   }
+  const top = argv.slice(2);
+  if (
+    json &&
+    top.some((a) => a === '--version' || a === '-V') &&
+    top.every((a) => /^(--version|-V|--json)$/.test(a))
+  ) {
+    const { versionInfo } = await import('./version.js');
+    io.stdout.write(`${JSON.stringify(versionInfo(), null, 2)}\n`);
+    return ExitCode.ok;
+  }
   try {
     await program.parseAsync(argv);
     io.exitCode = run.exitCode;

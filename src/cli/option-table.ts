@@ -1,5 +1,6 @@
 import { EVENT_TYPES } from '../events/kinds.js';
 import { REPORTER_NAMES } from '../report/reporter-names.js';
+import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
 import { UsageError } from '../shared/errors.js';
 import type { EncodingName, InputType, Language, LegacyKind, PayloadFormat } from '../shared/types.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../storage/drivers.js';
@@ -27,7 +28,9 @@ export type CommandName =
   | 'events validate'
   | 'events send'
   | 'events backfill'
-  | 'runs';
+  | 'runs'
+  | 'doctor'
+  | 'completion';
 
 export const COMMANDS: readonly CommandName[] = [
   'config',
@@ -43,6 +46,8 @@ export const COMMANDS: readonly CommandName[] = [
   'events send',
   'events backfill',
   'runs',
+  'doctor',
+  'completion',
 ];
 
 export interface OptionSpec<T> {
@@ -72,6 +77,11 @@ export interface OptionSpec<T> {
   noConfig?: boolean;
   /** May be given several times; the value is the list. */
   repeatable?: boolean;
+  /**
+   * What one command's --help says instead of `help` / `defaultText` (which the README's tables
+   * keep whole), so a command's help holds only its own details.
+   */
+  commandHelp?: Partial<Record<CommandName, { help?: string; defaultText?: string }>>;
 }
 
 /** Keeps each entry's own type: its value type comes from its parser, its default decides "always set". */
@@ -81,6 +91,8 @@ const opt = <S extends OptionSpec<any>>(spec: S): S => spec;
 const FEED: CommandName[] = ['validate', 'convert', 'upload'];
 const ALL: CommandName[] = [...COMMANDS];
 const REPORTING: CommandName[] = ['validate', 'convert', 'upload', 'events validate', 'events send'];
+/** The commands that make requests to a configured host (docs/networks.md). */
+const NETWORK: CommandName[] = ['upload', 'stock', 'events send', 'events backfill', 'search', 'doctor'];
 
 export const FORMATS = ['standard', 'legacy'] as const satisfies readonly PayloadFormat[];
 export const KINDS = ['products', 'contents', 'filters'] as const satisfies readonly LegacyKind[];
@@ -115,7 +127,7 @@ export const INPUT_TYPES = ['csv', 'json', 'ndjson'] as const satisfies readonly
 export const LANGUAGES = ['ko', 'en', 'ja'] as const satisfies readonly Language[];
 export const ENVELOPE_TYPES = ['create_product', 'update_product'] as const;
 export type EnvelopeType = (typeof ENVELOPE_TYPES)[number];
-/** Workers a `--threads` pool may have. */
+/** Feed workers `--threads` may ask for. */
 const MAX_THREADS = 64;
 
 /**
@@ -146,16 +158,28 @@ const eventsPerSecond: p.Parser<number> = (raw, from) => {
   return n;
 };
 
+const PRODUCT_MAPPING_HELP = 'mapping file (JSON) from your columns to product fields';
+const FEED_PRESET_HELP =
+  'shipped mapping for a shop export: shopify, woocommerce, magento, google-merchant, or a mapping file (docs/presets.md)';
+
 export const OPTIONS = {
   // Every command.
   config: opt({
     flag: '--config <file>',
     help: 'settings file',
     env: 'GENSER_CONFIG',
-    defaultText: './genser.config.json when present',
+    defaultText: './genser.config.json when present; under it $XDG_CONFIG_HOME/genser/config.json',
     parse: p.path,
     commands: ALL,
     isPath: true,
+    noConfig: true,
+  }),
+  profile: opt({
+    flag: '--profile <name>',
+    help: 'use the named set of settings under "profiles" in the config files, e.g. staging, production',
+    env: 'GENSER_PROFILE',
+    parse: p.string,
+    commands: ALL,
     noConfig: true,
   }),
   json: opt({
@@ -184,7 +208,7 @@ export const OPTIONS = {
     default: 'standard' as PayloadFormat,
     parse: p.oneOf(FORMATS),
     choices: FORMATS,
-    commands: [...FEED, 'stock'],
+    commands: [...FEED, 'stock', 'doctor'],
   }),
   kind: opt({
     flag: '--kind <kind>',
@@ -202,6 +226,13 @@ export const OPTIONS = {
     parse: p.path,
     commands: [...FEED, 'events backfill', 'stock'],
     isPath: true,
+    commandHelp: {
+      validate: { help: PRODUCT_MAPPING_HELP },
+      convert: { help: PRODUCT_MAPPING_HELP },
+      upload: { help: PRODUCT_MAPPING_HELP },
+      stock: { help: PRODUCT_MAPPING_HELP },
+      'events backfill': { help: 'mapping file (JSON) from your columns to order fields' },
+    },
   }),
   preset: opt({
     flag: '--preset <name|file>',
@@ -209,6 +240,14 @@ export const OPTIONS = {
     env: 'GENSER_PRESET',
     parse: p.string,
     commands: [...FEED, 'events backfill'],
+    commandHelp: {
+      validate: { help: FEED_PRESET_HELP },
+      convert: { help: FEED_PRESET_HELP },
+      upload: { help: FEED_PRESET_HELP },
+      'events backfill': {
+        help: 'shipped mapping for an order export: woocommerce, shopify (docs/events.md)',
+      },
+    },
   }),
   set: opt({
     flag: '--set <field=value>',
@@ -269,11 +308,11 @@ export const OPTIONS = {
   }),
   threads: opt({
     flag: '--threads <n>',
-    help: '0: all on one thread; 1: reading on one thread, mapping and validation on a second; 2-64: a pool of that many workers, each decoding, reading, mapping and validating whole chunks of CSV or NDJSON files in UTF-8, CP949 or Shift_JIS (other inputs: as 1)',
+    help: 'feed workers: 0 runs all on one thread; 1 reads here and maps and validates on a worker; 2-64 also cut CSV and NDJSON files in UTF-8, CP949 or Shift_JIS into byte ranges that the workers read (other inputs are read here and handed on in batches)',
     env: 'GENSER_THREADS',
     default: 'auto' as 'auto' | number,
     defaultText:
-      'auto: one thread under 4 MiB; a second thread from 4 MiB, and for stdin; a pool of one worker per core from 256 MiB',
+      'auto: none under 4 MiB; one from 4 MiB, and for stdin; one per core from 256 MiB when the first file can be cut',
     parse: p.threads(MAX_THREADS),
     commands: FEED,
   }),
@@ -310,6 +349,11 @@ export const OPTIONS = {
     parse: p.path,
     commands: ['convert', 'init', 'events validate'],
     isPath: true,
+    commandHelp: {
+      convert: { help: 'write here instead of stdout' },
+      init: { help: 'the mapping file to write', defaultText: 'genser.mapping.json' },
+      'events validate': { help: 'with --fix: write the corrected copy here' },
+    },
   }),
   force: opt({
     flag: '--force',
@@ -329,14 +373,14 @@ export const OPTIONS = {
     help: 'product API host, e.g. https://api.example.com',
     env: 'GENSER_API_URL',
     parse: p.httpUrl,
-    commands: ['upload', 'stock'],
+    commands: ['upload', 'stock', 'doctor'],
   }),
   apiKeyFile: opt({
     flag: '--api-key-file <file>',
     help: 'file holding the API key (or env GENSER_API_KEY); never the key itself',
     env: 'GENSER_API_KEY_FILE',
     parse: p.path,
-    commands: ['upload', 'stock'],
+    commands: ['upload', 'stock', 'doctor'],
     isPath: true,
   }),
   batchSize: opt({
@@ -346,6 +390,11 @@ export const OPTIONS = {
     default: 500,
     parse: p.int(1, 100_000),
     commands: ['convert', 'upload', 'stock'],
+    commandHelp: {
+      convert: { help: 'products per envelope, with --envelope' },
+      upload: { help: 'products per request' },
+      stock: { help: 'products per request' },
+    },
   }),
   maxBatchBytes: opt({
     flag: '--max-batch-bytes <size>',
@@ -358,7 +407,7 @@ export const OPTIONS = {
   }),
   concurrency: opt({
     flag: '--concurrency <n>',
-    help: 'requests in flight at most',
+    help: 'requests in flight at most: the sender starts lower and adapts under it (docs/networks.md)',
     env: 'GENSER_CONCURRENCY',
     default: 4,
     parse: p.int(1, 64),
@@ -393,10 +442,12 @@ export const OPTIONS = {
     help: 'per-request timeout in seconds (2.5 allowed)',
     env: 'GENSER_TIMEOUT',
     default: (command: CommandName) =>
-      (({ 'events send': 30, 'events backfill': 30, search: 10 }) as Record<string, number>)[command] ?? 60,
-    defaultText: 'upload and stock 60, events send and backfill 30, search 10',
+      (({ 'events send': 30, 'events backfill': 30, search: 10, doctor: 10 }) as Record<string, number>)[
+        command
+      ] ?? 60,
+    defaultText: 'upload and stock 60, events send and backfill 30, search and doctor 10',
     parse: p.seconds,
-    commands: ['upload', 'events send', 'search', 'events backfill', 'stock'],
+    commands: ['upload', 'events send', 'search', 'events backfill', 'stock', 'doctor'],
   }),
   type: opt({
     flag: '--type <type>',
@@ -421,7 +472,7 @@ export const OPTIONS = {
     env: 'GENSER_PATH',
     defaultText: '/collectors/products; legacy /searches/<kind>',
     parse: p.urlPath,
-    commands: ['upload', 'stock'],
+    commands: ['upload', 'stock', 'doctor'],
   }),
   maxInvalid: opt({
     flag: '--max-invalid <n|p%>',
@@ -450,6 +501,13 @@ export const OPTIONS = {
     parse: p.path,
     commands: ['upload', 'stock'],
     isPath: true,
+  }),
+
+  sample: opt({
+    flag: '--sample',
+    help: 'upload the 25-product sample catalog shipped with genser (fixtures/catalog.csv in the package), with --sandbox or --dry-run',
+    commands: ['upload'],
+    noConfig: true,
   }),
 
   // events
@@ -484,14 +542,14 @@ export const OPTIONS = {
     help: 'collection host, e.g. https://collect.example.com',
     env: 'GENSER_BASE_URL',
     parse: p.httpUrl,
-    commands: ['events send', 'events backfill'],
+    commands: ['events send', 'events backfill', 'doctor'],
   }),
   serviceKeyFile: opt({
     flag: '--service-key-file <file>',
     help: 'file holding the service key (or env GENSER_SERVICE_KEY); never the key itself',
     env: 'GENSER_SERVICE_KEY_FILE',
     parse: p.path,
-    commands: ['events send', 'events backfill'],
+    commands: ['events send', 'events backfill', 'doctor'],
     isPath: true,
   }),
   rate: opt({
@@ -517,7 +575,7 @@ export const OPTIONS = {
     help: "the search backend's endpoint (a bare origin means the sandbox's /client)",
     env: 'GENSER_SEARCH_URL',
     parse: p.httpUrl,
-    commands: ['search'],
+    commands: ['search', 'doctor'],
   }),
   instanceKey: opt({
     flag: '--instance-key <key>',
@@ -525,7 +583,11 @@ export const OPTIONS = {
     env: 'GENSER_INSTANCE_KEY',
     defaultText: 'sandbox: generated, printed once on stderr',
     parse: p.string,
-    commands: ['sandbox', 'search'],
+    commands: ['sandbox', 'search', 'doctor'],
+    commandHelp: {
+      sandbox: { defaultText: 'generated, printed once on stderr' },
+      search: { defaultText: undefined },
+    },
   }),
   limit: opt({
     flag: '--limit <n>',
@@ -533,6 +595,33 @@ export const OPTIONS = {
     default: 20,
     parse: p.int(1, 100),
     commands: ['search'],
+  }),
+
+  // networks (docs/networks.md)
+  proxy: opt({
+    flag: '--proxy <url>',
+    help: 'send every request through this HTTP proxy (http://[user:password@]host:port); NO_PROXY still applies; credentials are never printed',
+    env: 'GENSER_PROXY',
+    defaultText: 'HTTPS_PROXY / HTTP_PROXY / ALL_PROXY, as curl reads them',
+    parse: p.proxyUrl,
+    commands: NETWORK,
+  }),
+  caFile: opt({
+    flag: '--ca-file <file>',
+    help: "PEM certificates to trust besides Node's own (a company CA); NODE_EXTRA_CA_CERTS works too",
+    env: 'GENSER_CA_FILE',
+    parse: p.path,
+    commands: NETWORK,
+    isPath: true,
+  }),
+  compress: opt({
+    flag: '--compress <method>',
+    help: 'compress request bodies (Content-Encoding: gzip); only for a service that accepts it',
+    env: 'GENSER_COMPRESS',
+    default: 'none' as 'none' | 'gzip',
+    parse: p.oneOf(['none', 'gzip'] as const),
+    choices: ['none', 'gzip'],
+    commands: ['upload', 'stock', 'events send', 'events backfill'],
   }),
 
   // SQLite (the sandbox's store, the upload state)
@@ -543,7 +632,7 @@ export const OPTIONS = {
     default: 'auto' as BackendChoice,
     parse: p.oneOf(BACKEND_CHOICES),
     choices: BACKEND_CHOICES,
-    commands: ['upload', 'sandbox', 'events send', 'stock'],
+    commands: ['upload', 'sandbox', 'events send', 'stock', 'doctor'],
   }),
 
   // sandbox
@@ -551,7 +640,7 @@ export const OPTIONS = {
     flag: '--port <n>',
     help: 'port to listen on; 0 picks a free one (the URL is the only line on stdout)',
     env: 'GENSER_SANDBOX_PORT',
-    default: 8080,
+    default: SANDBOX_DEFAULTS.port as number,
     parse: p.int(0, 65535),
     commands: ['sandbox'],
   }),
@@ -559,7 +648,7 @@ export const OPTIONS = {
     flag: '--host <address>',
     help: 'address to bind',
     env: 'GENSER_SANDBOX_HOST',
-    default: '127.0.0.1',
+    default: SANDBOX_DEFAULTS.host as string,
     parse: p.string,
     commands: ['sandbox'],
   }),
@@ -587,6 +676,7 @@ export const OPTIONS = {
     parse: p.string,
     commands: ['sandbox'],
     secret: true,
+    noConfig: true,
   }),
   serviceKey: opt({
     flag: '--service-key <key>',
@@ -596,19 +686,20 @@ export const OPTIONS = {
     parse: p.string,
     commands: ['sandbox'],
     secret: true,
+    noConfig: true,
   }),
   adminEmail: opt({
     flag: '--admin-email <address>',
     help: 'where batch completion notices go',
     env: 'GENSER_SANDBOX_ADMIN_EMAIL',
-    default: 'admin@example.com',
+    default: SANDBOX_DEFAULTS.adminEmail as string,
     parse: p.string,
     commands: ['sandbox'],
   }),
   maxBody: opt({
     flag: '--max-body <size>',
     help: 'largest request body, e.g. 10MiB, 512k (413 above it)',
-    default: 10 * 1024 * 1024,
+    default: SANDBOX_DEFAULTS.maxBodyBytes as number,
     defaultText: '10MiB',
     parse: p.byteSize(),
     commands: ['sandbox'],
@@ -616,7 +707,7 @@ export const OPTIONS = {
   idempotencyTtl: opt({
     flag: '--idempotency-ttl <duration>',
     help: 'how long Idempotency-Keys are remembered, e.g. 24h, 30m',
-    default: 24 * 3_600_000,
+    default: SANDBOX_DEFAULTS.idempotencyTtlMs as number,
     defaultText: '24h',
     parse: p.duration,
     commands: ['sandbox'],
@@ -624,21 +715,21 @@ export const OPTIONS = {
   legacyProductsPath: opt({
     flag: '--legacy-products-path <path>',
     help: 'legacy products path',
-    default: '/searches/products',
+    default: SANDBOX_DEFAULTS.legacyPaths.products as string,
     parse: p.urlPath,
     commands: ['sandbox'],
   }),
   legacyContentsPath: opt({
     flag: '--legacy-contents-path <path>',
     help: 'legacy contents path',
-    default: '/searches/contents',
+    default: SANDBOX_DEFAULTS.legacyPaths.contents as string,
     parse: p.urlPath,
     commands: ['sandbox'],
   }),
   legacyFiltersPath: opt({
     flag: '--legacy-filters-path <path>',
     help: 'legacy filters path',
-    default: '/searches/filters',
+    default: SANDBOX_DEFAULTS.legacyPaths.filters as string,
     parse: p.urlPath,
     commands: ['sandbox'],
   }),
@@ -694,8 +785,9 @@ export const OPTIONS = {
     env: 'GENSER_STATE_DIR',
     defaultText: '$XDG_STATE_HOME/genser, else ~/.local/state/genser',
     parse: p.path,
-    commands: ['upload', 'runs', 'stock'],
+    commands: ['upload', 'runs', 'stock', 'doctor'],
     isPath: true,
+    commandHelp: { runs: { help: 'the upload state directory whose runs to list' } },
   }),
   full: opt({
     flag: '--full',
@@ -734,6 +826,13 @@ export const OPTIONS = {
     env: 'GENSER_SHARD',
     parse: parseShard,
     commands: ['upload', 'runs', 'stock'],
+    commandHelp: {
+      upload: {
+        help: "upload only shard I of N: the rows whose SKU's stable hash falls in it, with that shard's own state",
+      },
+      runs: { help: "only shard I of N's runs" },
+      stock: { help: "send only shard I of N's stock rows (the SKUs whose stable hash falls in it)" },
+    },
   }),
   shardCount: opt({
     flag: '--shard-count <n>',

@@ -1,5 +1,7 @@
+import { parseProxyUrl } from '../http/proxy.js';
 import { UsageError } from '../shared/errors.js';
 import { checkHttpUrl } from '../shared/http-url.js';
+import { registerSecret } from '../shared/secrets.js';
 import { timeZoneForCountry } from '../time/zones.js';
 
 /**
@@ -20,7 +22,7 @@ export function int(min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> 
   };
 }
 
-/** `--threads`: auto, or a count from 0 to `max` (0 and 1 keep their meanings; 2+ is a pool). */
+/** `--threads`: auto, or a count of feed workers from 0 to `max` (docs/reading.md, "Threads"). */
 export function threads(max: number): Parser<'auto' | number> {
   const count = int(0, max);
   return (raw, from) => {
@@ -181,4 +183,12 @@ export const assignments: Parser<string[]> = (raw, from) => {
       throw new UsageError(`${from} takes FIELD=VALUE, e.g. currency=KRW; got "${text}"`);
     return text;
   });
+};
+
+/** `--proxy`: an http(s) proxy URL; its password is a secret from here on (never printed). */
+export const proxyUrl: Parser<string> = (raw, from) => {
+  const url = parseProxyUrl(raw, from);
+  if (url.password) registerSecret(decodeURIComponent(url.password));
+  if (url.password) registerSecret(url.password);
+  return url.href;
 };

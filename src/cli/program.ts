@@ -3,7 +3,15 @@ import type { CommandContext } from '../commands/context.js';
 import { UsageError } from '../shared/errors.js';
 import { packageVersion } from '../shared/paths.js';
 import { COMMAND_DEFS, type CommandDef } from './commands.js';
-import { OPTIONS, type OptionName, type OptionSpec, optionsOf } from './option-table.js';
+import { networkSettings } from './network-settings.js';
+import {
+  COMMANDS,
+  type CommandName,
+  OPTIONS,
+  type OptionName,
+  type OptionSpec,
+  optionsOf,
+} from './option-table.js';
 import { type Resolved, resolveSettings } from './settings.js';
 import { createLogger } from './terminal.js';
 
@@ -22,21 +30,31 @@ export interface Io {
 const EXIT_CODES = `Exit codes: 0 ok, 1 invalid or rejected rows, 2 usage, 3 auth, 4 unavailable, 5 locked,
 70 internal error, 130 interrupted. Docs: README.md and docs/ in the package.`;
 
-/** The help line of an option: what it does, then its choices, default and environment variable. */
-export function optionHelp(spec: OptionSpec<unknown>): string {
+/**
+ * The help line of an option in one command's --help: what it does there, then its choices, that
+ * command's default and the environment variable (`commandHelp` keeps other commands' details out).
+ */
+export function optionHelp(spec: OptionSpec<unknown>, command: CommandName): string {
+  const own = spec.commandHelp?.[command];
   const extra: string[] = [];
   if (spec.choices) extra.push(spec.choices.join('|'));
-  const shown = spec.defaultText ?? (typeof spec.default === 'function' ? undefined : spec.default);
+  const shown =
+    own && 'defaultText' in own
+      ? own.defaultText
+      : typeof spec.default === 'function'
+        ? spec.default(command)
+        : (spec.defaultText ?? spec.default);
   // Switches are off unless given; a `--no-x` switch is on unless given.
   if (shown !== undefined && typeof shown !== 'boolean') extra.push(`default: ${String(shown)}`);
   if (spec.env) extra.push(`env ${spec.env}`);
-  return extra.length ? `${spec.help} (${extra.join('; ')})` : spec.help;
+  const help = own?.help ?? spec.help;
+  return extra.length ? `${help} (${extra.join('; ')})` : help;
 }
 
 function addOptions(cmd: Command, def: CommandDef): void {
   for (const name of optionsOf(def.name)) {
     const spec = OPTIONS[name] as OptionSpec<unknown>;
-    const option = new Option(spec.flag, optionHelp(spec));
+    const option = new Option(spec.flag, optionHelp(spec, def.name));
     if (spec.hidden) option.hideHelp();
     if (spec.repeatable)
       option.argParser((value: string, previous: unknown) => [...((previous as string[]) ?? []), value]);
@@ -93,6 +111,8 @@ export function buildProgram(io: Io, onResolved?: (resolved: Resolved) => void):
     const cmd = parent.command(words[words.length - 1]).description(def.description);
     for (const [syntax, help] of def.args) cmd.argument(syntax, help);
     addOptions(cmd, def);
+    // `genser config upload --format legacy`: the flags are upload's, parsed by upload's options.
+    if (def.name === 'config') cmd.allowUnknownOption();
     cmd.addHelpText(
       'after',
       `\nExamples:\n${def.examples.map((e) => `  $ ${e}`).join('\n')}\n\n${EXIT_CODES}`,
@@ -101,7 +121,10 @@ export function buildProgram(io: Io, onResolved?: (resolved: Resolved) => void):
       // commander passes the arguments, then the options object, then the command.
       const flags = received[received.length - 2] as Record<string, unknown>;
       const args = received.slice(0, received.length - 2);
-      const resolved = resolveSettings(def.name, flags, io.env);
+      const resolved =
+        def.name === 'config'
+          ? resolveConfigTarget(program, args[0] as string[], flags, io.env)
+          : resolveSettings(def.name, flags, io.env);
       onResolved?.(resolved);
       const s = resolved.settings as Record<OptionName, unknown>;
       const log = createLogger(
@@ -120,6 +143,7 @@ export function buildProgram(io: Io, onResolved?: (resolved: Resolved) => void):
           .map(([name]) => name),
       );
       const ctx: CommandContext = { stdout: io.stdout, stderr: io.stderr, env: io.env, log, explicit };
+      if (optionsOf(def.name).includes('proxy')) ctx.network = networkSettings(resolved, io.env);
       try {
         io.exitCode = await def.run(args, resolved, ctx);
       } finally {
@@ -135,6 +159,34 @@ export function buildProgram(io: Io, onResolved?: (resolved: Resolved) => void):
     cmd.configureOutput({ writeOut, writeErr, outputError: (s, write) => write(redactOptionValues(s)) });
   }
   return program;
+}
+
+/** The settings of the command `genser config` names, with that command's flags given after it. */
+function resolveConfigTarget(
+  program: Command,
+  words: string[],
+  flags: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): Resolved {
+  const firstFlag = words.findIndex((w) => w.startsWith('-'));
+  const names = firstFlag === -1 ? words : words.slice(0, firstFlag);
+  const name = (names.length ? names.join(' ') : 'upload') as CommandName;
+  const shown: readonly CommandName[] = COMMANDS.filter((c) => c !== 'config');
+  if (!shown.includes(name))
+    throw new UsageError(
+      `unknown command "${names.join(' ')}"`,
+      `name one of ${shown.join(', ')}, then its flags: genser config upload --format legacy`,
+    );
+  let target = program;
+  for (const word of name.split(' ')) target = target.commands.find((c) => c.name() === word) as Command;
+  const { operands, unknown } = target.parseOptions(firstFlag === -1 ? [] : words.slice(firstFlag));
+  const stray = unknown[0] ?? operands[0];
+  if (stray !== undefined)
+    throw new UsageError(
+      `genser ${name} has no option ${stray}`,
+      `'genser ${name} --help' lists its options; put the command first: genser config ${name} --flag`,
+    );
+  return resolveSettings(name, { ...flags, ...target.opts() }, env);
 }
 
 /** `unknown option '--apiKey=SECRET'`: commander echoes the whole word; keep the name, not the value. */

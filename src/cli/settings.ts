@@ -1,4 +1,4 @@
-import { type ConfigFile, loadConfigFile, resolveFromConfig } from './config-file.js';
+import { type Configs, loadConfigs, resolveFromConfig } from './config-file.js';
 import {
   attributeOf,
   type CommandName,
@@ -12,23 +12,30 @@ import {
 import * as p from './parsers.js';
 
 /**
- * One resolution for every command: flags, then environment, then the config file, then the
- * table's defaults. Each value remembers where it came from (`genser config` shows it, and a
- * mapping file's own defaults apply only under values that nobody set).
+ * One resolution for every command: flags, then environment, then the config files (the
+ * selected profile's settings first, the project file over the user file: src/cli/config-file.ts),
+ * then the table's defaults. Each value remembers where it came from and as what it was written
+ * (`genser config` shows both, and a mapping file's own defaults apply only under values that
+ * nobody set).
  */
 export type OriginKind = 'flag' | 'env' | 'config' | 'default';
 
 export interface Origin {
   kind: OriginKind;
-  /** `--timeout`, `GENSER_TIMEOUT`, `genser.config.json "timeout"`, or `default`. */
+  /** `--timeout`, `GENSER_TIMEOUT`, `/path/genser.config.json "timeout"`, or `default`. */
   label: string;
+  /** The config file it came from, and the profile in it. */
+  file?: string;
+  profile?: string;
+  /** As written (flag or environment text, config value), before parsing. */
+  raw?: unknown;
 }
 
 export interface Resolved {
   command: CommandName;
   settings: Settings;
   origins: Partial<Record<OptionName, Origin>>;
-  config: ConfigFile;
+  config: Configs;
 }
 
 /** Keys a config file may hold: every option that is read from it. */
@@ -51,10 +58,19 @@ export function resolveSettings(
 ): Resolved {
   const configFlag = flags.config as string | undefined;
   const configEnv = env.GENSER_CONFIG || undefined;
-  const config = loadConfigFile(
+  const profileFlag = flags.profile as string | undefined;
+  const profileEnv = env.GENSER_PROFILE || undefined;
+  const profile = profileFlag
+    ? { name: profileFlag, from: '--profile' }
+    : profileEnv
+      ? { name: profileEnv, from: 'GENSER_PROFILE' }
+      : undefined;
+  const config = loadConfigs(
     configFlag ?? configEnv,
     configFlag ? '--config' : 'GENSER_CONFIG',
     CONFIG_KEYS,
+    env,
+    profile,
     cwd,
   );
   const settings: Record<string, unknown> = {};
@@ -64,19 +80,21 @@ export function resolveSettings(
     const parse = spec.parse ?? p.bool;
     const fromFlag = given(spec, flags);
     const fromEnv = spec.env ? env[spec.env] : undefined;
-    const fromConfig = spec.noConfig ? undefined : config.values[name];
+    const layer = spec.noConfig ? undefined : config.layers.find((l) => l.values[name] !== undefined);
     if (fromFlag !== undefined) {
       const label = longFlag(spec.flag);
       settings[name] = typeof fromFlag === 'boolean' && !spec.parse ? fromFlag : parse(fromFlag, label);
-      origins[name] = { kind: 'flag', label };
+      origins[name] = { kind: 'flag', label, raw: fromFlag };
     } else if (fromEnv !== undefined && fromEnv !== '') {
       settings[name] = parse(fromEnv, spec.env as string);
-      origins[name] = { kind: 'env', label: spec.env as string };
-    } else if (fromConfig !== undefined) {
-      const label = `${config.path ?? 'genser.config.json'} "${name}"`;
-      const value = parse(fromConfig, label);
-      settings[name] = spec.isPath && typeof value === 'string' ? resolveFromConfig(config, value) : value;
-      origins[name] = { kind: 'config', label };
+      origins[name] = { kind: 'env', label: spec.env as string, raw: fromEnv };
+    } else if (layer) {
+      const raw = layer.values[name];
+      const label = `${layer.path}${layer.profile ? ` profile "${layer.profile}"` : ''} "${name}"`;
+      const value = parse(raw, label);
+      settings[name] =
+        spec.isPath && typeof value === 'string' ? resolveFromConfig(layer.path, value) : value;
+      origins[name] = { kind: 'config', label, file: layer.path, profile: layer.profile, raw };
     } else {
       const fallback = typeof spec.default === 'function' ? spec.default(command) : spec.default;
       settings[name] = fallback;
@@ -85,7 +103,7 @@ export function resolveSettings(
   }
   if (configFlag) origins.config = { kind: 'flag', label: '--config' };
   else if (configEnv) origins.config = { kind: 'env', label: 'GENSER_CONFIG' };
-  settings.config = config.path;
+  settings.config = config.project.path;
   return { command, settings: settings as Settings, origins, config };
 }
 

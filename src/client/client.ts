@@ -1,4 +1,5 @@
 import { type Call, type CallError, type ErrorReason, type Settle, settleable } from './call.js';
+import type { SearchAnswer } from './search-answer.js';
 
 /**
  * The client call interface of contract 4.4, free of DOM globals: the network functions come in
@@ -27,26 +28,6 @@ export interface LogParams {
   goods: Goods[];
   /** The searchProducts answer's requestId; without it nothing is sent. */
   requestId?: string | null;
-}
-
-export interface SearchProduct {
-  code: string;
-  name: string;
-  brand?: string;
-  price?: number;
-  currency?: string;
-  image?: string;
-  url?: string;
-  inStock?: boolean;
-  score?: number;
-}
-
-export interface SearchAnswer {
-  type: 'SEARCH';
-  requestId: string;
-  queryText: string;
-  total: number;
-  products: SearchProduct[];
 }
 
 export interface LogAnswer {

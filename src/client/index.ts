@@ -13,9 +13,8 @@ export type {
   Goods,
   LogAnswer,
   LogParams,
-  SearchAnswer,
   SearchParams,
-  SearchProduct,
   Transport,
 } from './client.js';
 export { createClient, DEFAULT_TIMEOUT_MS } from './client.js';
+export type { SearchAnswer, SearchProduct } from './search-answer.js';

@@ -1,3 +1,4 @@
+import type { NetworkSettings } from '../http/network.js';
 import type { Reporter } from '../report/reporters.js';
 import type { Logger } from '../shared/logger.js';
 
@@ -16,4 +17,6 @@ export interface CommandContext {
   explicit: ReadonlySet<string>;
   /** The reports to write at the end (`--reporter`, `--json`, `--report`), parsed before any work. */
   reporters?: Reporter[];
+  /** Proxy and CAs for the commands that make requests (docs/networks.md). */
+  network?: NetworkSettings;
 }

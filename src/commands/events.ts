@@ -2,27 +2,20 @@ import { examplesText } from '../events/examples.js';
 import { fixEventsFile } from '../events/fix-file.js';
 import { EVENT_KINDS } from '../events/kinds.js';
 import { unknownTypeHint } from '../events/quirks.js';
-import { type EventSendResult, type EventToSend, sendEvents } from '../events/send.js';
-import {
-  checkedEvents,
-  type EventProblemLine,
-  type EventReadSettings,
-  problemText,
-} from '../events/source.js';
-import { stopExitCode } from '../http/run.js';
-import { UndiciSender } from '../http/sender.js';
+import { sendEvents } from '../events/send.js';
+import { eventsSender } from '../events/sender.js';
+import { type EventReadSettings, problemText } from '../events/source.js';
 import { type EventsRun, eventsReport, eventsSummaryLines } from '../report/events-report.js';
-import type { EventIssue, EventsValidateReport } from '../report/events-shapes.js';
 import type { Reporter } from '../report/reporters.js';
-import { count, n } from '../report/words.js';
-import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
-import { packageVersion } from '../shared/paths.js';
+import { ExitCode, UsageError } from '../shared/errors.js';
 import { redact } from '../shared/secrets.js';
 import type { EncodingName, InputType } from '../shared/types.js';
+import { count, n } from '../shared/words.js';
 import type { BackendChoice } from '../storage/sqlite.js';
 import type { CommandContext } from './context.js';
+import { sendCounted, validateCounted } from './events-counted.js';
 import { finishReports, reportersOf } from './reporting.js';
+import { endRun, requireTarget, withSending } from './sending.js';
 
 /** The actions of `genser events ...`: reading, checking, sending, and what they print. */
 
@@ -89,42 +82,16 @@ export async function runValidateEvents(
   const settings = readSettings(flags);
   if (flags.fix) return fixFile(files, flags, settings, ctx);
   const reporters = reportersOf(flags, ctx);
-  let events = 0;
-  let valid = 0;
-  const invalidRows = new Set<string>();
-  const problems: EventProblemLine[] = [];
-  let problemCount = 0;
-  const counted = new Set<string>();
-  for await (const c of checkedEvents(files, settings, log)) {
-    if (c.kind === 'event') {
-      events++;
-      valid++;
-      continue;
-    }
-    problemCount++;
-    const rowKey = `${c.problem.file}\0${c.problem.row}`;
-    if (c.problem.row > 0 && !counted.has(rowKey)) {
-      counted.add(rowKey);
-      events++;
-      invalidRows.add(rowKey);
-    }
-    if (problems.length < settings.maxErrors) problems.push(c.problem);
-  }
-  const truncated = problemCount > problems.length;
-  const report: EventsValidateReport = {
-    files,
-    events: { total: events, valid, invalid: invalidRows.size },
-    issues: problems,
-    problemCount,
-    truncated,
-  };
+  const report = await validateCounted(files, settings, log);
+  const { issues: problems, problemCount, truncated } = report;
+  const { valid, total, invalid } = report.events;
   finishReports(reporters, { command: 'events validate', report }, ctx, () => {
     for (const p of problems) log.error(problemText(p));
     if (truncated)
       log.info(
         `... and ${count(problemCount - problems.length, 'more problem')} (raise --max-errors to see them)`,
       );
-    log.info(`${count(events, 'event')}: ${n(valid)} valid, ${n(invalidRows.size)} invalid`);
+    log.info(`${count(total, 'event')}: ${n(valid)} valid, ${n(invalid)} invalid`);
   });
   return problemCount > 0 ? ExitCode.data : ExitCode.ok;
 }
@@ -159,126 +126,65 @@ export async function runSendEvents(
   loadedKey: { value: string; from: string } | undefined,
   ctx: CommandContext,
 ): Promise<number> {
-  const json = flags.json === true;
   const log = ctx.log;
   const reporters = reportersOf(flags, ctx);
   const settings = readSettings(flags);
   const concurrency = flags.concurrency ?? 4;
   const retries = flags.retries ?? 5;
-  const timeoutMs = (flags.timeout ?? 30) * 1000;
   const backoff = {
     baseMs: flags.retryBase ?? 500,
     capMs: flags.retryCap ?? 30_000,
     retryAfterCapMs: 120_000,
   };
-
-  let baseUrl = flags.baseUrl;
-  let key = flags.sandbox ? undefined : loadedKey?.value;
-  let sandbox: { url: string; serviceKey: string; close(): Promise<void>; stats(): unknown } | undefined;
-  if (flags.sandbox) {
-    const { startSandbox } = await import('../sandbox/index.js');
-    sandbox = await startSandbox({ port: 0, host: '127.0.0.1', quiet: true, log, sqlite: flags.sqlite });
-    baseUrl = sandbox.url;
-    key = sandbox.serviceKey;
-    log.info(`sandbox: started an embedded sandbox at ${sandbox.url}`);
-  }
-  if (!baseUrl) {
-    throw new UsageError(
-      'no collection host given',
-      'pass --base-url URL or set GENSER_BASE_URL (or use --sandbox)',
-    );
-  }
-  if (!key) {
-    throw new UsageError(
-      'no service key given',
-      'set GENSER_SERVICE_KEY, or put the key in a file and pass --service-key-file FILE',
-    );
-  }
-
-  const poster = new UndiciSender({
-    apiUrl: baseUrl,
-    connections: concurrency,
-    timeoutMs,
-    userAgent: `genser/${packageVersion()}`,
-    keyHeader: 'serviceKey',
-    key,
-  });
-  const interrupt = new AbortController();
-  const onSigint = () => {
-    log.warn('interrupted: finishing the events in flight, sending no more');
-    interrupt.abort();
-  };
-  process.once('SIGINT', onSigint);
-
-  const counted = await sendCounted(files, settings, log, (events) =>
-    sendEvents(events, { concurrency, retries, backoff }, { poster, log, interrupt: interrupt.signal }),
-  ).finally(async () => {
-    process.removeListener('SIGINT', onSigint);
-    await poster.close();
-  });
-  if (sandbox) {
-    if (!json) log.info(`sandbox: ${JSON.stringify(sandbox.stats())}`);
-    await sandbox.close();
-  }
-  return reportSent({ ...counted, files, target: baseUrl.replace(/\/+$/, '') }, reporters, ctx);
-}
-
-/**
- * The send itself, with the accounting of what was read: invalid events (each problem logged,
- * the first --max-errors kept as issues), the last row read, the duration.
- */
-async function sendCounted(
-  files: string[],
-  settings: ReadSettings,
-  log: Logger,
-  send: (events: AsyncIterable<EventToSend>) => Promise<EventSendResult>,
-): Promise<Omit<EventsRun, 'files' | 'target'>> {
-  const issues: EventIssue[] = [];
-  let problems = 0;
-  const invalidRows = new Set<string>();
-  let fileErrors = 0;
-  let lastRow = 0;
-  async function* valid(): AsyncGenerator<EventToSend> {
-    for await (const c of checkedEvents(files, settings, log)) {
-      if (c.kind === 'event') {
-        lastRow = c.send.row;
-        yield c.send;
-        continue;
-      }
-      const p = c.problem;
-      problems++;
-      if (p.row > 0) {
-        lastRow = p.row;
-        invalidRows.add(`${p.file}\0${p.row}`);
-      } else fileErrors++;
-      if (issues.length < settings.maxErrors) issues.push({ severity: 'error', ...p });
-      log.error(`invalid, not sent: ${problemText(p)}`);
-    }
-  }
-  const started = Date.now();
-  const result = await send(valid());
-  return {
-    result,
-    invalid: invalidRows.size,
-    fileErrors,
-    issues,
-    truncated: problems > issues.length,
-    lastRow,
-    durationMs: Date.now() - started,
-  };
+  const sandbox = flags.sandbox
+    ? { service: 'events' as const, wanted: flags.sqlite ? { sqlite: flags.sqlite } : {} }
+    : undefined;
+  const given = sandbox
+    ? undefined
+    : requireTarget('events', {
+        url: flags.baseUrl,
+        key: loadedKey?.value,
+        urlHint: 'pass --base-url URL or set GENSER_BASE_URL (or use --sandbox)',
+      });
+  return withSending(
+    log,
+    {
+      stopMessage: 'finishing the events in flight, sending no more',
+      ...(sandbox ? { sandbox } : {}),
+      ...(files.includes('-') ? { stdin: process.stdin } : {}),
+    },
+    async ({ stop, sandbox: running }) => {
+      const to = running ? { url: running.url, key: running.serviceKey } : given;
+      if (!to) throw new Error('events send: no target');
+      const poster = eventsSender({ ...to, network: ctx.network }, concurrency, (flags.timeout ?? 30) * 1000);
+      const counted = await sendCounted({ files, settings, log, interrupt: stop.signal }, (events) =>
+        sendEvents(events, { concurrency, retries, backoff }, { poster, log, interrupt: stop.signal }),
+      ).finally(() => poster.close());
+      if (running && !flags.json) log.info(`sandbox: ${JSON.stringify(running.stats())}`);
+      return reportSent(
+        { ...counted, files, target: to.url.replace(/\/+$/, '') },
+        reporters,
+        ctx,
+        stop.signal,
+      );
+    },
+  );
 }
 
 /** Summary (stderr) or the --json document (stdout), then the exit code. */
-export function reportSent(run: EventsRun, reporters: Reporter[], ctx: CommandContext): number {
-  const { stop } = run.result;
+export function reportSent(
+  run: EventsRun,
+  reporters: Reporter[],
+  ctx: CommandContext,
+  interrupt?: AbortSignal,
+): number {
+  const { result } = run;
+  const code = result.rejected > 0 || run.invalid > 0 || run.fileErrors > 0 ? ExitCode.data : ExitCode.ok;
   // A file that fails before its first event (no such file) is a plain usage error, as in upload.
-  if (stop?.error !== undefined && run.lastRow === 0 && run.fileErrors === 0) throw stop.error;
-  finishReports(reporters, { command: 'events send', report: eventsReport(run) }, ctx, () => {
-    for (const line of eventsSummaryLines(run)) ctx.stderr.write(redact(`${line}\n`));
-  });
-  if (stop) {
-    if (stop.error !== undefined) throw stop.error;
-    throw new ExitError(stopExitCode(stop.reason), stop.message, stop.hint);
-  }
-  return run.result.rejected > 0 || run.invalid > 0 || run.fileErrors > 0 ? ExitCode.data : ExitCode.ok;
+  const nothingRead = run.lastRow === 0 && run.fileErrors === 0;
+  return endRun({ stop: result.stop, nothingRead, code }, interrupt, () =>
+    finishReports(reporters, { command: 'events send', report: eventsReport(run) }, ctx, () => {
+      for (const line of eventsSummaryLines(run)) ctx.stderr.write(redact(`${line}\n`));
+    }),
+  );
 }

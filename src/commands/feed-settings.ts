@@ -60,15 +60,9 @@ export function feedOptionsFrom(s: FeedSettings, ctx: Pick<CommandContext, 'expl
   return options;
 }
 
-/**
- * `--threads`: auto (by size: src/feed/threads.ts `autoThreads`), 0 (one thread), 1 (a second
- * thread even for small feeds), or N >= 2: a pool of N workers (src/feed/pool.ts) for CSV and
- * NDJSON files in UTF-8, CP949 or Shift_JIS.
- */
-export function threadedFrom(s: Pick<FeedSettings, 'threads'>): boolean | number | undefined {
+/** `--threads`: auto (by size: src/feed/run.ts `workersFor`) or a count of feed workers (0: none). */
+export function workersFrom(s: Pick<FeedSettings, 'threads'>): number | 'auto' {
   const t = s.threads;
-  if (t === 'auto') return undefined;
   // Settings read before this option took counts may still hold '0' or '1'.
-  const n = Number(t);
-  return n >= 2 ? n : n === 1;
+  return t === 'auto' ? 'auto' : Number(t);
 }

@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { initMapping, initSummaryLines } from '../init/index.js';
 import { UsageError } from '../shared/errors.js';
+import { printable } from '../shared/printable.js';
 import type { EncodingName, InputType } from '../shared/types.js';
 import type { CommandContext } from './context.js';
 
@@ -32,6 +33,7 @@ export async function runInit(file: string, s: InitSettings, ctx: CommandContext
     throw new UsageError(`cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   if (s.json) ctx.stdout.write(`${JSON.stringify({ written: out, ...result }, null, 2)}\n`);
-  else for (const line of initSummaryLines(result, out)) ctx.stderr.write(`${line}\n`);
+  // Column names are the feed's: printed escaped.
+  else for (const line of initSummaryLines(result, out)) ctx.stderr.write(`${printable(line)}\n`);
   return 0;
 }

@@ -1,7 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../shared/errors.js';
+import { ExitCode, UsageError } from '../shared/errors.js';
+import { printable } from '../shared/printable.js';
 import { type Shard, shardName } from '../upload/shard.js';
+import { stateFileProblem } from '../upload/state/health.js';
 import { listRuns, type RunRecord, runReport } from '../upload/state/runs.js';
 import { UploadState } from '../upload/state/store.js';
 import { defaultStateDir } from '../upload/state/target.js';
@@ -45,28 +47,42 @@ function stateFiles(dir: string): string[] {
   }
 }
 
-function withState<T>(file: string, fn: (state: UploadState) => T): T {
-  const state = UploadState.openFile(file);
+/**
+ * `fn` on one state file; a file that cannot be read (damaged, emptied, unreadable) is named on
+ * stderr with what is wrong and how to recover, and skipped: the other targets still show.
+ */
+function withState<T>(file: string, fn: (state: UploadState) => T, damaged: string[]): T | undefined {
   try {
-    return fn(state);
-  } finally {
-    state.close();
+    const state = UploadState.openFile(file);
+    try {
+      return fn(state);
+    } finally {
+      state.close();
+    }
+  } catch (err) {
+    const problem = stateFileProblem(file, err);
+    damaged.push(`${printable(problem.message)}${problem.hint ? `\nhint: ${printable(problem.hint)}` : ''}`);
+    return undefined;
   }
 }
 
-function allRuns(dir: string, shard: Shard | undefined): TargetRuns[] {
+function allRuns(dir: string, shard: Shard | undefined, damaged: string[]): TargetRuns[] {
   return stateFiles(dir)
     .map((file) =>
-      withState(file, (state) => {
-        const t = state.target();
-        return {
-          target: `${t.apiUrl} (${t.format})`,
-          ...(t.shard !== undefined ? { shard: t.shard } : {}),
-          runs: listRuns(state.db),
-        };
-      }),
+      withState(
+        file,
+        (state) => {
+          const t = state.target();
+          return {
+            target: `${t.apiUrl} (${t.format})`,
+            ...(t.shard !== undefined ? { shard: t.shard } : {}),
+            runs: listRuns(state.db),
+          };
+        },
+        damaged,
+      ),
     )
-    .filter((t) => wanted(t, shard));
+    .filter((t): t is TargetRuns => t !== undefined && wanted(t, shard));
 }
 
 const num = (n: number | undefined) => (n === undefined ? '-' : n.toLocaleString('en-US'));
@@ -102,20 +118,22 @@ export function runsTable(targets: TargetRuns[]): string[] {
   const rows: string[][] = [];
   for (const t of targets)
     for (const r of t.runs)
-      rows.push([
-        r.id,
-        r.started.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
-        duration(r.durationMs),
-        r.feed,
-        num(r.rows),
-        num(r.sent),
-        num(r.accepted),
-        num(r.rejected),
-        num(r.failed),
-        num(r.unchanged),
-        r.exitCode === undefined ? '-' : String(r.exitCode),
-        ...(sharded ? [t.shard ?? '-'] : []),
-      ]);
+      rows.push(
+        [
+          r.id,
+          r.started.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
+          duration(r.durationMs),
+          r.feed,
+          num(r.rows),
+          num(r.sent),
+          num(r.accepted),
+          num(r.rejected),
+          num(r.failed),
+          num(r.unchanged),
+          r.exitCode === undefined ? '-' : String(r.exitCode),
+          ...(sharded ? [t.shard ?? '-'] : []),
+        ].map(printable),
+      );
   rows.sort((a, b) => b[1].localeCompare(a[1]));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
@@ -129,18 +147,19 @@ export function runsTable(targets: TargetRuns[]): string[] {
 export async function runRuns(words: string[], s: RunsSettings, ctx: CommandContext): Promise<number> {
   const dir = s.state ?? defaultStateDir(ctx.env);
   const [action, id, ...rest] = words;
+  // Damaged state files are said after the others are listed, and the exit code is 2.
+  const damaged: string[] = [];
+  const ended = () => {
+    for (const d of damaged) ctx.stderr.write(`genser: ${d}\n`);
+    return damaged.length > 0 ? ExitCode.usage : ExitCode.ok;
+  };
   if (action === undefined) {
-    const targets = allRuns(dir, s.shard);
-    if (s.json) {
-      ctx.stdout.write(`${JSON.stringify(targets, null, 2)}\n`);
-      return 0;
-    }
-    if (targets.every((t) => t.runs.length === 0)) {
+    const targets = allRuns(dir, s.shard, damaged);
+    if (s.json) ctx.stdout.write(`${JSON.stringify(targets, null, 2)}\n`);
+    else if (targets.every((t) => t.runs.length === 0))
       ctx.log.info(`no upload runs recorded in ${dir}${s.shard ? ` for shard ${shardName(s.shard)}` : ''}`);
-      return 0;
-    }
-    for (const l of runsTable(targets)) ctx.stdout.write(`${l}\n`);
-    return 0;
+    else for (const l of runsTable(targets)) ctx.stdout.write(`${l}\n`);
+    return ended();
   }
   if (action !== 'show' || id === undefined || rest.length > 0)
     throw new UsageError(
@@ -148,11 +167,15 @@ export async function runRuns(words: string[], s: RunsSettings, ctx: CommandCont
       'use `genser runs` or `genser runs show ID`',
     );
   for (const file of stateFiles(dir)) {
-    const found = withState(file, (state) => {
-      const r = runReport(state.db, id);
-      const target = state.target();
-      return r && wanted(target, s.shard) ? { ...r, target } : undefined;
-    });
+    const found = withState(
+      file,
+      (state) => {
+        const r = runReport(state.db, id);
+        const target = state.target();
+        return r && wanted(target, s.shard) ? { ...r, target } : undefined;
+      },
+      damaged,
+    );
     if (!found) continue;
     if (s.json) {
       if (found.report === undefined)
@@ -164,6 +187,7 @@ export async function runRuns(words: string[], s: RunsSettings, ctx: CommandCont
       return 0;
     }
     const r = found.run;
+    // The state file's values (feed name, server URL, rejection texts) are outside data.
     const lines = [
       `run ${r.id}: ${found.target.apiUrl} (${found.target.format}${found.target.shard ? `, shard ${found.target.shard}` : ''})`,
       `started ${r.started} by pid ${r.pid}, took ${duration(r.durationMs)}, exit code ${exitText(r)}`,
@@ -171,9 +195,10 @@ export async function runRuns(words: string[], s: RunsSettings, ctx: CommandCont
       `rows ${num(r.rows)}, sent ${num(r.sent)}, accepted ${num(r.accepted)}, rejected ${num(r.rejected)}, failed ${num(r.failed)}, unchanged ${num(r.unchanged)}`,
       ...failureLines(found.report),
     ];
-    for (const l of lines) ctx.stdout.write(`${l}\n`);
+    for (const l of lines) ctx.stdout.write(`${printable(l)}\n`);
     return 0;
   }
+  ended();
   throw new UsageError(
     `no run ${id} in ${dir}`,
     '`genser runs` lists the runs kept (the last 100 of each target)',

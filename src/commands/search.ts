@@ -24,6 +24,7 @@ export async function runSearch(query: string, s: SearchSettings, ctx: CommandCo
     query,
     timeoutMs: s.timeout * 1000,
     limit: s.limit,
+    network: ctx.network,
   });
   ctx.stdout.write(s.json ? `${JSON.stringify(answer, null, 2)}\n` : `${formatSearchAnswer(answer)}\n`);
   return 0;

@@ -1,14 +1,15 @@
 import { existsSync } from 'node:fs';
 import { emptyStats, type FeedRow, type FeedStats, feedRows, isClean, tally } from '../feed/index.js';
 import { oneLine } from '../http/response.js';
-import { IssueCollector } from '../report/issues.js';
 import { missingFieldLines } from '../report/missing-fields.js';
 import { buildValidateReport, type ValidateReport, validateSummaryLines } from '../report/validate-report.js';
 import { ExitError, UsageError } from '../shared/errors.js';
-import { aroundSpinner, type Logger } from '../shared/logger.js';
+import { IssueCollector } from '../shared/issue-collector.js';
+import type { Logger } from '../shared/logger.js';
+import { startSpinner } from '../shared/spinner.js';
 import type { FeedOptions } from '../shared/types.js';
 import type { CommandContext } from './context.js';
-import { type FeedSettings, feedOptionsFrom, threadedFrom } from './feed-settings.js';
+import { type FeedSettings, feedOptionsFrom, workersFrom } from './feed-settings.js';
 import { finishReports, reportersOf } from './reporting.js';
 
 /**
@@ -48,25 +49,16 @@ export interface Progress {
   stop(): void;
 }
 
-/** A spinner on an interactive terminal only; nothing otherwise. */
+/** The spinner on an interactive terminal only (src/shared/spinner.ts); nothing otherwise. */
 export async function startProgress(log: Logger, ctx: CommandContext, verb: string): Promise<Progress> {
-  if (!log.fancy) return { log, tick() {}, stop() {} };
-  const { default: ora } = await import('ora');
-  const spinner = ora({
-    text: `${verb}...`,
-    stream: ctx.stderr as NodeJS.WritableStream & { isTTY: boolean },
-    discardStdin: false,
-    // The logger already decided (a TTY with a size, no NO_COLOR/CI/--json): ora need not guess again.
-    isEnabled: true,
-  }).start();
+  const spinner = await startSpinner(log, ctx.stderr as NodeJS.WritableStream, `${verb}...`);
+  if (!spinner) return { log, tick() {}, stop() {} };
   return {
-    log: aroundSpinner(log, spinner),
+    log: spinner.log,
     tick(rows) {
-      if (rows % 5000 === 0) spinner.text = `${verb}: ${rows.toLocaleString('en-US')} rows`;
+      if (rows % 5000 === 0) spinner.set(`${verb}: ${rows.toLocaleString('en-US')} rows`);
     },
-    stop() {
-      spinner.stop();
-    },
+    stop: spinner.stop,
   };
 }
 
@@ -102,7 +94,7 @@ export async function driveFeed(
       run.options,
       progress.log,
       files.includes('-') ? process.stdin : undefined,
-      { serialize: onItem !== undefined, threaded: threadedFrom(run.settings) },
+      { serialize: onItem !== undefined, workers: workersFrom(run.settings) },
     )) {
       tally(stats, item);
       if (item.row > 0) lastRow = item.row;

@@ -38,6 +38,8 @@ export interface OrderMapping {
   origin: string;
   /** target -> column name. */
   columns: Partial<Record<OrderTarget, string>>;
+  /** No preset nor mapping: the columns come from the export's header (`canonicalOrderColumns`). */
+  canonical?: boolean;
   /** IANA zone for times without an offset. */
   zone: string;
   /** Currency when the export has no currency column. */
@@ -90,6 +92,59 @@ export const ORDER_PRESETS: Record<string, Partial<Record<OrderTarget, string>>>
 };
 
 export const REQUIRED_TARGETS: OrderTarget[] = ['order_id', 'time', 'sku', 'name', 'quantity'];
+
+/**
+ * The canonical columns of an order export (docs/events.md, "Canonical order columns"): an export
+ * whose header uses them needs no preset or mapping. Each target's accepted spellings, matched
+ * case-insensitively, the first found winning.
+ */
+export const CANONICAL_ORDER_COLUMNS: Record<OrderTarget, readonly string[]> = {
+  order_id: ['order_id', 'order_number', 'order_no'],
+  time: ['ordered_at', 'order_date', 'created_at'],
+  user_id: ['user_id', 'customer_id'],
+  member_id: ['member_id'],
+  cookie_id: ['cookie_id'],
+  sku: ['sku'],
+  name: ['name', 'product_name', 'item_name'],
+  price: ['price', 'unit_price'],
+  line_total: ['line_total'],
+  currency: ['currency'],
+  quantity: ['quantity', 'qty'],
+  status: ['status'],
+  cancelled_at: ['cancelled_at', 'canceled_at'],
+};
+
+/** The columns of an export's header that carry canonical names; a usage error when some are missing. */
+export function canonicalOrderColumns(
+  file: string,
+  header: readonly string[],
+): Partial<Record<OrderTarget, string>> {
+  const byLower = new Map<string, string>();
+  for (const h of header) if (!byLower.has(h.trim().toLowerCase())) byLower.set(h.trim().toLowerCase(), h);
+  const columns: Partial<Record<OrderTarget, string>> = {};
+  for (const target of ORDER_TARGETS) {
+    const hit = CANONICAL_ORDER_COLUMNS[target].find((name) => byLower.has(name));
+    if (hit !== undefined) columns[target] = byLower.get(hit);
+  }
+  requireColumns(`${file} (canonical order columns)`, columns);
+  return columns;
+}
+
+function requireColumns(origin: string, columns: Partial<Record<OrderTarget, string>>): void {
+  const missing = REQUIRED_TARGETS.filter((t) => !columns[t]);
+  if (!columns.price && !columns.line_total) missing.push('price');
+  if (!columns.user_id && !columns.member_id) missing.push('user_id');
+  if (missing.length === 0) return;
+  const spellings = missing.map((t) =>
+    t === 'user_id' ? 'user_id/customer_id/member_id' : CANONICAL_ORDER_COLUMNS[t].join('/'),
+  );
+  throw new UsageError(
+    `${origin}: no column for ${missing.join(', ')}`,
+    origin.endsWith('(canonical order columns)')
+      ? `name the columns ${spellings.join(', ')}, or pass --preset ${Object.keys(ORDER_PRESETS).join('|')} or --mapping FILE (docs/events.md, "Backfill")`
+      : 'map them under "fields" in the mapping file, e.g. {"fields": {"order_id": "Order No"}}',
+  );
+}
 
 export interface OrderMappingOptions {
   /** Path of a mapping file. */
@@ -163,22 +218,9 @@ export function loadOrderMapping(options: OrderMappingOptions): OrderMapping {
     if (json.skipStatuses !== undefined) skip = wordsAt(file, json, 'skipStatuses');
     origins.push(file);
   }
-  if (origins.length === 0) {
-    throw new UsageError(
-      'an order export needs a column mapping',
-      `pass --preset ${Object.keys(ORDER_PRESETS).join('|')} or --mapping FILE (docs/events.md, "Backfill")`,
-    );
-  }
-  const origin = origins.join(' + ');
-  const missing = REQUIRED_TARGETS.filter((t) => !columns[t]);
-  if (!columns.price && !columns.line_total) missing.push('price');
-  if (!columns.user_id && !columns.member_id) missing.push('user_id');
-  if (missing.length > 0) {
-    throw new UsageError(
-      `${origin}: no column for ${missing.join(', ')}`,
-      'map them under "fields" in the mapping file, e.g. {"fields": {"order_id": "Order No"}}',
-    );
-  }
+  const canonical = origins.length === 0;
+  const origin = canonical ? 'canonical order columns' : origins.join(' + ');
+  if (!canonical) requireColumns(origin, columns);
   if (currency !== undefined && !/^[A-Z]{3}$/.test(currency)) {
     throw new UsageError(
       `${origin}: currency "${currency}" is not an ISO 4217 code`,
@@ -197,6 +239,7 @@ export function loadOrderMapping(options: OrderMappingOptions): OrderMapping {
   return {
     origin,
     columns,
+    ...(canonical ? { canonical } : {}),
     zone,
     currency,
     source,

@@ -1,8 +1,8 @@
 import { parseDateMs, parseNumber } from '../map/values.js';
 import type { ReadItem, SourceRecord } from '../shared/types.js';
-import type { OrderMapping, OrderTarget } from './backfill-mapping.js';
+import { canonicalOrderColumns, type OrderMapping, type OrderTarget } from './backfill-mapping.js';
 import { checkEvent } from './check.js';
-import { canonicalJson, eventIdentity, eventKey, type KeyOptions } from './keys.js';
+import { canonicalJson, eventKey, type KeyOptions, orderIdentity } from './keys.js';
 import { kindByType } from './kinds.js';
 import { type CheckedEvent, type EventProblemLine, readProblem } from './source.js';
 
@@ -10,8 +10,9 @@ import { type CheckedEvent, type EventProblemLine, readProblem } from './source.
  * Order export rows -> purchase events (docs/events.md, "Backfill"). Rows of one order are
  * consecutive in the shops' exports; they are grouped as they stream by, and an order becomes
  * one complete_purchase event at the order's own time with all its lines, plus a
- * cancel_purchase for a cancelled or refunded order. Each event gets the name-based key of
- * src/events/keys.ts, so running a backfill again (or after a crash) sends nothing twice.
+ * cancel_purchase for a cancelled or refunded order. Each event gets a name-based key made from
+ * its kind and order id alone (src/events/keys.ts, `orderIdentity`), so running a backfill again
+ * (or after a crash, or with `--source` or `--country` spelled otherwise) sends nothing twice.
  * An order with a bad row is not sent at all; its problems name file, row, line and column.
  */
 
@@ -121,6 +122,9 @@ export async function* backfillEvents(
       continue;
     }
     const record = item.record;
+    // An export without a preset or mapping: its header names the columns (the first record's).
+    if (mapping.canonical && summary.rows === 0)
+      mapping.columns = canonicalOrderColumns(record.file, Object.keys(record.fields));
     summary.rows++;
     const id = cellOf(record, mapping.columns.order_id);
     if (id === undefined) {
@@ -289,7 +293,7 @@ export async function* backfillEvents(
           line: d.line,
           kind,
           body: canonicalJson(event),
-          idempotencyKey: eventKey(eventIdentity(event, kind), settings),
+          idempotencyKey: eventKey(orderIdentity(kind, d.id), settings),
         },
       };
     }

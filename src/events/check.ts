@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { cappedNote, checkSchema, DETAIL_LIMITS } from '../validate/bounded.js';
+import { cappedNote, checkSchema, DETAIL_LIMITS } from '../schema/bounded.js';
 import { EVENT_TYPES, type EventKind, kindByPath, kindByType } from './kinds.js';
 import { fixEvent } from './quirks.js';
 
@@ -120,7 +120,7 @@ function checkFixed(event: unknown, forcedType?: string): EventCheck {
       problems: [{ pointer: '/type', message: `is "${record.type}" but the event is sent as ${kind.type}` }],
     };
   }
-  // Linear in the event, however many errors it holds (src/validate/bounded.ts).
+  // Linear in the event, however many errors it holds (src/schema/bounded.ts).
   const check = checkSchema(kind.schemaName, event);
   if (check.valid) return { ok: true, kind };
   const problems = simplify(check.errors);

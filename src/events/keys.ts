@@ -61,6 +61,16 @@ export function eventIdentity(event: Record<string, unknown>, kind: EventKind): 
   return `${kind.type}\ncontent:${canonicalJson(event)}`;
 }
 
+/**
+ * The identity of a backfilled purchase or cancellation: its kind and its order's id, nothing the
+ * user may spell otherwise on another run (`--source`, `--country`, which move the event's
+ * `source` and `time`): a second run repeats the keys, and two orders that are alike in every
+ * other way (same customer, second and item) are two purchases.
+ */
+export function orderIdentity(kind: EventKind, orderId: string): string {
+  return `${kind.type}\norder:${orderId}`;
+}
+
 const KIND_IDS: ReadonlySet<string> = new Set(EVENT_KINDS.map((k) => k.id));
 
 export interface KeyOptions {

@@ -1,11 +1,9 @@
-import { Readable } from 'node:stream';
 import { decodeChunks } from '../read/decode.js';
-import { type ConcreteEncoding, detectEncoding } from '../read/detect-encoding.js';
-import { inputTypeFromName, type ReadOptions, readFeed, STDIN_NAME } from '../read/index.js';
+import type { ConcreteEncoding } from '../read/detect-encoding.js';
+import { inputTypeFromName, type ReadOptions, readFeed, readPlanned } from '../read/index.js';
 import { issueItem } from '../read/issues.js';
-import { HEAD_BYTES } from '../read/limits.js';
 import { readNdjson } from '../read/ndjson.js';
-import { gunzip, isGzip, openBytes, peek } from '../read/open.js';
+import { planRead } from '../read/plan.js';
 import { jsonParseDetail, positionIn } from '../read/shape.js';
 import { UsageError } from '../shared/errors.js';
 import { isObject } from '../shared/is-object.js';
@@ -39,44 +37,22 @@ export async function* readEvents(
     yield* readFeed(source, options, log, stdin);
     return;
   }
-  const file = source === '-' ? STDIN_NAME : source;
-  let bytes = await openBytes(source, file, () => stdin ?? process.stdin);
-  let peeked = await peek(bytes, HEAD_BYTES);
-  let replaying = false;
-  try {
-    if (isGzip(peeked.head)) {
-      bytes = gunzip(peeked.all, file);
-      peeked = await peek(bytes, HEAD_BYTES);
-    }
-    const encoding = encodingOf(peeked.head, peeked.head.length < HEAD_BYTES, options);
-    if (!encoding || firstCharacter(peeked.head, encoding) !== '{') {
-      // An array (or something the feed reader will explain): read it as a feed. A file is opened
-      // again; stdin is replayed (decompressed) from the bytes already taken.
-      if (source === '-') {
-        replaying = true;
-        yield* readFeed('-', options, log, Readable.from(peeked.all));
-      } else {
-        await peeked.close();
-        yield* readFeed(source, options, log);
-      }
-      return;
-    }
-    yield* readObjectText(
-      await wholeText(peeked.all, encoding, file),
-      file,
-      log,
-      options.encoding === 'auto',
-      seen,
-    );
-  } finally {
-    if (!replaying) await peeked.close();
+  const plan = await planRead(source, options, log, stdin);
+  if (!('bytes' in plan)) {
+    yield plan;
+    return;
   }
-}
-
-function encodingOf(head: Buffer, final: boolean, options: ReadOptions): ConcreteEncoding | undefined {
-  if (options.encoding === 'euc-kr') return 'cp949';
-  if (options.encoding !== 'auto') return options.encoding;
-  return detectEncoding(head, final).encoding;
+  if (firstCharacter(plan.head, plan.encoding) !== '{') {
+    // An array (or something the feed reader will explain): read as a feed, from the same plan.
+    yield* readPlanned(plan, log);
+    return;
+  }
+  try {
+    const text = await wholeText(plan.bytes, plan.encoding, plan.file);
+    yield* readObjectText(text, plan.file, log, plan.autoEncoding, seen);
+  } finally {
+    await plan.close();
+  }
 }
 
 /** The first character that is not white space or a byte order mark, in the file's encoding. */

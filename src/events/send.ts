@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type ExchangeDeps, type ExchangeSettings, exchange } from '../http/exchange.js';
 import { InFlight } from '../http/in-flight.js';
 import { type NotAccepted, noOutcomes, type OutcomeCounts, tallyOutcome } from '../http/outcome.js';
+import { Pacer } from '../http/pacer.js';
 import { answerMessage, oneLine } from '../http/response.js';
 import type { BackoffSettings } from '../http/retry-policy.js';
 import { type RunStop, SendRun } from '../http/run.js';
@@ -59,6 +60,17 @@ export interface EventSendDeps {
   interrupt?: AbortSignal;
 }
 
+/**
+ * Events read after the run stopped, never sent: one range per file, not one entry per event
+ * (the rest of a large input must not fill memory). Their count is in `notSent`.
+ */
+export interface UnsentRange {
+  file: string;
+  from: number;
+  to: number;
+  count: number;
+}
+
 /** read = accepted + rejected + failed + unconfirmed + notSent. */
 export interface EventSendResult extends OutcomeCounts {
   /** Valid events read (invalid ones never reach the sender). */
@@ -67,9 +79,13 @@ export interface EventSendResult extends OutcomeCounts {
   sent: number;
   retries: number;
   requests: number;
-  /** Events not accepted, in input order. */
+  /** Events not accepted, in input order (those read after the stop are in `unsent`). */
   failures: EventFailure[];
+  /** Events read after the run stopped (auth, outage...), counted as not sent. */
+  unsent: UnsentRange[];
   stop?: RunStop;
+  /** Requests in flight at most during the run, and the most allowed (--concurrency). */
+  concurrency?: { reached: number; max: number };
   /** Whether the input was read to its end (a stop may still come after, from the last events). */
   readToEnd: boolean;
 }
@@ -94,6 +110,8 @@ export async function sendEvents(
   const newId = deps.newId ?? randomUUID;
   const run = new SendRun(deps.interrupt, settings.graceMs ?? 5000);
   const inFlight = new InFlight(settings.concurrency);
+  // Requests on the wire adapt under --concurrency (docs/networks.md, "Sending that adapts").
+  const pacer = Pacer.adaptive(settings.concurrency);
   const result: EventSendResult = {
     read: 0,
     sent: 0,
@@ -101,6 +119,7 @@ export async function sendEvents(
     retries: 0,
     requests: 0,
     failures: [],
+    unsent: [],
     readToEnd: false,
   };
   const exchangeSettings: ExchangeSettings = {
@@ -115,6 +134,7 @@ export async function sendEvents(
     random: deps.random,
     sleep: deps.sleep,
     now: deps.now,
+    pacer,
     onRequest: () => result.requests++,
     onRetry: () => result.retries++,
   };
@@ -146,6 +166,7 @@ export async function sendEvents(
       exchangeSettings,
       exchangeDeps,
     );
+    if (answer.kind === 'not_sent') result.sent--;
     if (answer.kind !== 'answer') return settle(event, answer.kind, answer.status, answer.message);
     if (answer.verdict === 'ok') return tallyOutcome(result, 'accepted');
     settle(event, 'rejected', answer.answer.status, answerMessage(answer.answer.status, answer.answer.body));
@@ -156,10 +177,16 @@ export async function sendEvents(
     for await (const event of events) {
       result.read++;
       if (!fileOrder.has(event.file)) fileOrder.set(event.file, fileOrder.size);
-      await inFlight.slot(() => run.stopped);
+      if (!run.stopped) await inFlight.slot(() => run.stopped);
       if (run.stopped) {
-        settle(event, 'not_sent', 'not_sent', `not sent: ${run.stopMessage}`);
-        break;
+        // Ctrl-C asks to stop now; any other stop reads the rest, unsent, so that every event
+        // of the input is accounted for once (docs/events.md, "Sending").
+        if (run.stop?.reason === 'interrupted') {
+          settle(event, 'not_sent', 'not_sent', `not sent: ${run.stopMessage}`);
+          break;
+        }
+        unsent(result, event);
+        continue;
       }
       result.sent++;
       inFlight.add(
@@ -170,7 +197,7 @@ export async function sendEvents(
         }),
       );
     }
-    result.readToEnd = !run.stopped;
+    result.readToEnd = run.stop?.reason !== 'interrupted';
   } catch (err) {
     // The input broke mid-run: what was sent stays accounted for and reported.
     const usage = err instanceof ExitError;
@@ -183,7 +210,17 @@ export async function sendEvents(
   // Sends finish out of order: the failures in input order.
   result.failures.sort((a, b) => fileOrder.get(a.file)! - fileOrder.get(b.file)! || a.row - b.row);
   result.stop = run.stop;
+  result.concurrency = pacer.reached;
   return result;
+}
+
+function unsent(result: EventSendResult, event: EventToSend): void {
+  tallyOutcome(result, 'not_sent');
+  const last = result.unsent.at(-1);
+  if (last && last.file === event.file) {
+    last.to = event.row;
+    last.count++;
+  } else result.unsent.push({ file: event.file, from: event.row, to: event.row, count: 1 });
 }
 
 function describeStatus(status: number | string): string {

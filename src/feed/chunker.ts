@@ -5,7 +5,7 @@
  * `Buffer#indexOf` (and at the bytes around a quote: papaparse's quoting rules), and whether it
  * is inside quotes is carried from piece to piece. In UTF-8,
  * CP949 and Shift_JIS, 0x22 and 0x0A are never part of a multi-byte character, so a cut never
- * splits one (src/feed/pool.ts, PoolEncoding; UTF-16 is never cut).
+ * splits one (src/read/plan.ts, CutEncoding; UTF-16 is never cut).
  *
  * CSV: the header record (with an Excel `sep=` line and blank lines before it) is kept apart
  * and handed with every chunk, so each chunk parses on its own. NDJSON: cuts at any line feed.

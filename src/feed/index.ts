@@ -1,7 +1,9 @@
 /**
- * The feed's one public entry: everything outside src/feed imports from here, so the paths
- * inside (threads, pool, inline) can change without touching their callers.
+ * The feed's one public entry: everything outside src/feed imports from here, so the inside
+ * can change without touching its callers.
  */
+
+export type { FeedRow } from './feed-row.js';
 export { KEY_TEXT_LENGTH, type KnownColumns, KnownSources } from './known-sources.js';
 export {
   emptyStats,
@@ -11,4 +13,4 @@ export {
   type ReaderOptions,
   tally,
 } from './pipeline.js';
-export { type FeedRow, type FeedRowsOptions, feedRows, payloadJson } from './threads.js';
+export { type FeedRowsOptions, feedRows, payloadJson, workersFor } from './run.js';

@@ -4,10 +4,10 @@ import { buildPlan, type Plan } from '../map/plan.js';
 import { resolveFeedMapping } from '../map/presets.js';
 import { suggestPreset } from '../map/suggest-preset.js';
 import { transformReads } from '../map/transforms/index.js';
-import { shorten } from '../map/values.js';
 import { buildLegacy } from '../payload/legacy.js';
 import { normalizeLegacyObject, normalizeStandardNode } from '../payload/normalize.js';
 import { buildStandardProduct } from '../payload/standard.js';
+import { readFeed } from '../read/index.js';
 import { inputTypeFromName } from '../read/input-type.js';
 import { isObject } from '../shared/is-object.js';
 import type { Logger } from '../shared/logger.js';
@@ -21,10 +21,13 @@ import type {
   SourceRecord,
 } from '../shared/types.js';
 import { timeZoneForCountry } from '../time/zones.js';
-import { SkuSet } from '../validate/duplicates.js';
+import { gtinOf } from '../validate/duplicate-gtins.js';
 import { type PayloadValidator, payloadValidator } from '../validate/product.js';
 import type { SourceLookup } from '../validate/translate.js';
+import type { FeedRow } from './feed-row.js';
+import { fileItem, issueOf } from './issue-of.js';
 import { type KnownEntry, KnownSources, type KnownSourcesData } from './known-sources.js';
+import { type ColumnsSeen, isChecked, type PieceAt, type ProcessedItem, Settler } from './settle.js';
 import {
   headerContext,
   placeWarnings,
@@ -95,17 +98,14 @@ export interface ReaderOptions {
  * comes out `unchanged`, with the SKU it was accepted under and those warnings, and is not mapped.
  */
 export interface SourceKeying {
-  /** Set before the first record; a worker gets it in a message once the table is built. */
+  /** Set before the first record; a worker gets it with each job. */
   known?: KnownSourcesData;
+  /**
+   * The run's settings digest (src/feed/source-keys.ts), made once by the feed: workers key
+   * rows with the main thread's, whichever copy of the code they were loaded from.
+   */
+  settings?: string;
 }
-
-/** The reader's signature (src/read/index.ts). */
-export type ReadFeed = (
-  source: string,
-  options: ReaderOptions,
-  log: Logger,
-  stdin?: NodeJS.ReadableStream,
-) => AsyncIterable<ReadItem>;
 
 export function feedItems(
   sources: string[],
@@ -114,74 +114,74 @@ export function feedItems(
   stdin?: NodeJS.ReadableStream,
   keying?: SourceKeying,
 ): AsyncIterable<FeedItem> {
-  const run = { ...options, runDate: options.runDate ?? new Date().toISOString() };
-  const mapping = resolveFeedMapping(run);
+  const run = withRunDate(options);
   const readerOptions = { encoding: run.encoding, delimiter: run.delimiter, inputType: run.inputType };
-  // The reader is loaded on first use; handing processReads the reads directly (not through a
-  // generator that delegates to it) saves a hop per row.
-  const read = async (source: string) => {
-    const { readFeed } = await import('../read/index.js');
-    return readFeed(source, readerOptions, log, stdin);
-  };
-  return processReads(sources, read, run, mapping, keying);
+  const read = (source: string) => readFeed(source, readerOptions, log, stdin);
+  return processReads(sources, read, run, resolveFeedMapping(run), keying);
 }
 
-/** The pipeline over any reader: what `feedItems` runs, and what unit tests feed in memory. */
+/** The run's options with its date frozen: every row, thread and transform counts from the same instant. */
+export function withRunDate(options: FeedOptions): FeedOptions {
+  return options.runDate === undefined ? { ...options, runDate: new Date().toISOString() } : options;
+}
+
+/**
+ * The pipeline on this thread, over any reader: what `feedRows` runs without workers, and what
+ * unit tests feed in memory. Each row goes through the same processor and settler as the rows
+ * of the feed's workers.
+ */
 export async function* processReads(
   sources: string[],
   read: (source: string) => AsyncIterable<ReadItem> | Promise<AsyncIterable<ReadItem>>,
   options: FeedOptions,
   mapping?: Mapping,
   keying?: SourceKeying,
-): AsyncGenerator<FeedItem> {
-  const feed = new FeedProcessor(options, mapping, sources, true, keying);
-  const runDate = options.runDate ? new Date(options.runDate) : new Date();
-  const out: FeedItem[] = [];
+): AsyncGenerator<FeedRow> {
+  options = withRunDate(options);
+  const feed = new FeedProcessor(options, mapping, sources, keying);
+  const settler = new Settler(sources, options);
+  const runDate = new Date(options.runDate!);
+  const out: ProcessedItem[] = [];
+  const rows: FeedRow[] = [];
   for (let fileIndex = 0; fileIndex < sources.length; fileIndex++) {
     // A shop preset's transform reshapes the rows (variants, drafts) before they are mapped.
     const reads = transformReads(mapping?.transform, await read(sources[fileIndex]), { runDate });
-    // processFile's loop, inline: one generator less between the reader and the caller.
     feed.startFile(fileIndex);
     const file = new FileReads(feed);
+    const at = { fileIndex };
     for await (const item of reads) {
       file.take(item, out);
-      for (let i = 0; i < out.length; i++) yield out[i];
-      out.length = 0;
+      settleAll(settler, at, out, rows);
+      for (let i = 0; i < rows.length; i++) yield rows[i];
+      rows.length = 0;
     }
     file.end(out);
-    for (let i = 0; i < out.length; i++) yield out[i];
-    out.length = 0;
+    settleAll(settler, at, out, rows);
+    yield* rows;
+    rows.length = 0;
   }
 }
 
-/** One file's reads through the processor: what a pool worker runs per chunk. */
-export async function* processFile(
-  feed: FeedProcessor,
-  fileIndex: number,
-  reads: AsyncIterable<ReadItem>,
-): AsyncGenerator<FeedItem> {
-  feed.startFile(fileIndex);
-  const file = new FileReads(feed);
-  const out: FeedItem[] = [];
-  for await (const item of reads) {
-    file.take(item, out);
-    for (let i = 0; i < out.length; i++) yield out[i];
-    out.length = 0;
+function settleAll(settler: Settler, at: PieceAt, items: ProcessedItem[], rows: FeedRow[]): void {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    const columns = item.columns;
+    if (columns) delete item.columns;
+    settler.take(at, { row: item, checked: isChecked(item), columns }, rows);
   }
-  file.end(out);
-  yield* out;
+  items.length = 0;
 }
 
 /**
  * One file's reads to items, a read at a time (synchronous, so the loops above stay thin). Read
  * issues naming a row wait for that row's record and join its item.
  */
-class FileReads {
+export class FileReads {
   private pending: Issue[] = [];
 
   constructor(private readonly feed: FeedProcessor) {}
 
-  take(item: ReadItem, out: FeedItem[]): void {
+  take(item: ReadItem, out: ProcessedItem[]): void {
     if (item.type === 'issue') {
       const issue = item.issue;
       if (issue.row === undefined) out.push(fileItem(issue));
@@ -199,9 +199,10 @@ class FileReads {
       }
       this.pending = [];
     }
-    for (const fileIssue of this.feed.fileIssuesFor(record)) out.push(fileItem(fileIssue));
+    const columns = this.feed.columnsFor(record);
     // A row with read issues is mapped every time: they are reported on every run.
-    const processed = this.feed.process(record, attached === undefined);
+    const processed: ProcessedItem = this.feed.process(record, attached === undefined);
+    if (columns) processed.columns = columns;
     if (attached) {
       processed.issues.unshift(...attached);
       processed.valid = processed.valid && !attached.some((i) => i.severity === 'error');
@@ -210,20 +211,10 @@ class FileReads {
   }
 
   /** Issues still waiting at the end of the file (their row never came). */
-  end(out: FeedItem[]): void {
+  end(out: ProcessedItem[]): void {
     for (const issue of this.pending) out.push(rowIssueItem(issue));
     this.pending = [];
   }
-}
-
-function fileItem(issue: Issue): FeedItem {
-  return {
-    file: issue.file,
-    row: 0,
-    line: issue.line ?? 0,
-    issues: [issue],
-    valid: issue.severity !== 'error',
-  };
 }
 
 function rowIssueItem(issue: Issue): FeedItem {
@@ -256,19 +247,17 @@ export function sameKeys(fields: Record<string, unknown>, keys: string[]): boole
   return i === keys.length;
 }
 
-/** No file-level issues for this row: shared, read only. */
-const NONE: readonly Issue[] = Object.freeze([]);
-
-/** Per-run state: the compiled validator, the duplicate-SKU set, the plan of the current file. */
+/**
+ * Per-run state: the compiled validator, the plan of the current file, the source keys. What
+ * needs every row in order (duplicate SKUs, warnings once per file) is the feed's, not this
+ * (src/feed/settle.ts): it may see a file's rows in several pieces, on several threads.
+ */
 export class FeedProcessor {
   private readonly validate: PayloadValidator;
-  private readonly skus = new SkuSet();
   private readonly zone: string;
-  private fileIndex = 0;
   private plan: Plan | undefined;
   private planKeys: string[] = [];
   private fixedColumns = false;
-  private reportedColumns = new Set<string>();
   private readonly graphLookup: SourceLookup = { columnsByPath: new Map(), columnIsPath: true };
   /** With source keys: the run's settings digest, and where the accepted keys' table comes. */
   private readonly keyed: { settings: string; keying: SourceKeying } | undefined;
@@ -278,22 +267,31 @@ export class FeedProcessor {
     private readonly options: FeedOptions,
     private readonly mapping: Mapping | undefined,
     private readonly sources: string[],
-    /** false in pool workers: duplicates across chunks are found in order on the main thread. */
-    private readonly checkDuplicates = true,
     keying?: SourceKeying,
   ) {
     this.validate = payloadValidator(options.format, options.kind, options.strict);
     this.zone = timeZoneForCountry(options.country);
-    if (keying) this.keyed = { settings: settingsDigest(options, mapping), keying };
+    if (keying) this.keyed = { settings: keying.settings ?? settingsDigest(options, mapping), keying };
   }
 
+  /**
+   * Before a file's rows, or a piece of them (a worker's job): a piece of the file before keeps
+   * its plan, and its first row's columns are said again (the feed puts the pieces in order).
+   */
   startFile(fileIndex: number): void {
+    if (fileIndex === this.fileIndex) {
+      this.announce = true;
+      return;
+    }
     this.fileIndex = fileIndex;
     this.fixedColumns = (this.options.inputType ?? inputTypeFromName(this.sources[fileIndex])) === 'csv';
     this.plan = undefined;
     this.planKeys = [];
-    this.reportedColumns = new Set();
   }
+
+  private fileIndex = -1;
+  /** A new piece of the file: its first row's columns are said even with the plan unchanged. */
+  private announce = false;
 
   /**
    * The plan for this record's columns: rebuilt only when the column set changes. `freshPlan`
@@ -321,49 +319,22 @@ export class FeedProcessor {
     return this.plan;
   }
 
-  /** File-level warnings about the columns, once per file (before the first row that shows them). */
-  fileIssuesFor(record: SourceRecord): readonly Issue[] {
-    if (effectiveShape(record, this.fixedColumns) !== 'rows') return NONE;
+  /** The record's column set when it differs from the last record's (its file's warnings are said before it). */
+  columnsFor(record: SourceRecord): ColumnsSeen | undefined {
+    if (effectiveShape(record, this.fixedColumns) !== 'rows') return undefined;
     const plan = this.planFor(record);
-    if (!this.freshPlan) return NONE;
-    const out: Issue[] = [];
-    const missing = plan.missing.filter((m) => !this.reportedColumns.has(m.column));
-    for (const m of missing) {
-      this.reportedColumns.add(m.column);
-      out.push({
-        severity: 'warning',
-        code: 'mapping_column_missing',
-        file: record.file,
-        column: m.column,
-        field: m.target,
-        message: `the mapping reads column "${m.column}" for ${m.target}, but ${record.file} has no such column`,
-      });
-    }
-    const ignored = plan.ignored.filter((c) => !this.reportedColumns.has(c));
-    // A known shop's export read without a mapping: name the preset that reads it.
-    const preset = this.mapping && !this.mapping.setOnly ? undefined : suggestPreset(this.planKeys);
-    if (preset && !this.reportedColumns.has('\u0000preset')) {
-      this.reportedColumns.add('\u0000preset');
-      out.push({
-        severity: 'warning',
-        code: 'preset_suggested',
-        file: record.file,
-        value: preset,
-        message: `${record.file} looks like a ${preset} export; read it with --preset ${preset} (docs/presets.md)`,
-      });
-    }
+    if (!this.freshPlan && !this.announce) return undefined;
+    this.announce = false;
     // With a mapping file, leaving columns out is a choice; without one, it is often a misspelling.
-    if ((!this.mapping || this.mapping.setOnly) && ignored.length > 0) {
-      for (const c of ignored) this.reportedColumns.add(c);
-      out.push({
-        severity: 'warning',
-        code: 'unused_columns',
-        file: record.file,
-        value: shorten(ignored.join(', '), 200),
-        message: `${ignored.length} column(s) are not used: ${shorten(ignored.join(', '), 120)}; use the canonical column names (docs/feeds.md) or a mapping file (--mapping)`,
-      });
-    }
-    return out;
+    const byName = !this.mapping || this.mapping.setOnly;
+    const seen: ColumnsSeen = {
+      keys: this.planKeys,
+      missing: plan.missing.map((m) => ({ column: m.column, target: m.target })),
+      ignored: byName ? plan.ignored : [],
+    };
+    const preset = byName ? suggestPreset(this.planKeys) : undefined;
+    if (preset) seen.preset = preset;
+    return seen;
   }
 
   /** One record's item; `keyable`: it has no read issue, so it may be keyed (and skipped). */
@@ -399,27 +370,19 @@ export class FeedProcessor {
 
   /** A row whose key the service accepted under `sku`: its item without mapping it again. */
   private unchanged(record: SourceRecord, known: KnownEntry, key: Buffer): FeedItem {
-    const { sku } = known;
+    const { sku, warnings } = known;
     const item: FeedItem = {
       file: record.file,
       row: record.row,
       line: record.line,
       sku,
       // The warnings its row had when it was mapped, at this row: reported every night alike.
-      issues: known.warnings === undefined ? [] : placeWarnings(known.warnings, record, sku),
+      issues: warnings === undefined ? [] : placeWarnings(warnings, record, sku),
       valid: true,
     };
-    const dup = this.checkDuplicates
-      ? duplicateProblem(this.skus, this.options, this.sources, sku, this.fileIndex, record.row)
-      : undefined;
-    if (dup) {
-      item.issues.push(issueOf(dup, record, sku));
-      item.valid = false;
-    } else {
-      item.unchanged = true;
-      // Its key alone (a sharded run keeps other shards' keys: src/commands/upload-guard.ts).
-      item.source = sourceKeyText(key);
-    }
+    item.unchanged = true;
+    // Its key alone (a sharded run keeps other shards' keys: src/nightly/guard.ts).
+    item.source = sourceKeyText(key);
     return item;
   }
 
@@ -482,10 +445,6 @@ export class FeedProcessor {
           ? payload.name
           : payload.code;
     const sku = typeof rawSku === 'string' && rawSku !== '' ? rawSku : undefined;
-    if (sku !== undefined && payload && this.checkDuplicates) {
-      const dup = duplicateProblem(this.skus, this.options, this.sources, sku, this.fileIndex, record.row);
-      if (dup) problems.push(dup);
-    }
     const issues: Issue[] = [];
     let valid = true;
     for (const p of problems) {
@@ -494,52 +453,9 @@ export class FeedProcessor {
     }
     const item: FeedItem = { file: record.file, row: record.row, line: record.line, issues, valid };
     if (sku !== undefined) item.sku = sku;
+    const gtin = gtinOf(payload);
+    if (gtin !== undefined) item.gtin = gtin;
     if (payload) item.payload = payload;
     return item;
   }
-}
-
-/** The `duplicate_sku` problem when `sku` was seen before in the run (and records it otherwise). */
-export function duplicateProblem(
-  skus: SkuSet,
-  options: Pick<FeedOptions, 'format' | 'kind'>,
-  sources: string[],
-  sku: string,
-  fileIndex: number,
-  row: number,
-): MapProblem | undefined {
-  const { format, kind } = options;
-  const first = skus.add(sku, fileIndex, row);
-  if (!first) return undefined;
-  const where =
-    first.fileIndex === fileIndex ? `row ${first.row}` : `row ${first.row} of ${sources[first.fileIndex]}`;
-  return {
-    code: 'duplicate_sku',
-    field: format === 'standard' ? 'sku' : kind === 'filters' ? 'name' : 'code',
-    value: sku,
-    message: `${format === 'standard' ? 'SKU' : kind === 'filters' ? 'filter' : 'code'} ${sku} appears again; first seen at ${where}`,
-    hint: 'each product must appear once per feed; the later row would overwrite the earlier one',
-  };
-}
-
-/** A row's problem as the issue it is reported as. */
-export function issueOf(
-  p: MapProblem,
-  at: { file: string; row: number; line: number },
-  sku: string | undefined,
-): Issue {
-  const issue: Issue = {
-    severity: p.severity ?? 'error',
-    code: p.code,
-    file: at.file,
-    row: at.row,
-    line: at.line,
-  } as Issue;
-  if (sku !== undefined) issue.sku = sku;
-  if (p.column !== undefined) issue.column = p.column;
-  if (p.field) issue.field = p.field;
-  if (p.value !== undefined) issue.value = p.value;
-  issue.message = p.hint ? `${p.message}; ${p.hint}` : p.message;
-  if (p.hint) issue.hint = p.hint;
-  return issue;
 }

@@ -1,7 +1,15 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../shared/logger.js';
+import type { Signal } from './adaptive-limit.js';
+import type { Pacer, Ticket } from './pacer.js';
 import { answerMessage, notServiceAnswer } from './response.js';
-import { type BackoffSettings, classifyStatus, mayHaveLanded, retryDelay } from './retry-policy.js';
+import {
+  type BackoffSettings,
+  classifyStatus,
+  mayHaveLanded,
+  parseRetryAfter,
+  retryDelay,
+} from './retry-policy.js';
 import type { SendRun, StopReason } from './run.js';
 import type { HttpAnswer, Poster } from './sender.js';
 import { describeTransportError, type TransportFailure } from './transport-error.js';
@@ -12,7 +20,8 @@ import { describeTransportError, type TransportFailure } from './transport-error
  * body and headers (the same Idempotency-Key), so a request whose answer was lost is not
  * applied twice. What comes back is either the service's answer (2xx, or a refusal of the
  * data) for the caller to read, or an outcome without one: `failed` (the service said it did
- * not take it, or it was never reached) or `unconfirmed` (some try may have landed).
+ * not take it), `not_sent` (no try got past connecting: DNS, TCP, the proxy, the TLS handshake)
+ * or `unconfirmed` (some try may have landed).
  */
 
 export interface ExchangeSettings {
@@ -33,6 +42,8 @@ export interface ExchangeDeps {
   random?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   now?: () => number;
+  /** The host's gate: how many requests at once, and Retry-After pauses for all (./pacer.ts). */
+  pacer?: Pacer;
   /** Live counters: called before each request and each retry. */
   onRequest?: () => void;
   onRetry?: () => void;
@@ -55,7 +66,14 @@ interface Tries {
 
 export type Exchanged =
   | (Tries & { kind: 'answer'; verdict: 'ok' | 'refused'; answer: HttpAnswer })
-  | (Tries & { kind: 'failed' | 'unconfirmed'; status: number | string; message: string });
+  | (Tries & { kind: 'failed' | 'unconfirmed' | 'not_sent'; status: number | string; message: string });
+
+/** What an answer says about the host's load: 429 and 503 say it is congested. */
+function signalOf(status: number): Signal {
+  if (status === 429 || status === 503) return 'congested';
+  const kind = classifyStatus(status);
+  return kind === 'ok' || kind === 'refused' ? 'clean' : 'other';
+}
 
 export const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> =>
   delay(ms, undefined, { signal }).then(() => undefined);
@@ -120,6 +138,14 @@ function judgeError(
 ): Exclude<Judged, { kind: 'final' }> {
   // A mistyped host fails the same way every time: a configuration error, said at once. Once
   // the host has answered in this run, a failed lookup is a passing network error.
+  if (failure.config)
+    return {
+      kind: 'halt',
+      reason: 'endpoint',
+      runMessage: failure.config.message,
+      hint: failure.config.hint ?? settings.urlHint,
+      message: failure.message,
+    };
   if (failure.dns && !reached) {
     const host = new URL(url).hostname;
     return {
@@ -146,34 +172,58 @@ export async function exchange(
   let landed: { attempt: number; cause: string } | undefined;
   let last = '';
   let status: number | string = 'none';
+  // Whether any try got past connecting: when none did, no byte of the body left (not sent).
+  let wrote = false;
   const end = (message: string): Exchanged => {
-    if (landed === undefined) return { ...tries, kind: 'failed', status, message };
+    if (landed === undefined) return { ...tries, kind: wrote ? 'failed' : 'not_sent', status, message };
     const why = landed.cause === last ? '' : ` (try ${landed.attempt}: ${landed.cause})`;
     return { ...tries, kind: 'unconfirmed', status, message: `${message}; it may have landed${why}` };
   };
   const retries = `${settings.retries} ${settings.retries === 1 ? 'retry' : 'retries'}`;
 
   for (let attempt = 0; ; attempt++) {
+    let ticket: Ticket | undefined;
+    try {
+      ticket = await deps.pacer?.acquire(run.soft);
+    } catch {
+      return end(
+        attempt === 0
+          ? `not sent, the run stopped: ${run.stopMessage}`
+          : `not retried, the run stopped: ${last}`,
+      );
+    }
+    // The place on the wire is given back once, with what the try says of the host's load.
+    const done = (signal: Signal) => {
+      if (ticket) deps.pacer?.release(ticket, signal);
+      ticket = undefined;
+    };
     tries.attempts++;
     deps.onRequest?.();
     let judged: Judged;
     try {
       const answer = await poster.post(req.path, req.body, req.headers(), run.hard);
-      run.reached = true;
+      done(signalOf(answer.status));
+      run.reached = wrote = true;
       tries.httpStatus = status = answer.status;
       judged = judgeAnswer(answer, url, settings);
       if (judged.kind === 'final') return { ...tries, kind: 'answer', verdict: judged.verdict, answer };
       last = `HTTP ${answer.status}`;
     } catch (err) {
       if (run.hard.aborted) {
+        done('other');
         status = last = 'interrupted';
         landed ??= { attempt: tries.attempts, cause: last };
         return end('cut off after Ctrl-C');
       }
       const failure = describeTransportError(err);
+      done(failure.status === 'timeout' ? 'congested' : 'other');
+      if (failure.mayHaveLanded) wrote = true;
       status = failure.status;
       last = failure.message;
       judged = judgeError(failure, url, run.reached, settings);
+      // A run stopped by an answer past the bound: that answer came after the body was taken.
+      if (judged.kind === 'halt' && failure.mayHaveLanded)
+        landed ??= { attempt: tries.attempts, cause: last };
     }
     if (judged.kind === 'retry' && judged.mayHaveLanded) landed ??= { attempt: tries.attempts, cause: last };
     if (judged.kind === 'halt') {
@@ -191,6 +241,9 @@ export async function exchange(
     if (run.stopped) return end(`not retried, the run stopped: ${judged.message}`);
     const now = (deps.now ?? Date.now)();
     const wait = retryDelay(attempt, judged.retryAfter, settings.backoff, now, deps.random ?? Math.random);
+    // The host asked every client to wait: no request of this run goes to it before then.
+    if (parseRetryAfter(judged.retryAfter, now, settings.backoff.retryAfterCapMs) !== undefined)
+      deps.pacer?.pause(wait);
     deps.onRetry?.();
     deps.log.warn(
       `${req.label}: ${judged.message}, retry ${attempt + 1}/${settings.retries} in ${seconds(wait)}`,

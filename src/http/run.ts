@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { ExitCode, type ExitCodeValue } from '../shared/errors.js';
 
 /**
@@ -9,8 +10,12 @@ import { ExitCode, type ExitCodeValue } from '../shared/errors.js';
 /** input: the feed could not be read on (a usage error mid-file); internal: a bug. */
 export type StopReason = 'auth' | 'unavailable' | 'interrupted' | 'endpoint' | 'input' | 'internal';
 
-/** The exit code of a run that stopped early (docs/upload.md "Exit codes"). */
-export function stopExitCode(reason: StopReason): ExitCodeValue {
+/**
+ * The exit code of a run that stopped early (docs/upload.md "Exit codes"). An interrupted run
+ * exits as the signal that stopped it (the `interrupt`'s abort reason): 143 for SIGTERM, else 130.
+ */
+export function stopExitCode(reason: StopReason, interrupt?: AbortSignal): ExitCodeValue {
+  if (reason === 'interrupted' && interrupt?.reason === 'SIGTERM') return ExitCode.terminated;
   return {
     auth: ExitCode.auth,
     unavailable: ExitCode.unavailable,
@@ -46,6 +51,9 @@ export class SendRun {
     private readonly interrupt: AbortSignal | undefined,
     private readonly graceMs: number,
   ) {
+    // Every request in flight and every retry waiting listens to these (up to 64 of each at
+    // --concurrency 64): not a leak, so no warning.
+    setMaxListeners(0, this.softController.signal, this.hardController.signal);
     if (interrupt?.aborted) this.onInterrupt();
     else interrupt?.addEventListener('abort', this.onInterrupt, { once: true });
   }

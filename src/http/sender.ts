@@ -1,10 +1,14 @@
-import { Pool } from 'undici';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import type { Dispatcher } from 'undici';
 import { checkHttpUrl } from '../shared/http-url.js';
+import { readBounded } from './answer-bound.js';
+import { dispatcherFor, type NetworkSettings } from './network.js';
 
 /**
- * The I/O part of sending (products and events): one undici Pool with keep-alive per run.
- * Everything else decides what to send (src/upload, src/events) and what an answer means
- * (./exchange.ts).
+ * The I/O part of sending (products and events): one keep-alive dispatcher per run, straight or
+ * through the proxy (src/http/network.ts). Everything else decides what to send (src/upload,
+ * src/events) and what an answer means (./exchange.ts).
  */
 
 export interface HttpAnswer {
@@ -37,32 +41,40 @@ export interface SenderSettings {
   key: string;
   /** Where apiUrl came from, for the usage error when it is not an http(s) URL (`GENSER_BASE_URL`). */
   urlFrom?: string;
+  /** Proxy and CAs (`--proxy`, the proxy variables, `--ca-file`). */
+  /** Proxy and CAs (`--proxy`, the proxy variables, `--ca-file`); absent: straight to the host with Node's CAs. */
+  network?: NetworkSettings;
 }
 
+const gzipAsync = promisify(gzip);
+
 export class UndiciSender implements Poster {
-  private readonly pool: Pool;
+  private readonly dispatcher: Dispatcher;
+  private readonly origin: string;
   private readonly basePath: string;
   private readonly fixedHeaders: Record<string, string>;
+  /** Bytes of request bodies as they went on the wire (after compression). */
+  bytesOnWire = 0;
 
   constructor(private readonly settings: SenderSettings) {
     // A guard: the settings check the URL first, but an ftp:// here must be a usage error too.
     const url = new URL(checkHttpUrl(settings.apiUrl, settings.urlFrom ?? 'the service URL'));
+    this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
-    this.pool = new Pool(url.origin, {
+    this.dispatcher = dispatcherFor(url, settings.network ?? { env: {} }, {
       connections: settings.connections,
-      keepAliveTimeout: 30_000,
-      headersTimeout: settings.timeoutMs,
-      bodyTimeout: settings.timeoutMs,
-    });
+      timeoutMs: settings.timeoutMs,
+    }).dispatcher;
     this.fixedHeaders = {
       'content-type': 'application/json',
       'user-agent': settings.userAgent,
       [settings.keyHeader]: settings.key,
+      ...(settings.network?.compress === 'gzip' ? { 'content-encoding': 'gzip' } : {}),
     };
   }
 
   url(path: string): string {
-    return `${new URL(this.settings.apiUrl).origin}${this.basePath}${path}`;
+    return `${this.origin}${this.basePath}${path}`;
   }
 
   async post(
@@ -73,18 +85,21 @@ export class UndiciSender implements Poster {
   ): Promise<HttpAnswer> {
     // The whole exchange, not only each wait, is bounded by --timeout.
     const timeout = AbortSignal.timeout(this.settings.timeoutMs);
-    const res = await this.pool.request({
+    const wire = this.settings.network?.compress === 'gzip' ? await gzipAsync(body, { level: 1 }) : body;
+    this.bytesOnWire += Buffer.byteLength(wire);
+    const res = await this.dispatcher.request({
+      origin: this.origin,
       method: 'POST',
       path: this.basePath + path,
       headers: { ...this.fixedHeaders, ...headers },
-      body,
+      body: wire,
       signal: AbortSignal.any([signal, timeout]),
     });
-    const text = await res.body.text();
+    const text = await readBounded(res, this.url(path));
     return { status: res.statusCode, headers: res.headers, body: text };
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    await this.dispatcher.close();
   }
 }

@@ -1,6 +1,6 @@
 import type { FieldSpecJson } from '../map/mapping-file.js';
+import { gtinValid } from '../schema/checks.js';
 import type { Language } from '../shared/types.js';
-import { gtinValid } from '../validate/checks.js';
 
 /**
  * Guesses which standard field a column feeds: first from its name (English, Korean, Japanese),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ReaderOptions } from '../feed/index.js';
 import { fieldSet } from '../map/fields.js';
-import { fillHint, REQUIRED_TARGETS } from '../map/fill-hints.js';
+import { currencyFor, fillHint, REQUIRED_TARGETS } from '../map/fill-hints.js';
 import type { FieldSpecJson, MappingJson } from '../map/mapping-file.js';
 import { canonicalTarget } from '../map/plan.js';
 import { presetPath } from '../map/presets.js';
@@ -141,15 +141,18 @@ function fromPreset(preset: string, header: string[], rowsRead: number, country?
         mapped.push({ column, target, by: 'preset' });
     }
   }
-  const missing = REQUIRED_TARGETS.filter((t) => fields[t] === undefined).map((target) => ({
-    target,
-    hint: fillHint(target, country),
-  }));
+  const { defaults, notes, fieldsWritten } = exportSettings(preset, fields, country ?? 'KR');
+  const missing = REQUIRED_TARGETS.filter(
+    (t) => fieldsWritten[t] === undefined && defaults[t] === undefined,
+  ).map((target) => ({ target, hint: fillHint(target, country) }));
   return {
     mapping: {
-      ...json,
       $schema: SCHEMA,
       description: `genser's ${preset} preset (docs/presets.md). ${json.description}`,
+      notes,
+      ...withoutSchema(json),
+      defaults: { ...json.defaults, ...defaults },
+      fields: fieldsWritten,
     },
     preset,
     mapped,
@@ -157,6 +160,50 @@ function fromPreset(preset: string, header: string[], rowsRead: number, country?
     missing,
     rowsRead,
   };
+}
+
+function withoutSchema(json: MappingJson & { $schema?: string; description: string }): MappingJson {
+  const { $schema: _s, description: _d, ...rest } = json;
+  return rest;
+}
+
+/**
+ * What a shop export cannot hold, written into the mapping so that the next run needs no --set:
+ * the currency (the country's), the sale window (from the run, a year long), and for Magento
+ * the base URL of its relative image paths. Each comes with a note saying what to check.
+ */
+function exportSettings(
+  preset: string,
+  fields: MappingJson['fields'],
+  country: string,
+): { defaults: Record<string, string>; notes: string[]; fieldsWritten: MappingJson['fields'] } {
+  const currency = currencyFor(country);
+  const defaults: Record<string, string> = {};
+  const notes: string[] = [];
+  const fieldsWritten = { ...fields };
+  if (fields.currency === undefined) {
+    defaults.currency = currency;
+    notes.push(
+      `defaults.currency is ${currency}, the currency of --country ${country.toUpperCase()}: the export does not say; change it if your shop sells in another`,
+    );
+  }
+  if (fields.availability_starts === undefined && fields.availability_ends === undefined) {
+    defaults.availability_starts = 'today';
+    defaults.availability_ends = '+1y';
+    notes.push(
+      'defaults.availability_starts/availability_ends: the export has no sale window; each run sends one from its own day for a year (today, +1y): set dates if your products have their own',
+    );
+  }
+  if (preset === 'magento') {
+    const image = fields.image_urls;
+    const spec: FieldSpecJson = typeof image === 'string' ? { column: image } : { ...image };
+    spec.prefix = 'https://shop.example.com/media/catalog/product';
+    fieldsWritten.image_urls = spec;
+    notes.push(
+      "fields.image_urls.prefix: Magento's image paths are relative to your store's media URL: replace https://shop.example.com with your store's address before the first upload",
+    );
+  }
+  return { defaults, notes, fieldsWritten };
 }
 
 /** What init prints on stderr (the lead's command writes the mapping and these lines). */

@@ -47,6 +47,28 @@ export function resolveRelativeDate(text: string, clock: RunClock): string | und
   return d.toISOString().slice(0, 10);
 }
 
+/**
+ * Identifiers that name one product each: the same value on every row would tell the service
+ * that every product is the same one.
+ */
+const PER_PRODUCT_IDENTIFIER: Record<string, string> = {
+  sku: 'a SKU names one product: the same SKU on every row makes every row after the first a duplicate',
+  offer_sku: 'a sales SKU names one offer: the same one on every row makes all products one offer',
+  gtin: 'a GTIN (EAN/UPC/JAN barcode) names one trade item: the same number on every row tells the service that every product is the same item',
+  mpn: 'a manufacturer part number names one model: the same one on every row tells the service that every product is the same model',
+  code: 'a product code names one product: the same code on every row makes every row after the first a duplicate',
+};
+
+/** Why one value for every row (`--set`, a mapping's constant or default) cannot fill `target`. */
+export function constantIdentifier(target: string): { message: string; hint: string } | undefined {
+  const why = PER_PRODUCT_IDENTIFIER[target];
+  if (why === undefined) return undefined;
+  return {
+    message: `${target} cannot be one value for every row (${why})`,
+    hint: `map the column that has it: "${target}": "YOUR COLUMN" in the mapping file's "fields" (docs/feeds.md, "Identifiers")`,
+  };
+}
+
 /** One default value, checked against its field; relative dates resolved for date fields. */
 export function fieldDefault(
   set: FieldSet,
@@ -63,6 +85,8 @@ export function fieldDefault(
       `known fields include ${known.join(', ')}${set.fields.length > 14 ? ', ...' : ''} (see docs/feeds.md)`,
     );
   }
+  const constant = constantIdentifier(field.target);
+  if (constant) throw new UsageError(`${origin}: ${constant.message}`, constant.hint);
   let resolved = value;
   if (typeof value === 'string' && (field.kind === 'date' || field.kind === 'epoch')) {
     resolved = resolveRelativeDate(value, clock) ?? value;

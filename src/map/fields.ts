@@ -27,7 +27,11 @@ export type FieldKind =
   /** InStock | OutOfStock | PreOrder, common spellings accepted */
   | 'availability'
   /** upper-cased code */
-  | 'code';
+  | 'code'
+  /** a product identifier (SKU, MPN): text, with Excel's damage named (docs/feeds.md, "Identifiers") */
+  | 'identifier'
+  /** a GTIN: digits, with Excel's damage named (scientific notation, lost leading zeros) */
+  | 'gtin';
 
 export interface FieldDef {
   /** Name used in mapping files and as canonical column. */
@@ -40,8 +44,8 @@ export interface FieldDef {
 }
 
 const STANDARD: FieldDef[] = [
-  { target: 'sku', kind: 'text', path: 'sku' },
-  { target: 'offer_sku', kind: 'text', path: 'offers.sku' },
+  { target: 'sku', kind: 'identifier', path: 'sku' },
+  { target: 'offer_sku', kind: 'identifier', path: 'offers.sku' },
   { target: 'name', kind: 'mltext', path: 'name' },
   { target: 'brand_id', kind: 'text', path: 'brand.@id' },
   { target: 'brand_name', kind: 'mltext', path: 'brand.name' },
@@ -53,8 +57,8 @@ const STANDARD: FieldDef[] = [
   { target: 'availability', kind: 'availability', path: 'offers.availability' },
   { target: 'availability_starts', kind: 'date', path: 'offers.availabilityStarts' },
   { target: 'availability_ends', kind: 'date', path: 'offers.availabilityEnds' },
-  { target: 'gtin', kind: 'text', path: 'offers.gtin' },
-  { target: 'mpn', kind: 'text', path: 'offers.mpn' },
+  { target: 'gtin', kind: 'gtin', path: 'offers.gtin' },
+  { target: 'mpn', kind: 'identifier', path: 'offers.mpn' },
   { target: 'image_urls', kind: 'list', path: 'offers.image' },
   { target: 'url', kind: 'mltext', path: 'url', recommended: true },
   { target: 'seo_title', kind: 'text', path: 'additionalProperty.seo_title' },
@@ -68,6 +72,17 @@ const STANDARD: FieldDef[] = [
   { target: 'unit_code', kind: 'text', path: 'offers.priceSpecification.unitCode' },
   { target: 'inventory_level', kind: 'number', path: 'offers.inventoryLevel.value' },
   { target: 'seo_description', kind: 'mltext', path: 'description.additionalProperty.seo_description' },
+  // Fields of the sample body without a shape in the table (docs/feeds.md, "Sample-only fields").
+  { target: 'item_condition', kind: 'text', path: 'itemCondition' },
+  { target: 'has_adult_consideration', kind: 'text', path: 'hasAdultConsideration' },
+  { target: 'country_of_origin', kind: 'code', path: 'countryOfOrigin.name' },
+  { target: 'brand_logo', kind: 'text', path: 'brand.logo' },
+  { target: 'category_position', kind: 'list', path: 'category.position' },
+  { target: 'shipping_weight', kind: 'number', path: 'offers.shippingDetails.weight.value' },
+  { target: 'shipping_weight_unit', kind: 'text', path: 'offers.shippingDetails.weight.unitCode' },
+  { target: 'image_content_size', kind: 'list', path: 'offers.image.contentSize' },
+  { target: 'image_width', kind: 'list', path: 'offers.image.width' },
+  { target: 'image_height', kind: 'list', path: 'offers.image.height' },
 ];
 
 /** Legacy fields worth a warning when absent, though the contract marks them optional. */

@@ -56,11 +56,16 @@ export const REQUIRED_TARGETS = [
   'image_urls',
 ] as const;
 
+/** The currency of a country's shops (USD when genser does not know it). */
+export function currencyFor(country: string): string {
+  return CURRENCY_BY_COUNTRY[country.toUpperCase()] ?? 'USD';
+}
+
 /** One value fits every row: these can be `--set` (undefined: a per-product field). */
 export function setFlag(target: string, country: string): string | undefined {
   switch (target) {
     case 'currency':
-      return `--set currency=${CURRENCY_BY_COUNTRY[country.toUpperCase()] ?? 'USD'}`;
+      return `--set currency=${currencyFor(country)}`;
     case 'availability_starts':
       return '--set availability_starts=today';
     case 'availability_ends':

@@ -8,6 +8,8 @@ import {
   parseBoolean,
   parseDate,
   parseDateIso,
+  parseGtin,
+  parseIdentifier,
   parseInteger,
   parseNumber,
   shorten,
@@ -205,6 +207,8 @@ export function mapRow(plan: Plan, fields: Record<string, unknown>): MappedRow {
       }
     }
   }
+  // offers.sku is the sku's unless offer_sku is given: an unusable sku leaves both unfilled.
+  if (failed?.has('sku') && values.offer_sku === undefined) failed.add('offers.sku');
   return { values, problems, failed };
 }
 
@@ -242,6 +246,10 @@ function typed(rule: FieldRule, value: unknown, planZone: string): Parsed<unknow
       return parseAvailability(text);
     case 'code':
       return { ok: true, value: text.trim().toUpperCase() };
+    case 'gtin':
+      return parseGtin(text);
+    case 'identifier':
+      return parseIdentifier(text);
     default:
       return { ok: true, value: text };
   }

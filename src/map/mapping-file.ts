@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorObject } from 'ajv';
+import { checkSchema } from '../schema/bounded.js';
 import { UsageError } from '../shared/errors.js';
 import type { Language, LegacyKind, PayloadFormat } from '../shared/types.js';
 import { timeZoneForCountry } from '../time/zones.js';
-import { checkSchema } from '../validate/bounded.js';
-import { type FieldDefault, fieldDefault, type RunClock } from './defaults.js';
+import { constantIdentifier, type FieldDefault, fieldDefault, type RunClock } from './defaults.js';
 import { type FieldDef, fieldSet, findField } from './fields.js';
 import {
   type BooleanWords,
@@ -43,6 +43,8 @@ export const TRANSFORM_NAMES = ['shopify', 'woocommerce', 'magento', 'google-mer
 export type TransformName = (typeof TRANSFORM_NAMES)[number];
 
 export interface MappingJson {
+  /** What to check or fill in, written by `genser init` (not read). */
+  notes?: string[];
   transform?: TransformName;
   defaults?: Record<string, string | number | boolean>;
   format?: PayloadFormat;
@@ -219,6 +221,10 @@ export function parseMapping(text: string, file: string, defaults: MappingContex
     if (sources.length === 0 && spec.const === undefined && spec.default === undefined) {
       bad(at, 'needs "column", "columns", "const" or "default"');
     }
+    const constant = constantIdentifier(field.target);
+    if (constant && (spec.const !== undefined || spec.default !== undefined)) {
+      bad(`${at}/${spec.const !== undefined ? 'const' : 'default'}`, constant.message, constant.hint);
+    }
     if (spec.const !== undefined && sources.length > 0) {
       bad(`${at}/const`, 'cannot be combined with "column"/"columns"', 'use "default" for a fallback value');
     }
@@ -264,6 +270,9 @@ export function parseMapping(text: string, file: string, defaults: MappingContex
   const clock = runClock(defaults, zone);
   const fieldDefaults: FieldDefault[] = [];
   for (const [target, value] of Object.entries(m.defaults ?? {})) {
+    const field = findField(set, target);
+    const constant = field && constantIdentifier(field.target);
+    if (constant) bad(`/defaults/${escapePointer(target)}`, constant.message, constant.hint);
     try {
       fieldDefaults.push(fieldDefault(set, target, value, `defaults/${target}`, clock));
     } catch (err) {

@@ -1,3 +1,4 @@
+import { gtinValid } from '../schema/checks.js';
 import { timeZoneForCountry, zonedToUtc } from '../time/zones.js';
 
 /**
@@ -82,6 +83,15 @@ export function parseNumber(raw: string, fmt: NumberFormat = DEFAULT_NUMBER_FORM
     DIGITS_WITH_GROUPING.test(stripped) || SEPARATOR_BETWEEN_DIGITS.test(stripped)
       ? !fmt.pattern.test(stripped)
       : false;
+  if (separators && !units) {
+    const { decimal, thousands } = separatorsIn(stripped, fmt);
+    const declared = decimal === '.' ? '' : `"decimal": "${decimal}", `;
+    return fail(
+      'excel_damage',
+      `must be a number; got \`${raw}\`, written with another locale's separators (thousands "${thousands}"${decimal === '.' ? '' : `, decimal "${decimal}"`}), as a spreadsheet saves numbers in its computer's locale`,
+      `${EXCEL_FIX}, or declare the separators in the mapping file: "number": {${declared}"thousands": "${thousands}"}`,
+    );
+  }
   if (units || separators) {
     const declare: string[] = [];
     if (separators)
@@ -100,6 +110,17 @@ export function parseNumber(raw: string, fmt: NumberFormat = DEFAULT_NUMBER_FORM
     );
   }
   return fail('type', `must be a number; got \`${raw}\``);
+}
+
+/** Which separators a number text uses: the last of two kinds is the decimal one. */
+function separatorsIn(text: string, fmt: NumberFormat): { decimal: string; thousands: string } {
+  const seps = text.replace(/[\d+-]/g, '');
+  const last = seps[seps.length - 1];
+  const first = seps[0];
+  if (first !== last) return { decimal: last, thousands: first };
+  // One kind: a thousands separator (the format's decimal separator is the other one).
+  const decimal = first === fmt.decimal ? (fmt.decimal === '.' ? ',' : '.') : fmt.decimal;
+  return { decimal, thousands: first };
 }
 
 export function parseInteger(raw: string, fmt: NumberFormat = DEFAULT_NUMBER_FORMAT): Parsed<number> {
@@ -184,6 +205,14 @@ export function parseDateMs(raw: string, zone: string): Parsed<number> {
     return fail('date', `is not a real calendar date or time; got \`${raw}\``);
   }
   if (EPOCH_MS.test(text)) return ok(Number(text));
+  const serial = excelSerialDate(text);
+  if (serial !== undefined) {
+    return fail(
+      'excel_damage',
+      `must be a date; got \`${raw}\`, an Excel date serial number (${serial}): Excel saved the date as a number`,
+      `${EXCEL_FIX} (or as a date yyyy-mm-dd), then export again`,
+    );
+  }
   return fail(
     'date',
     `must be a date; got \`${raw}\``,
@@ -238,6 +267,58 @@ export function parseDateIso(raw: string, zone: string): Parsed<string> {
 /** A country code (`KR`) or an IANA zone (`Asia/Seoul`). */
 export function zoneFor(countryOrZone: string): string {
   return timeZoneForCountry(countryOrZone);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Excel's damage: what a spreadsheet does to codes and dates when a CSV is opened and saved in it.
+
+export const EXCEL_FIX = 'format the column as Text before saving';
+
+/** Excel's date serial numbers of 1955-2118 (days since 1899-12-30, a fraction for the time). */
+const SERIAL = /^([2-7]\d{4})(?:\.\d+)?$/;
+
+/** The calendar date an Excel serial number stands for, when `text` is one. */
+export function excelSerialDate(text: string): string | undefined {
+  const m = SERIAL.exec(text);
+  if (!m) return undefined;
+  return new Date(Date.UTC(1899, 11, 30) + Number(m[1]) * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** `8.80000E+12`, `8.8E+12`, `1E+15`: a long number Excel showed (and saved) in scientific notation. */
+const SCIENTIFIC = /^\d(?:[.,]\d+)?E\+\d{1,2}$/i;
+
+function scientific(field: string, raw: string): Parsed<never> {
+  return fail(
+    'excel_damage',
+    `is \`${raw}\`, a number in scientific notation: Excel saved the ${field} as a rounded number and its digits are lost`,
+    `${EXCEL_FIX}, then export the ${field}s again from the shop (the file as it is cannot give them back)`,
+  );
+}
+
+/** A SKU or part number: taken as it is, unless Excel turned it into scientific notation. */
+export function parseIdentifier(raw: string): Parsed<string> {
+  return SCIENTIFIC.test(raw.trim()) ? scientific('code', raw) : ok(raw);
+}
+
+/**
+ * A GTIN: taken as it is (the schema checks its form), except where Excel damaged it: scientific
+ * notation, or leading zeros dropped (a GTIN of 7, 11, 10 or 9 digits that is valid with them).
+ */
+export function parseGtin(raw: string): Parsed<string> {
+  const text = raw.trim();
+  if (SCIENTIFIC.test(text)) return scientific('barcode', raw);
+  if (/^\d{6,13}$/.test(text) && text.length !== 8 && text.length !== 12 && text.length !== 13) {
+    const length = text.length < 8 ? 8 : text.length < 12 ? 12 : 14;
+    const padded = text.padStart(length, '0');
+    if (gtinValid(padded)) {
+      return fail(
+        'excel_damage',
+        `is \`${raw}\` (${text.length} digits): the leading zero${length - text.length > 1 ? 's were' : ' was'} dropped, as Excel does with numbers (${padded} is a valid GTIN)`,
+        `${EXCEL_FIX}, then export again; or write ${padded}`,
+      );
+    }
+  }
+  return ok(raw);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,7 +19,17 @@ export function langValue(texts: LangText[]): LangValue | LangValue[] {
   return texts.map((t) => ({ '@value': t.value, '@language': t.language }));
 }
 
-function categories(names: LangList[] | undefined, codes: string[] | undefined): Node[] | undefined {
+/** A list item that is a number when it reads as one (else left as text: the schema names it). */
+function numeric(text: string): number | string {
+  const n = Number(text);
+  return text.trim() !== '' && Number.isFinite(n) ? n : text;
+}
+
+function categories(
+  names: LangList[] | undefined,
+  codes: string[] | undefined,
+  positions?: string[],
+): Node[] | undefined {
   let count = codes?.length ?? 0;
   if (names) for (let j = 0; j < names.length; j++) count = Math.max(count, names[j].items.length);
   if (count === 0) return undefined;
@@ -41,6 +51,8 @@ function categories(names: LangList[] | undefined, codes: string[] | undefined):
     if (name !== undefined) category.name = name;
     const code = codes?.[i];
     if (code !== undefined) category.codeValue = code;
+    const position = positions?.[i];
+    if (position !== undefined) category.position = numeric(position);
     out.push(category);
   }
   return out;
@@ -60,12 +72,14 @@ export function buildStandardProduct(v: Record<string, unknown>): Node {
   const category = categories(
     v.category_name as LangList[] | undefined,
     v.category_code as string[] | undefined,
+    v.category_position as string[] | undefined,
   );
   if (category) node.category = category;
-  if (v.brand_id !== undefined || v.brand_name !== undefined) {
+  if (v.brand_id !== undefined || v.brand_name !== undefined || v.brand_logo !== undefined) {
     const brand: Node = { '@type': 'Brand' };
     if (v.brand_id !== undefined) brand['@id'] = v.brand_id;
     if (v.brand_name !== undefined) brand.name = langValue(v.brand_name as LangText[]);
+    if (v.brand_logo !== undefined) brand.logo = v.brand_logo;
     node.brand = brand;
   }
   if (v.description !== undefined || v.seo_description !== undefined) {
@@ -99,7 +113,22 @@ export function buildStandardProduct(v: Record<string, unknown>): Node {
   if (v.availability_starts !== undefined) offers.availabilityStarts = v.availability_starts;
   if (v.availability_ends !== undefined) offers.availabilityEnds = v.availability_ends;
   if (v.image_urls !== undefined) {
-    offers.image = (v.image_urls as string[]).map((contentUrl) => ({ '@type': 'ImageObject', contentUrl }));
+    // Sizes by the image's position in image_urls (the sample's contentSize, width, height).
+    const sizes = v.image_content_size as string[] | undefined;
+    const widths = v.image_width as string[] | undefined;
+    const heights = v.image_height as string[] | undefined;
+    offers.image = (v.image_urls as string[]).map((contentUrl, i) => {
+      const image: Node = { '@type': 'ImageObject', contentUrl };
+      if (sizes?.[i] !== undefined) image.contentSize = sizes[i];
+      if (widths?.[i] !== undefined) image.width = numeric(widths[i]);
+      if (heights?.[i] !== undefined) image.height = numeric(heights[i]);
+      return image;
+    });
+  }
+  if (v.shipping_weight !== undefined) {
+    const weight: Node = { '@type': 'QuantitativeValue', value: v.shipping_weight };
+    if (v.shipping_weight_unit !== undefined) weight.unitCode = v.shipping_weight_unit;
+    offers.shippingDetails = { '@type': 'OfferShippingDetails', weight };
   }
   if (v.unit_price !== undefined || v.unit_code !== undefined) {
     const spec: Node = { '@type': 'UnitPriceSpecification' };
@@ -114,6 +143,10 @@ export function buildStandardProduct(v: Record<string, unknown>): Node {
   if (v.url !== undefined) node.url = langValue(v.url as LangText[]);
   if (v.positive_notes !== undefined) node.positiveNotes = langValue(v.positive_notes as LangText[]);
   if (v.material !== undefined) node.material = langValue(v.material as LangText[]);
+  if (v.item_condition !== undefined) node.itemCondition = v.item_condition;
+  if (v.has_adult_consideration !== undefined) node.hasAdultConsideration = v.has_adult_consideration;
+  if (v.country_of_origin !== undefined)
+    node.countryOfOrigin = { '@type': 'Country', name: v.country_of_origin };
   let additional: Node[] | undefined;
   for (let i = 0; i < ADDITIONAL.length; i++) {
     const value = v[ADDITIONAL[i][0]];

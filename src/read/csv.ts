@@ -1,7 +1,7 @@
 import Papa from 'papaparse';
 import type { ReadItem } from '../shared/types.js';
 import { InvalidBytesError, invalidBytesUsage } from './decode.js';
-import { issueItem, readIssue } from './issues.js';
+import { issueItem, lineAt, positioned, readIssue, rowAt } from './issues.js';
 import { FIELD_LIMIT, PARSE_CHUNK, PENDING_LIMIT } from './limits.js';
 import { foreignBreakAt, lineEndName, normaliseBreaks } from './line-ends.js';
 import { type RecordMaker, recordMaker } from './record-maker.js';
@@ -195,7 +195,7 @@ class CsvReader {
     const issue = readIssue(
       'mixed_line_ends',
       this.file,
-      `${this.file}: line ${line} ends with ${lineEndName(input, at)}, the lines before it with ${first}: the line ends are mixed, so CRLF, LF and CR are each read as a line break. Save the file with one kind of line end`,
+      positioned`${this.file}: line ${lineAt(line)} ends with ${lineEndName(input, at)}, the lines before it with ${first}: the line ends are mixed, so CRLF, LF and CR are each read as a line break. Save the file with one kind of line end`,
       { line },
     );
     issue.severity = 'warning';
@@ -277,7 +277,7 @@ class CsvReader {
             issueItem(
               'field_too_large',
               this.file,
-              `row ${this.row} (line ${line}): column "${names[j]}" holds ${fields[j].length} characters, more than the limit of ${FIELD_LIMIT} (1 MiB); the row is skipped. Check for a quote that is not closed, or shorten the value`,
+              positioned`row ${rowAt(this.row)} (line ${lineAt(line)}): column "${names[j]}" holds ${fields[j].length} characters, more than the limit of ${FIELD_LIMIT} (1 MiB); the row is skipped. Check for a quote that is not closed, or shorten the value`,
               { row: this.row, line, column: names[j] },
             ),
           );
@@ -300,12 +300,12 @@ class CsvReader {
     const spans = this.breaksIn(fields);
     const joined = spans > 0;
     const what = joined
-      ? `a quoted value has a stray quote and runs over lines ${line}-${line + spans}, probably swallowing the rows on them`
-      : 'a quoted value holds a quote that is not doubled';
+      ? positioned`a quoted value has a stray quote and runs over lines ${lineAt(line)}-${lineAt(line + spans)}, probably swallowing the rows on them`
+      : ['a quoted value holds a quote that is not doubled'];
     const issue = readIssue(
       'malformed_quote',
       this.file,
-      `row ${this.row} (line ${line}): ${what}. Write a quote inside a quoted value as two quotes ("")`,
+      positioned`row ${rowAt(this.row)} (line ${lineAt(line)}): ${what}. Write a quote inside a quoted value as two quotes ("")`,
       { row: this.row, line },
     );
     if (!joined) issue.severity = 'warning';
@@ -327,14 +327,14 @@ class CsvReader {
     const spans = this.breaksIn(fields);
     const joined =
       spans > 0
-        ? `. It spans lines ${line}-${line + spans}: a quote that is not closed may have joined those lines into one row`
-        : '';
+        ? positioned`. It spans lines ${lineAt(line)}-${lineAt(line + spans)}: a quote that is not closed may have joined those lines into one row`
+        : [];
     return {
       type: 'issue',
       issue: readIssue(
         'ragged_row',
         this.file,
-        `row ${this.row} (line ${line}) has ${got} fields, the header has ${expected} (expected ${expected}, got ${got}: ${detail}); the row is skipped. Check for a missing or extra delimiter "${printable(this.delimiter!)}" or an unquoted value that contains it${joined}`,
+        positioned`row ${rowAt(this.row)} (line ${lineAt(line)}) has ${got} fields, the header has ${expected} (expected ${expected}, got ${got}: ${detail}); the row is skipped. Check for a missing or extra delimiter "${printable(this.delimiter!)}" or an unquoted value that contains it${joined}`,
         { row: this.row, line, column: got < expected ? names[got] : undefined },
       ),
     };
@@ -390,24 +390,34 @@ class CsvReader {
   }
 
   private reportUnclosed(rowLine: number, quoteLine: number, out: ReadItem[]): void {
-    const how = `the quote opened on line ${quoteLine} is never closed; reading goes on at line ${quoteLine + 1}. Close the quote, or double quotes inside a quoted value ("")`;
+    const how = positioned`the quote opened on line ${lineAt(quoteLine)} is never closed; reading goes on at line ${lineAt(quoteLine + 1)}. Close the quote, or double quotes inside a quoted value ("")`;
     if (this.names === undefined) {
       // The header itself is broken: the next line is taken as the header.
       out.push({
         type: 'issue',
-        issue: readIssue('unclosed_quote', this.file, `the header (line ${rowLine}): ${how}`, {
-          line: rowLine,
-        }),
+        issue: readIssue(
+          'unclosed_quote',
+          this.file,
+          positioned`the header (line ${lineAt(rowLine)}): ${how}`,
+          {
+            line: rowLine,
+          },
+        ),
       });
       return;
     }
     this.row++;
     out.push({
       type: 'issue',
-      issue: readIssue('unclosed_quote', this.file, `row ${this.row} (line ${rowLine}) is skipped: ${how}`, {
-        row: this.row,
-        line: rowLine,
-      }),
+      issue: readIssue(
+        'unclosed_quote',
+        this.file,
+        positioned`row ${rowAt(this.row)} (line ${lineAt(rowLine)}) is skipped: ${how}`,
+        {
+          row: this.row,
+          line: rowLine,
+        },
+      ),
     });
   }
 
@@ -436,7 +446,7 @@ class CsvReader {
         issueItem(
           'field_too_large',
           this.file,
-          `${this.file}: the header (line ${this.line}) runs over ${this.pendingLimit} characters without a line break; nothing is read from it. Check that the file is a CSV export with one row per line`,
+          positioned`${this.file}: the header (line ${lineAt(this.line)}) runs over ${this.pendingLimit} characters without a line break; nothing is read from it. Check that the file is a CSV export with one row per line`,
           { line: this.line },
         ),
       );
@@ -447,7 +457,7 @@ class CsvReader {
         issue: readIssue(
           'field_too_large',
           this.file,
-          `row ${this.row} (line ${this.line}) runs over ${this.pendingLimit} characters without ending; the row is skipped. Check for a quote that is not closed`,
+          positioned`row ${rowAt(this.row)} (line ${lineAt(this.line)}) runs over ${this.pendingLimit} characters without ending; the row is skipped. Check for a quote that is not closed`,
           { row: this.row, line: this.line },
         ),
       });

@@ -141,25 +141,48 @@ function locateReplacement(
 const ENCODING_HINT =
   'Pass --encoding to say what the file is: utf-8, cp949 (or euc-kr) for Korean, shift_jis for Japanese, utf-16le or utf-16be.';
 
-/** The one-line message for bytes the chosen encoding cannot read. */
+/** Where and what the bad bytes are: kept as numbers, so a piece of a file read apart can move them on. */
+export interface BadBytes {
+  file: string;
+  encoding: ConcreteEncoding;
+  byteOffset: number;
+  byteValue?: number;
+  notUtf8?: { offset: number; byte: number };
+  line?: number;
+  auto: boolean;
+}
+
+/** Bytes the chosen encoding cannot read: a usage error whose message is made from `detail`. */
+export class BadBytesError extends UsageError {
+  constructor(readonly detail: BadBytes) {
+    super(badBytesMessage(detail), ENCODING_HINT);
+  }
+}
+
+/** The one-line error for bytes the chosen encoding cannot read. */
 export function invalidBytesUsage(
   err: InvalidBytesError,
   file: string,
   line: number | undefined,
   auto: boolean,
-): UsageError {
-  const byte = err.byteValue === undefined ? 'an invalid byte' : `invalid byte 0x${hex(err.byteValue)}`;
-  const where = line === undefined ? '' : ` (line ${line})`;
-  const name = err.encoding;
+): BadBytesError {
+  const { encoding, byteOffset, byteValue, notUtf8 } = err;
+  return new BadBytesError({ file, encoding, byteOffset, byteValue, notUtf8, line, auto });
+}
+
+function badBytesMessage(d: BadBytes): string {
+  const byte = d.byteValue === undefined ? 'an invalid byte' : `invalid byte 0x${hex(d.byteValue)}`;
+  const where = d.line === undefined ? '' : ` (line ${d.line})`;
+  const name = d.encoding;
   let what = `the text is not valid ${name}`;
-  if (err.notUtf8) {
+  if (d.notUtf8) {
     // Guessed from a sample: it was not UTF-8 there, and it is not what it looked like either.
-    const first = err.notUtf8;
+    const first = d.notUtf8;
     what = `the text is not valid utf-8 (byte 0x${hex(first.byte)} at byte offset ${first.offset}) nor valid ${name}, which it looked like`;
-  } else if (auto) {
+  } else if (d.auto) {
     what = `the text is not valid ${name} as detected`;
   }
-  return new UsageError(`${file}: ${what}: ${byte} at byte offset ${err.byteOffset}${where}`, ENCODING_HINT);
+  return `${d.file}: ${what}: ${byte} at byte offset ${d.byteOffset}${where}`;
 }
 
 /** --encoding auto could not decide: name the first byte that is not UTF-8, its line, and why. */

@@ -1,3 +1,4 @@
+import { envelopeProblems } from '../schema/envelope.js';
 import { isObject } from '../shared/is-object.js';
 import { MAX_RECORD_DEPTH } from '../shared/json-depth.js';
 import type { ReadItem, SourceRecord } from '../shared/types.js';
@@ -7,8 +8,6 @@ import { PENDING_LIMIT } from './limits.js';
 import type { JsonOptions } from './ndjson.js';
 import { kindOf } from './ndjson.js';
 import { positionIn, shapeOf, syntaxDetail } from './shape.js';
-
-const RECOMMENDED_ENVELOPE = ['@context', 'specversion', 'id', 'type'];
 
 // Scanner states.
 const START = 0;
@@ -82,6 +81,9 @@ class JsonScanner {
   private envelope = false;
   private sawGraph = false;
   private members: string[] = [];
+  /** The envelope's members as read (checked as a whole at its end), and those too large to keep. */
+  private memberValues: Record<string, unknown> = Object.create(null);
+  private unreadMembers: string[] = [];
   private line = 1;
   /** Absolute offset of the first character of the current line, and of the current text. */
   private lineStart = 0;
@@ -299,16 +301,11 @@ class JsonScanner {
           out.push(issueItem('no_rows', file, `${file} holds no products (the array is empty)`));
         }
         if (this.envelope && this.sawGraph) {
-          // Contract 2.7 recommends these envelope members; genser sends its own envelope, but a
-          // payload checked here may be sent by another client as it stands.
-          const missing = RECOMMENDED_ENVELOPE.filter((m) => !this.members.includes(m));
-          if (missing.length > 0) {
-            const issue = readIssue(
-              'envelope_recommended',
-              file,
-              `${file}: the envelope has no ${missing.join(', ')} (recommended by the contract, section 2.7: "@context": "https://schema.org/", "specversion": "1.0", a unique "id", "type": "create_product" or "update_product"); genser upload sends its own envelope with them`,
-            );
-            issue.severity = 'warning';
+          // The envelope as a whole, as the service checks it: a payload checked here may be
+          // sent by another client as it stands (genser upload sends its own envelope).
+          for (const p of envelopeProblems(this.memberValues, this.unreadMembers)) {
+            const issue = readIssue(p.code, file, `${file}: ${p.message}`, { line: 1 });
+            issue.severity = p.severity;
             out.push({ type: 'issue', issue });
           }
         }
@@ -418,10 +415,14 @@ class JsonScanner {
       return;
     }
     if (!isElement) {
-      if (this.oversize) return;
+      if (this.oversize) {
+        this.unreadMembers.push(this.key);
+        return;
+      }
       try {
-        JSON.parse(text);
+        this.memberValues[this.key] = JSON.parse(text);
       } catch (err) {
+        this.unreadMembers.push(this.key);
         out.push(
           issueItem(
             'invalid_json',

@@ -3,7 +3,7 @@ import { MAX_RECORD_DEPTH, tooDeepAt } from '../shared/json-depth.js';
 import type { Logger } from '../shared/logger.js';
 import type { ReadItem } from '../shared/types.js';
 import { InvalidBytesError, invalidBytesUsage } from './decode.js';
-import { issueItem, readIssue } from './issues.js';
+import { issueItem, lineAt, positioned, readIssue } from './issues.js';
 import { PENDING_LIMIT } from './limits.js';
 import { positionIn, shapeOf, syntaxDetail } from './shape.js';
 
@@ -46,7 +46,7 @@ export async function* readNdjson(
         issue: readIssue(
           'invalid_json',
           file,
-          `line ${at}${column}: not valid JSON (${reason}); the line is skipped. Each line must hold one complete JSON object`,
+          positioned`line ${lineAt(at)}${column}: not valid JSON (${reason}); the line is skipped. Each line must hold one complete JSON object`,
           { row, line: at },
         ),
       });
@@ -58,7 +58,7 @@ export async function* readNdjson(
         issueItem(
           'too_deep',
           file,
-          `line ${at}: nests arrays or objects more than ${MAX_RECORD_DEPTH} levels deep (column ${deep + 1}); the line is skipped. A product needs no such nesting: check how the file was made`,
+          positioned`line ${lineAt(at)}: nests arrays or objects more than ${MAX_RECORD_DEPTH} levels deep (column ${deep + 1}); the line is skipped. A product needs no such nesting: check how the file was made`,
           { row, line: at },
         ),
       );
@@ -70,7 +70,7 @@ export async function* readNdjson(
         issue: readIssue(
           'not_an_object',
           file,
-          `line ${at}: holds a JSON ${kindOf(value)}, not an object; the line is skipped`,
+          positioned`line ${lineAt(at)}: holds a JSON ${kindOf(value)}, not an object; the line is skipped`,
           {
             row,
             line: at,
@@ -110,7 +110,7 @@ export async function* readNdjson(
         issue: readIssue(
           'field_too_large',
           file,
-          `line ${line} is longer than ${limit} characters; it is skipped`,
+          positioned`line ${lineAt(line)} is longer than ${limit} characters; it is skipped`,
           { row, line },
         ),
       });

@@ -1,8 +1,16 @@
 import type { EventFailure, EventSendResult } from '../events/send.js';
+import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
+import {
+  concurrencyLines,
+  count,
+  duration,
+  n,
+  OUTCOME_MEANING,
+  outcomeWords,
+  rate,
+} from '../shared/words.js';
 import type { EventIssue, EventsSendReport, EventsSummary } from './events-shapes.js';
-
-import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
 
 /**
  * The report of `genser events send` (docs/events.md): the same field names as the upload
@@ -42,6 +50,7 @@ export function eventsSummary(r: EventsRun): EventsSummary {
     retries: s.retries,
     requests: s.requests,
     durationMs: r.durationMs,
+    ...(s.concurrency ? { concurrency: s.concurrency } : {}),
   };
 }
 
@@ -55,6 +64,7 @@ export function eventsReport(r: EventsRun): EventsSendReport {
     ...(stop ? { stopped: { reason: stop.reason, message: stop.message, lastRowRead: r.lastRow } } : {}),
     ...(r.target ? { target: r.target } : {}),
     failures: r.result.failures,
+    ...(r.result.unsent.length > 0 ? { unsent: r.result.unsent } : {}),
   };
 }
 
@@ -101,13 +111,18 @@ export function eventsSummaryLines(r: EventsRun): string[] {
     `events: ${count(s.rows, 'event')}, ${n(s.invalid)} invalid (not sent), ${n(s.sent)} sent: ` +
       `${outcomeWords(s)}; ${s.notSent > 0 ? `${count(s.notSent, 'valid event')} not sent; ` : ''}` +
       `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'event')})`,
+    ...concurrencyLines(s.concurrency),
   ];
   if (r.result.stop)
     lines.push(
       r.result.readToEnd
-        ? `stopped after row ${n(r.lastRow)}, the last of the input`
+        ? `stopped; the input was read to its end (row ${n(r.lastRow)}), what came after the stop not sent`
         : `stopped after row ${n(r.lastRow)}: events after it were not read or sent`,
     );
   lines.push(...outcomeLines(r.result.failures));
-  return lines;
+  for (const u of r.result.unsent) {
+    const rows = u.from === u.to ? `row ${u.from}` : `rows ${u.from}-${u.to}`;
+    lines.push(`not sent: ${u.file} ${rows} (${count(u.count, 'valid event')}): ${OUTCOME_MEANING.not_sent}`);
+  }
+  return lines.map(printable);
 }

@@ -1,4 +1,4 @@
-import type { EventFailure } from '../events/send.js';
+import type { EventFailure, UnsentRange } from '../events/send.js';
 import type { EventProblemLine } from '../events/source.js';
 import type { StopReason } from '../http/run.js';
 
@@ -33,6 +33,8 @@ export interface EventsSendReport {
   target?: string;
   /** Every valid event not accepted: rejected, failed, unconfirmed or not sent. */
   failures: EventFailure[];
+  /** Valid events read after the run stopped, not sent: ranges of rows per file. */
+  unsent?: UnsentRange[];
 }
 
 /** A problem of an invalid event (not sent). */
@@ -51,4 +53,6 @@ export interface EventsSummary {
   retries: number;
   requests: number;
   durationMs: number;
+  /** Requests in flight at most during the run, and the most allowed (--concurrency). */
+  concurrency?: { reached: number; max: number };
 }

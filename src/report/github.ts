@@ -1,5 +1,5 @@
 import { redact } from '../shared/secrets.js';
-import { COMMAND_TITLES, kindLabel, type Problem, type ReportModel, rowLabel } from './model.js';
+import { COMMAND_TITLES, kindLabel, type Problem, type ReportModel, recordName, rowLabel } from './model.js';
 
 /**
  * GitHub Actions: `::error` / `::warning` workflow commands that become annotations on the
@@ -108,11 +108,43 @@ function table(head: string[], rows: (string | number | undefined)[][], right: n
   ];
 }
 
+/**
+ * GitHub refuses a job summary over 1 MiB (for the whole step). Ours stays well below, so the
+ * step's other summaries fit too: rows are dropped from the problems table until it does, and
+ * a summary still too large (thousands of files or kinds) is cut with a note.
+ */
+export const SUMMARY_MAX_BYTES = 256 * 1024;
+/** Files named in the summary; the rest are counted. */
+const SUMMARY_FILES = 20;
+
 export function summaryMarkdown(model: ReportModel, rows = SUMMARY_ROWS): string {
+  for (let shown = rows; ; shown = Math.floor(shown / 2)) {
+    const text = summaryWith(model, shown);
+    if (Buffer.byteLength(text) <= SUMMARY_MAX_BYTES) return text;
+    if (shown === 0) return cutSummary(text);
+  }
+}
+
+function cutSummary(text: string): string {
+  const note =
+    "\n*(cut here: the job summary stays under GitHub's 1 MiB limit; the other reports have the rest)*\n";
+  const bytes = Buffer.from(text)
+    .subarray(0, SUMMARY_MAX_BYTES - Buffer.byteLength(note))
+    .toString('utf8');
+  // A partial last line (or a character cut in two) is dropped.
+  return `${bytes.slice(0, bytes.lastIndexOf('\n') + 1)}${note}`;
+}
+
+function filesLine(files: string[]): string {
+  const named = files.slice(0, SUMMARY_FILES).map(mdCell).join(', ');
+  return files.length > SUMMARY_FILES ? `${named} and ${files.length - SUMMARY_FILES} more` : named;
+}
+
+function summaryWith(model: ReportModel, rows: number): string {
   const t = model.totals;
   const title = COMMAND_TITLES[model.command];
   const lines = [`## ${mdCell(title)}: ${verdict(model)}`, ''];
-  if (model.files.length > 0) lines.push(`Files: ${model.files.map(mdCell).join(', ')}`, '');
+  if (model.files.length > 0) lines.push(`Files: ${filesLine(model.files)}`, '');
   if (model.stopped)
     lines.push(`**Stopped** (${mdCell(model.stopped.reason)}): ${mdCell(model.stopped.message)}`, '');
   lines.push(
@@ -183,7 +215,7 @@ export function summaryMarkdown(model: ReportModel, rows = SUMMARY_ROWS): string
           p.file,
           p.row || undefined,
           p.line,
-          p.sku,
+          recordName(p),
           p.column ?? p.field,
           p.value,
           p.hint ? `${p.message}; ${p.hint}` : p.message,

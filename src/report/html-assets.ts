@@ -109,7 +109,7 @@ export const REPORT_JS = `
     var tr = document.createElement('tr');
     var values = {
       severity: p.severity, kind: p.field ? p.code + ' ' + p.field : p.code, file: p.file,
-      row: p.row || '', line: p.line === undefined ? '' : p.line, sku: p.sku || '',
+      row: p.row || '', line: p.line === undefined ? '' : p.line, sku: p.sku || p.type || '',
       column: p.column || p.field || '', value: p.value === undefined ? '' : p.value,
       message: p.message, hint: p.hint || ''
     };

@@ -62,6 +62,7 @@ function detail(p: Problem): string {
     p.row ? `row: ${p.row}` : undefined,
     p.line !== undefined ? `line: ${p.line}` : undefined,
     p.sku ? `sku: ${p.sku}` : undefined,
+    p.type ? `type: ${p.type}` : undefined,
     p.column ? `column: ${p.column}` : undefined,
     p.field ? `field: ${p.field}` : undefined,
     p.value !== undefined ? `value: ${p.value}` : undefined,

@@ -1,5 +1,5 @@
 import { fillHint, TARGETS_BY_PATH } from '../map/fill-hints.js';
-import type { IssueGroup } from './issues.js';
+import type { IssueGroup } from '../shared/issue-collector.js';
 
 /**
  * The lines a run's summary ends with when a required field is missing on many rows: which

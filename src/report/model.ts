@@ -1,5 +1,6 @@
 import type { EventFailure } from '../events/send.js';
 import type { Issue, Severity } from '../shared/types.js';
+import { shorten } from '../shared/words.js';
 import type { BatchOutcome, UploadSummary } from '../upload/types.js';
 import type { EventProblem, EventsSendReport, EventsSummary, EventsValidateReport } from './events-shapes.js';
 import type { UploadReport } from './upload-report.js';
@@ -57,15 +58,9 @@ export interface ReportModel {
   events?: EventsSummary;
 }
 
-/** Splits `message; hint` when the issue carries its hint apart. */
-function withoutHint(message: string, hint: string | undefined): string {
-  if (hint && message.endsWith(`; ${hint}`)) return message.slice(0, -(hint.length + 2));
-  return message;
-}
-
 function fromValidate(command: ReportCommand, report: ValidateReport | UploadReport): ReportModel {
   const problems: Problem[] = report.issues.map((i) => {
-    const p: Problem = { ...i, message: withoutHint(i.message, i.hint) };
+    const p: Problem = { ...i };
     if (p.row === 0) delete p.row;
     return p;
   });
@@ -128,7 +123,7 @@ function eventProblem(p: EventProblem): Problem {
     code: p.row > 0 ? (p.code ?? 'invalid_event') : (p.code ?? 'read'),
     file: p.file,
     ...(p.row > 0 ? { row: p.row, line: p.line } : {}),
-    ...(p.type ? { sku: p.type } : {}),
+    ...(p.type ? { type: p.type } : {}),
     ...(p.pointer ? { field: p.pointer } : {}),
     message: p.message,
   };
@@ -189,7 +184,7 @@ function fromEventsSend(report: EventsSendReport): ReportModel {
       file: f.file,
       row: f.row,
       line: f.line,
-      sku: f.type,
+      type: f.type,
       message: `${o.words} (${status}): ${f.message}`,
     });
   }
@@ -217,7 +212,7 @@ function fromEventsSend(report: EventsSendReport): ReportModel {
   };
 }
 
-export function toModel(source: ReportSource): ReportModel {
+function fromSource(source: ReportSource): ReportModel {
   switch (source.command) {
     case 'validate':
     case 'convert':
@@ -231,10 +226,44 @@ export function toModel(source: ReportSource): ReportModel {
   }
 }
 
-/** `row 7 (line 9) SKU-00007`, `file` for file-level problems. */
-export function rowLabel(p: { row?: number; line?: number; sku?: string }): string {
+/** Longest value (and SKU, column, field, file name) in a report for people; longer are shortened. */
+export const MAX_VALUE_CHARS = 200;
+/** Longest message or hint (a server's rejection text can be any length). */
+export const MAX_TEXT_CHARS = 1000;
+
+/** Every text of a problem bounded: reporters never see a value longer than these. */
+function bounded(p: Problem): Problem {
+  const out: Problem = {
+    ...p,
+    file: shorten(p.file, MAX_VALUE_CHARS),
+    message: shorten(p.message, MAX_TEXT_CHARS),
+  };
+  for (const key of ['sku', 'type', 'column', 'field', 'value'] as const) {
+    const v = p[key];
+    if (v !== undefined) out[key] = shorten(v, MAX_VALUE_CHARS);
+  }
+  if (p.hint !== undefined) out.hint = shorten(p.hint, MAX_TEXT_CHARS);
+  return out;
+}
+
+export function toModel(source: ReportSource): ReportModel {
+  const model = fromSource(source);
+  model.problems = model.problems.map(bounded);
+  model.files = model.files.map((f) => shorten(f, MAX_VALUE_CHARS));
+  if (model.stopped) model.stopped.message = shorten(model.stopped.message, MAX_TEXT_CHARS);
+  return model;
+}
+
+/** What names the record: a product's SKU or an event's type. */
+export function recordName(p: { sku?: string; type?: string }): string | undefined {
+  return p.sku ?? p.type;
+}
+
+/** `row 7 (line 9) SKU-00007`, `row 3 (line 3) view_product`, `file` for file-level problems. */
+export function rowLabel(p: { row?: number; line?: number; sku?: string; type?: string }): string {
   if (!p.row) return 'file';
-  return `row ${p.row}${p.line !== undefined ? ` (line ${p.line})` : ''}${p.sku ? ` ${p.sku}` : ''}`;
+  const name = recordName(p);
+  return `row ${p.row}${p.line !== undefined ? ` (line ${p.line})` : ''}${name ? ` ${name}` : ''}`;
 }
 
 /** A kind's name as people read it: `type offers.price`, `duplicate_sku`. */

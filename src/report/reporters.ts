@@ -1,6 +1,7 @@
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../shared/errors.js';
+import { writeWholeFile } from '../shared/output-file.js';
 import { redact } from '../shared/secrets.js';
 import { renderGithub } from './github.js';
 import { renderHtml } from './html.js';
@@ -8,7 +9,7 @@ import { renderHuman } from './human.js';
 import { renderJunit } from './junit.js';
 import { type ReportSource, toModel } from './model.js';
 import { REPORTER_NAMES, type ReporterName } from './reporter-names.js';
-import { validateReportJson } from './validate-report.js';
+import { validateReportJson, withJsonIssues } from './validate-report.js';
 
 /**
  * `--reporter NAME[=FILE]`, repeatable: which reports a run writes, and where. Parsing is pure;
@@ -107,9 +108,10 @@ export interface ReportOptions {
   generatedAt?: string;
 }
 
+/** Complete or not at all: a full disk leaves the previous report, never a truncated one. */
 function defaultWrite(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
+  writeWholeFile(path, text);
 }
 
 function defaultAppend(path: string, text: string): void {
@@ -122,7 +124,7 @@ export function renderJson(source: ReportSource): string {
   // The events commands print their document on one line (docs/events.md).
   if (source.command === 'events validate' || source.command === 'events send')
     return redact(`${JSON.stringify(source.report)}\n`);
-  return redact(`${JSON.stringify(source.report, null, 2)}\n`);
+  return redact(`${JSON.stringify(withJsonIssues(source.report), null, 2)}\n`);
 }
 
 /** Appends the job summary to the file `GITHUB_STEP_SUMMARY` names; no variable, nothing done. */
@@ -141,7 +143,9 @@ function cannotWrite(what: string, path: string, err: unknown): UsageError {
   const code = (err as NodeJS.ErrnoException).code ?? String(err);
   return new UsageError(
     `cannot write the ${what} report to ${path}: ${code}`,
-    'check that the folder is writable, or give another file with --reporter NAME=FILE',
+    code === 'ENOSPC'
+      ? 'the disk is full: free some space; the previous report there, if any, is left as it was'
+      : 'check that the folder is writable, or give another file with --reporter NAME=FILE',
   );
 }
 

@@ -2,9 +2,23 @@ import type { StopReason } from '../http/run.js';
 import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
+import {
+  concurrencyLines,
+  count,
+  duration,
+  n,
+  OUTCOME_MEANING,
+  outcomeWords,
+  rate,
+} from '../shared/words.js';
 import type { BatchOutcome, Failure, UploadResult, UploadSummary } from '../upload/types.js';
-import { buildValidateReport, type ValidateReport, validateSummaryLines } from './validate-report.js';
-import { count, duration, n, OUTCOME_MEANING, outcomeWords, rate } from './words.js';
+
+import {
+  buildValidateReport,
+  type ValidateReport,
+  validateSummaryLines,
+  withJsonIssues,
+} from './validate-report.js';
 
 /**
  * The upload report of docs/upload.md: the validate report's fields (format, files, rows,
@@ -82,7 +96,7 @@ export function uploadIssueLines(
 
 /** The report as text, with every registered secret masked. */
 export function uploadReportText(result: UploadResult, meta: UploadReportMeta): string {
-  return redact(`${JSON.stringify(uploadReport(result, meta), null, 2)}\n`);
+  return redact(`${JSON.stringify(withJsonIssues(uploadReport(result, meta)), null, 2)}\n`);
 }
 
 function megabytes(bytes: number): string {
@@ -130,6 +144,7 @@ export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta)
       `${outcomeWords(s)}; ${s.notSent > 0 ? `${count(s.notSent, 'valid row')} not sent; ` : ''}` +
       `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'row')})`,
   );
+  lines.push(...concurrencyLines(s.concurrency));
   if (result.stop)
     lines.push(
       result.readToEnd

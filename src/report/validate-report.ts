@@ -1,10 +1,10 @@
 import { Chalk } from 'chalk';
 import type { FeedStats } from '../feed/index.js';
+import { type IssueCollector, type IssueGroup, messageWithHint } from '../shared/issue-collector.js';
 import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
 import type { Issue, LegacyKind, PayloadFormat } from '../shared/types.js';
-import type { IssueCollector, IssueGroup } from './issues.js';
-import { n } from './words.js';
+import { n } from '../shared/words.js';
 
 /**
  * The validate report (docs/architecture.md section 7) as pure functions: the JSON document and the
@@ -48,9 +48,22 @@ export function buildValidateReport(input: {
   return report;
 }
 
+/**
+ * An issue as the JSON reports write it (docs/feeds.md): `message` ends with `; <hint>`, as it
+ * always has (scripts that print it go on showing the hint), and `hint` is the hint alone.
+ */
+export function issueJson(issue: Issue): Issue {
+  return issue.hint ? { ...issue, message: messageWithHint(issue) } : issue;
+}
+
+/** A report with its issues as the JSON reports write them. */
+export function withJsonIssues<T extends { issues: Issue[] }>(report: T): T {
+  return { ...report, issues: report.issues.map(issueJson) };
+}
+
 /** One JSON document, secrets masked. */
 export function validateReportJson(report: ValidateReport): string {
-  return redact(JSON.stringify(report, null, 2)) + '\n';
+  return redact(JSON.stringify(withJsonIssues(report), null, 2)) + '\n';
 }
 
 function where(r: { file: string; row?: number; line?: number }): string {
@@ -73,7 +86,7 @@ function issueText(issue: Issue): string {
   if (issue.sku) parts.push(`sku ${issue.sku}`);
   if (issue.column) parts.push(`column ${issue.column}`);
   const prefix = parts.filter(Boolean).join(', ');
-  return prefix ? `${prefix}: ${issue.message}` : issue.message;
+  return prefix ? `${prefix}: ${messageWithHint(issue)}` : messageWithHint(issue);
 }
 
 /** The human summary for stderr: groups by problem, then the first issues, then the totals. */

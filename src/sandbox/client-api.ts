@@ -2,10 +2,12 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { SearchAnswer } from '../client/search-answer.js';
 import { isObject } from '../shared/is-object.js';
-import { declaredTooLarge, readBody } from './body.js';
+import { declaredTooLarge, encodingProblem, readBody } from './body.js';
 import type { Faults } from './faults.js';
 import { errorReply, json, type Reply } from './reply.js';
+import type { Route } from './routes.js';
 import type { SearchIndex } from './search-index.js';
 import type { SandboxStore } from './store.js';
 
@@ -44,17 +46,13 @@ const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 const LANGUAGES = ['ko', 'en', 'ja'];
 
-const CORS = { 'access-control-allow-origin': '*' };
+export const CORS = { 'access-control-allow-origin': '*' };
 const PREFLIGHT = {
   ...CORS,
   'access-control-allow-methods': 'POST, OPTIONS',
   'access-control-allow-headers': 'content-type',
   'access-control-max-age': '600',
 };
-
-export function isClientPath(path: string): boolean {
-  return path === SCRIPT_PATH || path === DEMO_PATH || path.startsWith(`${CLIENT_PREFIX}/`);
-}
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -129,6 +127,9 @@ async function readJsonObject(req: IncomingMessage): Promise<Parsed> {
   const read = await readBody(req, MAX_CLIENT_BODY);
   if (read.kind === 'too-large') return tooLarge();
   if (read.kind === 'aborted') return { reply: { status: 0, reset: true } };
+  const unreadable = encodingProblem(read);
+  if (unreadable) return { reply: bad(unreadable.status, unreadable.code, unreadable.detail) };
+  if (read.kind !== 'ok') return { reply: { status: 0, reset: true } };
   const text = read.body.toString('utf8').replace(/^\uFEFF/, '');
   let body: unknown;
   try {
@@ -178,7 +179,8 @@ function search(body: Record<string, unknown>, ctx: ClientApiContext): Reply {
     hits.map((h) => h.code),
     ctx.now().getTime(),
   );
-  return json(200, { type: 'SEARCH', requestId, queryText, total, products: hits }, hits.length);
+  const answer: SearchAnswer = { type: 'SEARCH', requestId, queryText, total, products: hits };
+  return json(200, answer, hits.length);
 }
 
 function log(kind: 'DI' | 'CL', body: Record<string, unknown>, text: string, ctx: ClientApiContext): Reply {
@@ -241,27 +243,27 @@ async function call(req: IncomingMessage, route: string, ctx: ClientApiContext):
   return reply;
 }
 
-const ROUTES = new Set(['search', 'di', 'cl']);
-
-async function route(req: IncomingMessage, url: URL, ctx: ClientApiContext): Promise<Reply> {
-  const method = req.method ?? 'GET';
-  const path = url.pathname;
-  if (path === SCRIPT_PATH || path === DEMO_PATH) {
-    if (method !== 'GET' && method !== 'HEAD')
-      return { ...bad(405, 'method-not-allowed', `${path} takes GET`), headers: { allow: 'GET' } };
-    return serveFile(req, path, ctx);
-  }
-  const name = path.slice(CLIENT_PREFIX.length + 1);
-  if (!ROUTES.has(name))
-    return bad(404, 'not-found', `no endpoint ${path}: ${CLIENT_PREFIX}/search, /di and /cl`);
-  if (method === 'OPTIONS') return { status: 204, headers: PREFLIGHT };
-  if (method !== 'POST')
-    return { ...bad(405, 'method-not-allowed', `${path} takes POST`), headers: { allow: 'POST, OPTIONS' } };
-  return call(req, name, ctx);
-}
-
-/** Any answer on these paths, errors included, is readable by a page on another origin. */
-export async function handleClient(req: IncomingMessage, url: URL, ctx: ClientApiContext): Promise<Reply> {
-  const reply = await route(req, url, ctx);
-  return { ...reply, headers: { ...CORS, ...reply.headers } };
+/**
+ * The client routes; the server adds CORS to every answer on them (errors and 405 included),
+ * so a page on another origin can read it.
+ */
+export function clientRoutes(ctx: ClientApiContext): Route[] {
+  const client = (path: string, methods: Route['methods']): Route => ({
+    path,
+    group: 'client',
+    style: 'problem',
+    methods,
+  });
+  const calls = (name: string): Route =>
+    client(`${CLIENT_PREFIX}/${name}`, {
+      POST: (req) => call(req, name, ctx),
+      OPTIONS: () => ({ status: 204, headers: PREFLIGHT }),
+    });
+  return [
+    client(SCRIPT_PATH, { GET: (req, _url, path) => serveFile(req, path, ctx) }),
+    client(DEMO_PATH, { GET: (req, _url, path) => serveFile(req, path, ctx) }),
+    calls('search'),
+    calls('di'),
+    calls('cl'),
+  ];
 }

@@ -1,6 +1,6 @@
 import { type EventKind, kindByType } from '../events/kinds.js';
 import { fixEvent } from '../events/quirks.js';
-import { checkSchema } from '../validate/bounded.js';
+import { checkSchema } from '../schema/bounded.js';
 import { itemCappedNote, itemErrors } from './problems.js';
 import { errorReply, type Reply } from './reply.js';
 
@@ -37,7 +37,7 @@ export function eventVerdict(kind: EventKind, body: unknown): Reply | undefined 
       { index: null, sku: null, pointer: '/type', message },
     ]);
   }
-  // Linear in the event, however many errors it holds (src/validate/bounded.ts).
+  // Linear in the event, however many errors it holds (src/schema/bounded.ts).
   const check = checkSchema(kind.schemaName, body);
   if (!check.valid) {
     const errors = itemErrors(check.errors, null, () => null);

@@ -6,6 +6,7 @@ import { packageRoot } from '../shared/paths.js';
 import type { BackendChoice } from '../storage/sqlite.js';
 import { formatLocal, nextDailyBatch, timeZoneForCountry } from '../time/zones.js';
 import type { AdminContext } from './admin.js';
+import { SANDBOX_DEFAULTS } from './defaults.js';
 import { type FaultOptions, Faults } from './faults.js';
 import { type IngestOptions, IngestPool } from './ingest-pool.js';
 import { SearchIndex, toIndexed } from './search-index.js';
@@ -59,21 +60,6 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-export const DEFAULTS = {
-  host: '127.0.0.1',
-  country: 'KR',
-  adminEmail: 'admin@example.com',
-  maxBodyBytes: 10 * 1024 * 1024,
-  idempotencyTtlMs: 24 * 60 * 60 * 1000,
-  legacyPaths: {
-    products: '/searches/products',
-    contents: '/searches/contents',
-    filters: '/searches/filters',
-  },
-  headersMs: 10_000,
-  requestMs: 60_000,
-} as const;
-
 export function generateKey(prefix: string): string {
   return `${prefix}_${randomBytes(16).toString('hex')}`;
 }
@@ -91,9 +77,9 @@ function listen(server: ReturnType<typeof createSandboxServer>, port: number, ho
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const now = options.now ?? (() => new Date());
-  const country = options.country ?? DEFAULTS.country;
+  const country = options.country ?? SANDBOX_DEFAULTS.country;
   const zone = timeZoneForCountry(country);
-  const adminEmail = options.adminEmail ?? DEFAULTS.adminEmail;
+  const adminEmail = options.adminEmail ?? SANDBOX_DEFAULTS.adminEmail;
   const log = options.log ?? streamLogger({ quiet: options.quiet }, process.stderr);
   const quiet = options.quiet ?? false;
   const store = new SandboxStore(options.db ?? ':memory:', { backend: options.sqlite });
@@ -147,7 +133,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         `${n} product${n === 1 ? ' is' : 's are'} now visible in search.\n` +
         `Next batch: ${formatLocal(nextDailyBatch(at, zone), zone)} (${zone}).\n`,
     }));
-    store.expireReplies(at.getTime() - (options.idempotencyTtlMs ?? DEFAULTS.idempotencyTtlMs));
+    store.expireReplies(at.getTime() - (options.idempotencyTtlMs ?? SANDBOX_DEFAULTS.idempotencyTtlMs));
     if (!quiet)
       log.info(`daily batch: ${applied} product${applied === 1 ? '' : 's'} applied; notice to ${adminEmail}`);
     return { applied };
@@ -228,14 +214,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const pool = new IngestPool(options.ingest);
   const faults = new Faults(options.faults ?? {}, () => now().getTime());
   const clientDir = join(packageRoot, 'dist', 'client');
+  const host = options.host ?? SANDBOX_DEFAULTS.host;
   const server = createSandboxServer({
+    host,
     store,
     faults,
     apiKey,
     serviceKey,
-    maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
-    idempotencyTtlMs: options.idempotencyTtlMs ?? DEFAULTS.idempotencyTtlMs,
-    legacyPaths: { ...DEFAULTS.legacyPaths, ...options.legacyPaths },
+    maxBodyBytes: options.maxBodyBytes ?? SANDBOX_DEFAULTS.maxBodyBytes,
+    idempotencyTtlMs: options.idempotencyTtlMs ?? SANDBOX_DEFAULTS.idempotencyTtlMs,
+    legacyPaths: { ...SANDBOX_DEFAULTS.legacyPaths, ...options.legacyPaths },
     now,
     appliesAt: () => nextBatch().toISOString(),
     log,
@@ -250,8 +238,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       baseUrl: () => url,
       files: { script: join(clientDir, 'genser.js'), demo: join(clientDir, 'demo.html') },
     },
-    headersTimeoutMs: options.timeouts?.headersMs ?? DEFAULTS.headersMs,
-    requestTimeoutMs: options.timeouts?.requestMs ?? DEFAULTS.requestMs,
+    headersTimeoutMs: options.timeouts?.headersMs ?? SANDBOX_DEFAULTS.headersMs,
+    requestTimeoutMs: options.timeouts?.requestMs ?? SANDBOX_DEFAULTS.requestMs,
     onRequest: (status) => {
       requests.total++;
       const k = status === 0 ? 'reset' : String(status);
@@ -260,15 +248,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     ingest: (endpoint, body, appliesAt) => pool.ingest(endpoint, body, appliesAt),
   });
   try {
-    await listen(server, options.port ?? 0, options.host ?? DEFAULTS.host);
+    await listen(server, options.port ?? 0, host);
   } catch (err) {
     store.close();
     await pool.close();
     throw err;
   }
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  url = `http://${host}:${address.port}`;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  url = `http://${shown}:${address.port}`;
   schedule();
 
   let closing: Promise<void> | undefined;

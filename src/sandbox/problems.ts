@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
-import { type Capped, cappedNote, checkSchema, DETAIL_LIMITS } from '../validate/bounded.js';
-import { getValidator } from '../validate/schemas.js';
+import { type Capped, cappedNote, checkSchema, DETAIL_LIMITS } from '../schema/bounded.js';
+import { getValidator } from '../schema/schemas.js';
 
 /**
  * Error answers: `application/problem+json` (RFC 9457) with `errors: [{index, sku, pointer,
@@ -128,7 +128,7 @@ export interface ItemsVerdict {
 /**
  * Validates each item of a list against `schema`, in time linear in the list: every item goes
  * through the first-error validator, and only while fewer than MAX_LISTED_ERRORS problems are
- * listed is an invalid item listed in detail (bounded, src/validate/bounded.ts). `itemsAt` is the
+ * listed is an invalid item listed in detail (bounded, src/schema/bounded.ts). `itemsAt` is the
  * list's pointer (`/@graph`, or `` for a legacy array).
  */
 export function checkItems(

@@ -1,6 +1,6 @@
+import { checkSchema } from '../schema/bounded.js';
+import { getValidator } from '../schema/schemas.js';
 import { isObject } from '../shared/is-object.js';
-import { checkSchema } from '../validate/bounded.js';
-import { getValidator } from '../validate/schemas.js';
 import { checkItems, type ItemsVerdict, itemCappedNote, itemErrors, MAX_LISTED_ERRORS } from './problems.js';
 import { type AnswerStyle, errorReply, json, legacyOk, type Reply } from './reply.js';
 import type { ProductFormat, SandboxStore } from './store.js';

@@ -1,5 +1,9 @@
+import type { SearchProduct } from '../client/search-answer.js';
 import { isObject } from '../shared/is-object.js';
 import { guessLanguage, isWordTerm, type Language, normalize, terms } from './search-text.js';
+
+/** A product of the answer, with the score the sandbox always gives. */
+export type SearchHit = SearchProduct & { score: number };
 
 /**
  * The sandbox's search: an inverted index over the products the daily batch applied (standard
@@ -7,32 +11,13 @@ import { guessLanguage, isWordTerm, type Language, normalize, terms } from './se
  * BM25's idf of each matched term times the weight of the best field it matched in. A query word
  * of a spaced script also matches longer words it begins (bag -> bags) at half weight.
  */
-export interface IndexedProduct {
+/** A product as indexed: what the answer shows of it (its name in every language), and the texts searched. */
+export interface IndexedProduct extends Omit<SearchProduct, 'name' | 'score'> {
   format: 'standard' | 'legacy';
-  code: string;
   /** Name per language; `''` for text without a language. */
   names: Partial<Record<Language | '', string>>;
-  brand?: string;
-  price?: number;
-  currency?: string;
-  image?: string;
-  url?: string;
-  inStock?: boolean;
   /** The texts searched, by field. */
   fields: { name: string[]; brand: string[]; category: string[] };
-}
-
-export interface SearchHit {
-  code: string;
-  name: string;
-  brand?: string;
-  price?: number;
-  currency?: string;
-  image?: string;
-  url?: string;
-  /** Legacy isInStock (applied at once) or standard availability; absent when unknown. */
-  inStock?: boolean;
-  score: number;
 }
 
 const WEIGHTS = { name: 3, brand: 2, category: 1.5 } as const;
@@ -69,7 +54,13 @@ function fromStandard(sku: string, data: Record<string, unknown>): IndexedProduc
     brand: brand[0]?.text,
     price: typeof offers.price === 'number' ? offers.price : undefined,
     currency: typeof offers.priceCurrency === 'string' ? offers.priceCurrency : undefined,
-    image: isObject(image) && typeof image.contentUrl === 'string' ? image.contentUrl : undefined,
+    // An ImageObject, or its URL alone (schemas/standard-product.schema.json, $defs/image).
+    image:
+      typeof image === 'string'
+        ? image
+        : isObject(image) && typeof image.contentUrl === 'string'
+          ? image.contentUrl
+          : undefined,
     url: firstText(data.url),
     inStock: typeof offers.availability === 'string' ? offers.availability !== 'OutOfStock' : undefined,
     fields: {

@@ -1,40 +1,31 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type EventKind, kindByPath } from '../events/kinds.js';
+import { EVENT_KINDS } from '../events/kinds.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { type AdminContext, handleAdmin } from './admin.js';
-import { declaredTooLarge, readBody } from './body.js';
-import { type ClientApiContext, handleClient, isClientPath } from './client-api.js';
-import type { Faults } from './faults.js';
-import { fingerprint, InFlight, isValidIdempotencyKey } from './idempotency.js';
-import type { BodyOutcome, IngestEndpoint } from './product-body.js';
-import type { LegacyKind, Processed } from './products.js';
-import { type AnswerStyle, errorReply, json, type Reply } from './reply.js';
-import type { SandboxStore, StoredResponse } from './store.js';
+import { type AdminContext, adminRoutes } from './admin.js';
+import {
+  CLIENT_PREFIX,
+  type ClientApiContext,
+  CORS,
+  clientRoutes,
+  DEMO_PATH,
+  SCRIPT_PATH,
+} from './client-api.js';
+import { adminRefusal, hostCheck, wrongHost } from './guards.js';
+import { type Endpoint, type IngestSettings, ingestHandler } from './ingest-route.js';
+import type { LegacyKind } from './products.js';
+import { errorReply, json, type Reply } from './reply.js';
+import { normalPath, type Route, RouteTable } from './routes.js';
 
 /**
- * The HTTP side of the sandbox: routing, the order of checks on the contract's endpoints
- * (faults, key, content type, idempotency, body size, JSON, schema), and one log line per request.
- * Nothing a client sends can crash it: every handler's failure becomes a 500 answer.
+ * The HTTP side of the sandbox: one route table (src/sandbox/routes.ts) over the contract's
+ * endpoints, the client's and the admin's, the Host and Origin guards (guards.ts), and one log
+ * line per request. Nothing a client sends can crash it: every handler's failure becomes a 500.
  */
-type Endpoint =
-  | { kind: 'event'; event: EventKind }
-  | { kind: 'standard' }
-  | { kind: 'legacy'; legacy: LegacyKind };
-
-export interface ServerSettings {
-  store: SandboxStore;
-  faults: Faults;
-  apiKey: string;
-  serviceKey: string;
-  maxBodyBytes: number;
-  idempotencyTtlMs: number;
+export interface ServerSettings extends IngestSettings {
+  /** The address it listens on (`--host`): the Host names it answers to follow from it. */
+  host: string;
   legacyPaths: Record<LegacyKind, string>;
-  now: () => Date;
-  /** When products received now become searchable (ISO), for the 200 answers. */
-  appliesAt: () => string;
   log: Logger;
   quiet: boolean;
   admin: AdminContext;
@@ -43,274 +34,82 @@ export interface ServerSettings {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   onRequest(status: number): void;
-  /** A request's body to its verdict (`processBody`, here or on the ingest worker). */
-  ingest(endpoint: IngestEndpoint, body: Buffer, appliesAt: string): Promise<BodyOutcome>;
 }
 
 const ignore = () => {};
 
-const JSON_TYPES = new Set(['application/json', 'application/ld+json']);
-
-function isJsonContentType(header: string | undefined): boolean {
-  if (!header) return false;
-  const semi = header.indexOf(';');
-  return JSON_TYPES.has((semi === -1 ? header : header.slice(0, semi)).trim().toLowerCase());
+/** The contract's keyed endpoints, each POST only. */
+function ingestRoutes(s: ServerSettings): Route[] {
+  const handle = ingestHandler(s);
+  const route = (path: string, endpoint: Endpoint): Route => ({
+    path,
+    group: 'ingest',
+    style: endpoint.kind === 'legacy' ? 'legacy' : 'problem',
+    methods: { POST: (req, _url, p) => handle(req, p, endpoint) },
+  });
+  return [
+    ...EVENT_KINDS.map((event) => route(event.path, { kind: 'event', event })),
+    route('/collectors/products', { kind: 'standard' }),
+    ...(Object.entries(s.legacyPaths) as [LegacyKind, string][]).map(([legacy, path]) =>
+      route(path, { kind: 'legacy', legacy }),
+    ),
+  ];
 }
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
+const INDEX: Route = {
+  path: '/',
+  group: 'info',
+  style: 'problem',
+  methods: {
+    GET: () =>
+      json(200, {
+        service: 'genser sandbox',
+        admin: '/_sandbox/stats',
+        demo: DEMO_PATH,
+        script: SCRIPT_PATH,
+      }),
+  },
+};
 
-/** Constant-time comparison; the key must match exactly (stray spaces are a wrong key). */
-function sameKey(given: string, expected: Buffer): boolean {
-  return timingSafeEqual(digest(given), expected);
+export function routeTable(s: ServerSettings): RouteTable {
+  return new RouteTable([INDEX, ...ingestRoutes(s), ...adminRoutes(s.admin), ...clientRoutes(s.client)]);
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(', ') : v;
-}
-
-function replayOf(stored: StoredResponse): Reply {
-  return {
-    status: stored.status,
-    contentType: stored.contentType ?? undefined,
-    body: stored.body === '' ? undefined : stored.body,
-    headers: { 'idempotent-replayed': 'true' },
+/** One request to its reply: Host, the table's 404/405, the admin guard, the handler, CORS. */
+function router(s: ServerSettings): (req: IncomingMessage, url: URL) => Promise<Reply> {
+  const table = routeTable(s);
+  const knownHost = hostCheck(s.host);
+  return async (req, url) => {
+    const host = req.headers.host;
+    if (!knownHost(host)) return wrongHost(host ?? '');
+    const method = req.method ?? 'GET';
+    const found = table.resolve(method, url.pathname);
+    const path = normalPath(url.pathname);
+    const refused = found.route?.group === 'admin' ? adminRefusal(req, method) : undefined;
+    const reply = refused ?? ('handler' in found ? await found.handler(req, url, path) : found.reply);
+    const cors = found.route ? found.route.group === 'client' : path.startsWith(`${CLIENT_PREFIX}/`);
+    return cors ? { ...reply, headers: { ...CORS, ...reply.headers } } : reply;
   };
 }
 
-export function createSandboxServer(s: ServerSettings): Server {
-  const apiKeyDigest = digest(s.apiKey);
-  const serviceKeyDigest = digest(s.serviceKey);
-  const inFlight = new InFlight();
-  const legacyByPath = new Map<string, LegacyKind>(
-    (Object.entries(s.legacyPaths) as [LegacyKind, string][]).map(([k, p]) => [p, k]),
-  );
-
-  function endpointFor(path: string): Endpoint | undefined {
-    const event = kindByPath(path);
-    if (event) return { kind: 'event', event };
-    if (path === '/collectors/products') return { kind: 'standard' };
-    const legacy = legacyByPath.get(path);
-    if (legacy) return { kind: 'legacy', legacy };
-    return undefined;
+function write(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+  const headers: Record<string, string> = { ...reply.headers };
+  if (reply.contentType) headers['content-type'] = `${reply.contentType}; charset=utf-8`;
+  if (reply.close) headers.connection = 'close';
+  res.writeHead(reply.status, headers);
+  res.end(reply.body);
+  if (reply.close) {
+    // Discard (not buffer) what the client still sends so it can read the answer, then hang up.
+    req.resume();
+    const timer = setTimeout(() => req.socket.destroy(), 2000);
+    timer.unref();
+    req.socket.once('close', () => clearTimeout(timer));
   }
+}
 
-  function checkKey(req: IncomingMessage, endpoint: Endpoint, style: AnswerStyle): Reply | undefined {
-    const [name, wire, expected] =
-      endpoint.kind === 'event'
-        ? ['serviceKey', 'servicekey', serviceKeyDigest]
-        : endpoint.kind === 'standard'
-          ? ['apiKey', 'apikey', apiKeyDigest]
-          : ['x-api-key', 'x-api-key', apiKeyDigest];
-    const given = header(req, wire);
-    // Never echo the key, right or wrong.
-    if (given === undefined && endpoint.kind === 'legacy' && header(req, 'apikey') !== undefined) {
-      // The contract's sample request line (4.2) shows /searches/products with the standard API's header.
-      return errorReply(
-        style,
-        400,
-        'sample-request-line',
-        "an apiKey header on a legacy path: the contract's sample request line shows /searches/products for the standard API; did you mean POST /collectors/products? The legacy v0.3 API here takes x-api-key and an array of products",
-      );
-    }
-    if (given === undefined) return errorReply(style, 401, 'unauthorized', `missing ${name} header`);
-    if (!sameKey(given, expected))
-      return errorReply(style, 401, 'unauthorized', `wrong ${name}: check the value and stray spaces`);
-    return undefined;
-  }
-
-  async function ingest(req: IncomingMessage, path: string, endpoint: Endpoint): Promise<Reply> {
-    const style: AnswerStyle = endpoint.kind === 'legacy' ? 'legacy' : 'problem';
-    const fault = s.faults.decide();
-    if (fault.kind === 'rate-limited') {
-      const r = errorReply(style, 429, 'rate-limited', 'too many requests per second (--rate-limit)');
-      return { ...r, headers: { 'retry-after': String(fault.retryAfterSeconds) } };
-    }
-    if (fault.kind === 'reset') return { status: 0, reset: true };
-    if (fault.kind === 'fail')
-      return errorReply(style, fault.status, 'unavailable', 'service temporarily unavailable (--fail-rate)');
-
-    const denied = checkKey(req, endpoint, style);
-    if (denied) return denied;
-    if (!isJsonContentType(header(req, 'content-type')))
-      return errorReply(
-        style,
-        415,
-        'unsupported-media-type',
-        'Content-Type must be application/json or application/ld+json',
-      );
-    const key = header(req, 'idempotency-key');
-    if (key === undefined && endpoint.kind === 'event')
-      return errorReply(style, 400, 'missing-idempotency-key', 'missing Idempotency-Key header (a UUID v4)');
-    if (key !== undefined && !isValidIdempotencyKey(key))
-      return errorReply(
-        style,
-        400,
-        'malformed-idempotency-key',
-        'malformed Idempotency-Key: expected a UUID, 36 characters with hyphens or 32 without',
-      );
-    const requestId = header(req, 'requestid') ?? null;
-    if (endpoint.kind === 'event' && !requestId)
-      return errorReply(style, 400, 'missing-request-id', 'missing requestId header');
-    if (key !== undefined && !inFlight.tryEnter(key))
-      return errorReply(
-        style,
-        409,
-        'request-in-flight',
-        'a request with this Idempotency-Key is still being processed',
-      );
-    try {
-      return await receive(req, path, endpoint, style, key, requestId, fault.latencyMs, fault.lost);
-    } finally {
-      if (key !== undefined) inFlight.leave(key);
-    }
-  }
-
-  async function receive(
-    req: IncomingMessage,
-    path: string,
-    endpoint: Endpoint,
-    style: AnswerStyle,
-    key: string | undefined,
-    requestId: string | null,
-    latencyMs: number,
-    lost: boolean,
-  ): Promise<Reply> {
-    const tooLarge = () => ({
-      ...errorReply(style, 413, 'too-large', `the body is larger than ${s.maxBodyBytes} bytes`),
-      close: true,
-    });
-    if (declaredTooLarge(req, s.maxBodyBytes)) return tooLarge();
-    const read = await readBody(req, s.maxBodyBytes);
-    if (read.kind === 'too-large') return tooLarge();
-    if (read.kind === 'aborted') return { status: 0, reset: true };
-
-    const nowMs = s.now().getTime();
-    const expiredBefore = nowMs - s.idempotencyTtlMs;
-    const print = fingerprint(path, read.body);
-    if (key !== undefined) {
-      const prior = s.store.getReply('key', key, expiredBefore);
-      if (prior && prior.fingerprint === print) return replayOf(prior);
-      if (prior)
-        return errorReply(
-          style,
-          422,
-          'idempotency-key-reused',
-          'this Idempotency-Key was already used for a different request body',
-        );
-    }
-    if (latencyMs > 0) await sleep(latencyMs);
-
-    let processed: Processed;
-    let envelopeId: string | undefined;
-    if (endpoint.kind === 'event') {
-      // Parsing and validating: on the ingest worker for large bodies, as for products.
-      const type = endpoint.event.type;
-      const outcome = await s.ingest({ kind: 'event', type }, read.body, s.appliesAt());
-      if (outcome.unparsed) return outcome.reply;
-      processed = { reply: outcome.reply };
-      const text = outcome.eventText;
-      if (text !== undefined)
-        processed.commit = (store, now) => store.insertEvent(type, requestId, key ?? null, text, now);
-    } else {
-      // Decoding, parsing and validating: on the ingest worker for large bodies (BENCHMARKS.md).
-      const outcome = await s.ingest(endpoint, read.body, s.appliesAt());
-      envelopeId = outcome.envelopeId;
-      if (envelopeId !== undefined) {
-        const prior = s.store.getReply('envelope', envelopeId, expiredBefore);
-        if (prior && prior.fingerprint === print) {
-          if (key !== undefined) s.store.putReply('key', key, { ...prior, createdAt: nowMs });
-          return replayOf(prior);
-        }
-      }
-      const write = outcome.write;
-      processed = { reply: outcome.reply };
-      // The received bytes are stored when they are exactly the text that was parsed.
-      if (write)
-        processed.commit = (store, now) => {
-          // Checked against the store as it was before this body (docs/sandbox.md, "Create and update").
-          if (write.envelopeType) store.noteMismatches(write.envelopeType, write.skus, now);
-          store.upsertProducts(
-            write.format,
-            write.text ?? read.body,
-            write.itemsKey,
-            write.skus,
-            write.inStock,
-            now,
-          );
-        };
-    }
-
-    const reply = processed.reply;
-    const stored: StoredResponse = {
-      fingerprint: print,
-      status: reply.status,
-      contentType: reply.contentType ?? null,
-      body: reply.body ?? '',
-      createdAt: nowMs,
-    };
-    s.store.transaction(() => {
-      processed.commit?.(s.store, nowMs);
-      if (key !== undefined) s.store.putReply('key', key, stored);
-      if (envelopeId !== undefined && processed.commit) s.store.putReply('envelope', envelopeId, stored);
-    });
-    if (lost)
-      return {
-        ...errorReply(
-          style,
-          500,
-          'lost-response',
-          'the request was processed but its answer was lost (--lost-rate)',
-        ),
-        items: reply.items,
-      };
-    return reply;
-  }
-
-  async function route(req: IncomingMessage, url: URL): Promise<Reply> {
-    const method = req.method ?? 'GET';
-    const path = url.pathname;
-    if (isClientPath(path)) return handleClient(req, url, s.client);
-    if (path === '/_sandbox' || path.startsWith('/_sandbox/')) return handleAdmin(method, url, s.admin);
-    const endpoint = endpointFor(path);
-    if (!endpoint) {
-      if (method === 'GET' && path === '/')
-        return json(200, {
-          service: 'genser sandbox',
-          admin: '/_sandbox/stats',
-          demo: '/_sandbox/demo',
-          script: '/genser.js',
-        });
-      return errorReply('problem', 404, 'not-found', `no endpoint ${path}`);
-    }
-    if (method !== 'POST') {
-      const r = errorReply(
-        endpoint.kind === 'legacy' ? 'legacy' : 'problem',
-        405,
-        'method-not-allowed',
-        `${path} takes POST`,
-      );
-      return { ...r, headers: { allow: 'POST' } };
-    }
-    return ingest(req, path, endpoint);
-  }
-
-  function write(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
-    const headers: Record<string, string> = { ...reply.headers };
-    if (reply.contentType) headers['content-type'] = `${reply.contentType}; charset=utf-8`;
-    if (reply.close) headers.connection = 'close';
-    res.writeHead(reply.status, headers);
-    res.end(reply.body);
-    if (reply.close) {
-      // Discard (not buffer) what the client still sends so it can read the answer, then hang up.
-      req.resume();
-      const timer = setTimeout(() => req.socket.destroy(), 2000);
-      timer.unref();
-      req.socket.once('close', () => clearTimeout(timer));
-    }
-  }
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+function requestHandler(s: ServerSettings) {
+  const route = router(s);
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
     // A client that vanishes mid-request must not become an unhandled 'error' event.
     req.on('error', ignore);
@@ -343,8 +142,11 @@ export function createSandboxServer(s: ServerSettings): Server {
       s.log.info(
         `${req.method} ${path.slice(0, 200)} ${reply.status} ${ms}ms${reply.items !== undefined ? ` items=${reply.items}` : ''}`,
       );
-  }
+  };
+}
 
+export function createSandboxServer(s: ServerSettings): Server {
+  const handle = requestHandler(s);
   const server = createServer(
     {
       headersTimeout: s.headersTimeoutMs,

@@ -1,6 +1,10 @@
-import { request } from 'undici';
+import type { SearchAnswer } from '../client/search-answer.js';
+import { readBounded } from '../http/answer-bound.js';
+import { dispatcherFor, type NetworkSettings } from '../http/network.js';
+import { describeTransportError } from '../http/transport-error.js';
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
 import { isObject } from '../shared/is-object.js';
+import { printable } from '../shared/printable.js';
 
 /**
  * `genser search "query"`: what a search backend (the sandbox, or a URL) answers to
@@ -16,14 +20,8 @@ export interface SearchBackendSettings {
   timeoutMs: number;
   language?: 'ko' | 'en' | 'ja';
   limit?: number;
-}
-
-export interface SearchAnswer {
-  type: 'SEARCH';
-  requestId: string;
-  queryText: string;
-  total?: number;
-  products: { code: string; name: string; [field: string]: unknown }[];
+  /** Proxy and CAs (docs/networks.md); absent: straight to the host with Node's CAs. */
+  network?: NetworkSettings;
 }
 
 /** `{endpoint}/search`; a URL without a path is taken as the sandbox's origin (mounted at /client). */
@@ -66,8 +64,14 @@ export async function searchBackend(s: SearchBackendSettings): Promise<SearchAns
     throw new UsageError('no instance key', 'set GENSER_INSTANCE_KEY (the sandbox prints its key at start)');
   let status: number;
   let text: string;
+  const { dispatcher } = dispatcherFor(url, s.network ?? { env: {} }, {
+    connections: 1,
+    timeoutMs: s.timeoutMs,
+  });
   try {
-    const res = await request(url, {
+    const res = await dispatcher.request({
+      origin: url.origin,
+      path: url.pathname,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -76,22 +80,21 @@ export async function searchBackend(s: SearchBackendSettings): Promise<SearchAns
         language: s.language,
         limit: s.limit,
       }),
-      headersTimeout: s.timeoutMs,
-      bodyTimeout: s.timeoutMs,
       signal: AbortSignal.timeout(s.timeoutMs),
     });
     status = res.statusCode;
-    text = await res.body.text();
+    text = await readBounded(res, url.href);
   } catch (err) {
-    const e = err as { name?: string; code?: string; message?: string };
-    const timedOut = e.name === 'TimeoutError' || /timeout/i.test(e.code ?? '');
+    const failure = describeTransportError(err);
+    if (failure.config) throw new UsageError(failure.config.message, failure.config.hint);
+    const timedOut = failure.status === 'timeout';
     throw new ExitError(
       ExitCode.unavailable,
-      timedOut
-        ? `${url.origin}: no answer within ${s.timeoutMs} ms`
-        : `${url.origin}: ${e.code ?? e.message ?? 'request failed'}`,
+      timedOut ? `${url.origin}: no answer within ${s.timeoutMs} ms` : `${url.origin}: ${failure.message}`,
       timedOut ? 'try a longer --timeout' : 'is the backend (genser sandbox) running at that URL?',
     );
+  } finally {
+    await dispatcher.close();
   }
   if (status === 401)
     throw new ExitError(ExitCode.auth, `${url.href}: 401${detail(text)}`, 'check GENSER_INSTANCE_KEY');
@@ -119,7 +122,10 @@ export async function searchBackend(s: SearchBackendSettings): Promise<SearchAns
   return body;
 }
 
-/** The human form: one line per product, the requestId last (stdout gets the data). */
+/**
+ * The human form: one line per product, the requestId last (stdout gets the data). Every value
+ * is the backend's and goes through printable(): a name cannot clear the screen or start a line.
+ */
 export function formatSearchAnswer(answer: SearchAnswer): string {
   const lines = answer.products.map((p, i) => {
     const price =
@@ -130,5 +136,5 @@ export function formatSearchAnswer(answer: SearchAnswer): string {
   });
   const total = answer.total ?? answer.products.length;
   const head = `${total} product${total === 1 ? '' : 's'} for "${answer.queryText}"${total > answer.products.length ? ` (first ${answer.products.length})` : ''}`;
-  return [head, ...lines, `requestId ${answer.requestId}`].join('\n') + '\n';
+  return [head, ...lines, `requestId ${answer.requestId}`].map(printable).join('\n') + '\n';
 }

@@ -11,6 +11,8 @@ export const ExitCode = {
   locked: 5,
   internal: 70,
   interrupted: 130,
+  /** Stopped by SIGTERM (128 + 15), as an orderly stop: the summary and report are still written. */
+  terminated: 143,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

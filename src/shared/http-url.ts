@@ -1,5 +1,6 @@
 import { UsageError } from './errors.js';
 import { printable } from './printable.js';
+import { registerUrlSecrets } from './secrets.js';
 
 /**
  * The one check of a service URL (product API, collection host), wherever it came from: an
@@ -18,6 +19,8 @@ export function checkHttpUrl(raw: unknown, from: string): string {
   } catch {
     throw new UsageError(`${from} is not a URL: "${shown}"`, `give an absolute http(s) URL, ${example}`);
   }
+  // Before any message names the URL: its password is masked everywhere from now on.
+  registerUrlSecrets(url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new UsageError(
       `${from} must be an http or https URL; got "${shown}" (${url.protocol.slice(0, -1)})`,

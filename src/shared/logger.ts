@@ -100,25 +100,3 @@ export class RepeatedWarnings {
     return lines;
   }
 }
-
-/**
- * The same logger, each line written on a line of its own while a spinner runs: the spinner's
- * line is cleared first and drawn again after.
- */
-export function aroundSpinner(log: Logger, spinner: { clear(): unknown; render(): unknown }): Logger {
-  const around =
-    (write: (m: string) => void) =>
-    (m: string): void => {
-      spinner.clear();
-      write(m);
-      spinner.render();
-    };
-  return {
-    fancy: true,
-    info: around(log.info),
-    warn: around(log.warn),
-    error: around(log.error),
-    debug: around(log.debug),
-    flush: log.flush,
-  };
-}

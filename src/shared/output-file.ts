@@ -7,6 +7,7 @@ import {
   rmSync,
   statSync,
   type WriteStream,
+  writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { processAlive } from './process-alive.js';
@@ -56,13 +57,41 @@ export class OutputFile {
   /** Drops what was written; FILE is left as it was before the run. */
   discard(): void {
     this.stopListening();
+    const temp = this.temp;
+    // A run that fails at once may discard before the file is open: it appears when the open
+    // completes, so it is removed again once the stream has closed.
+    if (temp !== undefined && this.stream.pending)
+      this.stream.once('close', () => rmSync(temp, { force: true }));
     this.stream.destroy();
-    if (this.temp !== undefined) rmSync(this.temp, { force: true });
+    if (temp !== undefined) rmSync(temp, { force: true });
   }
 
   private stopListening(): void {
     process.removeListener('SIGINT', this.onSignal);
     process.removeListener('SIGTERM', this.onSignal);
+  }
+}
+
+/**
+ * The same for a document written at once (a report): the text goes to a temporary file beside
+ * `path` that is renamed over it when complete. A full disk or any other failure leaves `path`
+ * as it was (never a truncated report) and removes the temporary file; the error is thrown.
+ */
+export function writeWholeFile(path: string, text: string): void {
+  const existing = statOrUndefined(path);
+  if (existing && !existing.isFile()) {
+    writeFileSync(path, text);
+    return;
+  }
+  removeDeadTemps(path);
+  const temp = join(dirname(path), tempName(path, process.pid));
+  try {
+    writeFileSync(temp, text);
+    if (existing) chmodSync(temp, existing.mode & 0o7777);
+    renameSync(temp, path);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Secrets (API and service keys) must never reach output, logs, reports or error messages.
+ * Secrets (API and service keys, passwords in URLs) must never reach output, logs, reports or error messages.
  * Every key genser loads is registered here; the logger and the report writers pass all text
  * through `redact`, so a key that slips into a message (an echoed header, a server's error
  * text) is masked at the last moment.
@@ -56,6 +56,22 @@ export function redact(text: string): string {
     if (out.includes(form)) out = out.split(form).join('***');
   }
   return out;
+}
+
+/**
+ * A URL's password (`http://user:pass@host`) is a secret as keys are: its `user:password` pair
+ * (however short the password, the pair is masked whole), and the password itself as written in
+ * the URL and decoded.
+ */
+export function registerUrlSecrets(url: URL): void {
+  if (url.password === '') return;
+  registerSecret(`${url.username}:${url.password}`);
+  registerSecret(url.password);
+  try {
+    registerSecret(decodeURIComponent(url.password));
+  } catch {
+    // Not valid percent-encoding: the form as written is registered above.
+  }
 }
 
 /** For tests only. */

@@ -17,15 +17,21 @@ export interface Issue {
   /** Physical line where the record starts (the CSV header is line 1). */
   line?: number;
   sku?: string;
+  /** An event's type (`view_product`), where a product row has its SKU. */
+  type?: string;
   /** Source column (CSV header or JSON key) the value came from. */
   column?: string;
   /** Target field path in the payload, e.g. `offers.price`. */
   field?: string;
   /** The offending value, shortened for display. */
   value?: string;
-  /** A sentence a merchant understands, with a hint where one helps. */
+  /** A sentence a merchant understands: what is wrong, without the hint. */
   message: string;
-  /** The hint alone (the message already ends with `; <hint>`), for reports that show it apart. */
+  /**
+   * What to do about it, when there is something to say. Kept apart from the message from the
+   * reader to the report; a line for people and the JSON reports' `message` join the two as
+   * `<message>; <hint>` (messageWithHint, src/shared/issue-collector.ts).
+   */
   hint?: string;
 }
 
@@ -62,6 +68,8 @@ export interface FeedItem {
   row: number;
   line: number;
   sku?: string;
+  /** A standard product's GTIN, for the cross-row check that no two SKUs share one. */
+  gtin?: string;
   /** The built product (standard node or legacy object); absent when the row could not be built. */
   payload?: Record<string, unknown>;
   /** All issues of this row, warnings included. The row is valid when none is an error. */

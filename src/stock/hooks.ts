@@ -1,14 +1,16 @@
 import type { RowRef } from '../upload/batcher.js';
 import { payloadHash } from '../upload/state/delta.js';
 import type { UploadState } from '../upload/state/store.js';
-import type { SendPlan, StateHooks } from '../upload/types.js';
+import type { EnvelopeType, SendPlan, StateHooks } from '../upload/types.js';
 
 /**
  * The upload state's part in a stock run: every merged payload goes (as `update_product`: the
  * service has the product), and what the service accepts becomes the SKU's last accepted
  * payload, so a later upload's delta and `--missing` start from the new stock. Rows not
- * accepted are kept for `genser upload --retry-failed`. Stock batches are not recorded for
- * resuming: a stock file is sent again as a whole.
+ * accepted are kept for `genser upload --retry-failed`. A batch is recorded in flight before it
+ * goes, as upload's are, and forgotten once answered: one whose outcome stays unknown (a 500 after
+ * the service stored it, a run killed while it waited) leaves its SKUs in doubt, so the next
+ * upload sends them again even when the feed matches the payload last accepted (`Delta.inDoubt`).
  */
 export class StockHooks implements StateHooks {
   /** The history id of this run, once started. */
@@ -25,10 +27,14 @@ export class StockHooks implements StateHooks {
   }
 
   notAccepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void {
-    if (this.runId !== undefined) this.state.saveRetry(this.runId, rows, parts);
+    if (this.runId !== undefined) this.state.owe(this.runId, rows, parts);
   }
 
-  sending(): void {}
+  sending(batch: { rows: readonly RowRef[]; type?: EnvelopeType }, envelopeId: string): void {
+    this.state.recordInflight(envelopeId, batch.type ?? 'update_product', batch.rows);
+  }
 
-  settled(): void {}
+  settled(envelopeId: string): void {
+    this.state.forgetInflight([envelopeId]);
+  }
 }

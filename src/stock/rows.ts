@@ -30,7 +30,6 @@ type At = Pick<SourceRecord, 'file' | 'row' | 'line'>;
 function errorRow(at: At, sku: string | undefined, problem: Omit<Issue, 'severity' | 'file'>): FeedRow {
   const issue: Issue = { severity: 'error', file: at.file, ...problem };
   if (sku !== undefined) issue.sku = sku;
-  if (issue.hint) issue.message = `${issue.message}; ${issue.hint}`;
   return {
     file: at.file,
     row: at.row,

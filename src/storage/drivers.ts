@@ -3,8 +3,9 @@ import { UsageError } from '../shared/errors.js';
 
 /**
  * The two SQLite drivers genser can run on, loaded only when asked for: Node's built-in
- * `node:sqlite` (Node >= 22.13, no install) and better-sqlite3 (Node 20 only, where npm builds
- * it through the `genser-sqlite-node20` optional dependency). Both expose the same synchronous
+ * `node:sqlite` (Node >= 22.13, no install) and better-sqlite3 (Node 20 only: a clone's `npm ci`
+ * builds it through the optional local package `packages/sqlite-node20`; an installed genser
+ * declares it an optional peer, installed beside it: README "Install"). Both expose the same synchronous
  * shape, described here by the little of it that src/storage/sqlite.ts uses.
  */
 export type Backend = 'node' | 'better-sqlite3';
@@ -102,7 +103,7 @@ export function resolveBackend(choice: BackendChoice = 'auto'): { backend: Backe
       `SQLite backend ${choice} is not available: ${found.reason}`,
       choice === 'node'
         ? 'use Node >= 22.13, or the better-sqlite3 backend on Node 20'
-        : 'better-sqlite3 is installed (and built) by `npm ci` on Node 20 only; elsewhere use the node backend',
+        : 'install better-sqlite3 next to genser (`npm install -g better-sqlite3` for a global genser; a clone gets it from `npm ci` on Node 20), or use the node backend',
     );
   }
   const builtIn = load('node');
@@ -111,7 +112,7 @@ export function resolveBackend(choice: BackendChoice = 'auto'): { backend: Backe
   if ('open' in native) return { backend: 'better-sqlite3', open: native.open };
   throw new UsageError(
     `no SQLite backend: ${builtIn.reason}, and better-sqlite3 cannot be loaded (${native.reason})`,
-    'on Node 20 run `npm ci` again so that npm builds better-sqlite3, or use Node >= 22.13',
+    'on Node 20 install better-sqlite3 next to genser (`npm install -g better-sqlite3` for a global genser, `npm install better-sqlite3` in a project, `npm ci` in a clone), or use Node >= 22.13',
   );
 }
 

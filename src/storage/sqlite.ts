@@ -119,7 +119,9 @@ export class Database {
     open.add(this);
     closeAllAtExit();
     this.control = {
-      begin: this.prepare('BEGIN'),
+      // A write lock from the start: a transaction that reads, then writes, while another
+      // process writes would fail with SQLITE_BUSY at once instead of waiting its turn.
+      begin: this.prepare('BEGIN IMMEDIATE'),
       commit: this.prepare('COMMIT'),
       rollback: this.prepare('ROLLBACK'),
     };

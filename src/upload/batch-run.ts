@@ -38,7 +38,7 @@ interface Group {
 type BodyResult =
   | { kind: 'accepted' }
   | { kind: 'rejected'; status: number; verdict: ServerVerdict; tooLarge: boolean }
-  | { kind: 'failed' | 'unconfirmed'; status: number | string; message: string };
+  | { kind: 'failed' | 'unconfirmed' | 'not_sent'; status: number | string; message: string };
 
 function where(ref: RowRef): string {
   return `${ref.file} row ${ref.row} (line ${ref.line}${ref.sku !== undefined ? `, sku ${ref.sku}` : ''})`;
@@ -84,6 +84,8 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
       for (const part of plan.resend)
         groups.push({ indices: part.map((i) => group.indices[i]), depth: group.depth + 1 });
     } else {
+      // Never past connecting (DNS, TCP, proxy, TLS): no byte of it reached the service.
+      if (result.kind === 'not_sent') ledger.stats.sent -= rows.length;
       ledger.settle(rows, result.kind, batch.index, result.status, result.message);
       ctx.state?.notAccepted?.(rows, parts());
       seen.add(result.kind);

@@ -1,4 +1,5 @@
 import { InFlight } from '../http/in-flight.js';
+import { Pacer } from '../http/pacer.js';
 import { oneLine } from '../http/response.js';
 import { type BatchContext, runBatch } from './batch-run.js';
 import type { PendingBatch } from './batcher.js';
@@ -19,6 +20,13 @@ export class Dispatcher {
     private readonly framingBytes: number,
   ) {
     this.inFlight = new InFlight(ctx.settings.concurrency);
+    // Requests on the wire adapt under --concurrency (docs/networks.md, "Sending that adapts").
+    ctx.deps.pacer ??= Pacer.adaptive(ctx.settings.concurrency);
+  }
+
+  /** The concurrency reached, and the most allowed (--concurrency). */
+  get concurrency(): { reached: number; max: number } {
+    return this.ctx.deps.pacer!.reached;
   }
 
   async dispatch(batch: PendingBatch): Promise<void> {

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { emptyStats, type FeedRow, isFileLevel, payloadJson, tally } from '../feed/index.js';
 import type { ExchangeSettings } from '../http/exchange.js';
 import { noOutcomes } from '../http/outcome.js';
+import type { Pacer } from '../http/pacer.js';
 import { oneLine } from '../http/response.js';
 import { SendRun } from '../http/run.js';
 import type { Poster } from '../http/sender.js';
 import { framingFor } from '../payload/framing.js';
-import { IssueCollector } from '../report/issues.js';
 import { ExitError } from '../shared/errors.js';
+import { IssueCollector } from '../shared/issue-collector.js';
 import type { Logger } from '../shared/logger.js';
 import type { BatchContext } from './batch-run.js';
 import { Batcher, type PendingBatch, type RowRef } from './batcher.js';
@@ -46,6 +47,8 @@ export interface UploadDeps {
   stats?: LiveStats;
   /** The target's upload state (src/upload/state/): only new and changed rows go, by type. */
   state?: StateHooks;
+  /** How many requests at once (src/http/pacer.ts); made from --concurrency when not given. */
+  pacer?: Pacer;
 }
 
 export function newStats(now: number = Date.now()): LiveStats {
@@ -161,7 +164,10 @@ export async function uploadFeed(
   }
 
   return {
-    summary: summaryOf(stats, feedStats.fileErrors, settings.dryRun, now(), deps.state !== undefined),
+    summary: {
+      ...summaryOf(stats, feedStats.fileErrors, settings.dryRun, now(), deps.state !== undefined),
+      ...(settings.dryRun ? {} : { concurrency: dispatcher.concurrency }),
+    },
     failures: ctx.ledger.sorted(),
     batches: dispatcher.batches,
     issues: collector.issues,
@@ -193,6 +199,7 @@ function batchContext(
       random: deps.random,
       sleep: deps.sleep,
       now,
+      pacer: deps.pacer,
       onRequest: () => stats.requests++,
       onRetry: () => stats.retries++,
     },

@@ -1,23 +1,16 @@
-import { n, rate } from '../report/words.js';
-import { aroundSpinner, type Logger } from '../shared/logger.js';
+import type { Logger } from '../shared/logger.js';
+import { startSpinner } from '../shared/spinner.js';
+import { n, rate } from '../shared/words.js';
 import type { LiveStats } from './types.js';
 
 /**
- * Progress while uploading: on a TTY an ora spinner (rows read, sent, accepted, rejected, rate,
+ * Progress while uploading: on a TTY the spinner (src/shared/spinner.ts) (rows read, sent, accepted, rejected, rate,
  * ETA when the row count can be estimated); off a TTY (cron) a plain line about every 10 s.
  * Log lines written during the run go through the returned logger so they do not tear the spinner.
  */
 export interface Progress {
   log: Logger;
   stop(): void;
-}
-
-interface SpinnerLike {
-  text: string;
-  start(): unknown;
-  stop(): unknown;
-  clear(): unknown;
-  render(): unknown;
 }
 
 /** `totalLines`: the input's physical lines, when known; progress is the last row's line over it. */
@@ -48,10 +41,8 @@ export async function startProgress(
   },
 ): Promise<Progress> {
   if (options.quiet) return { log, stop() {} };
-  // A terminal that reports no width (some ptys) would make the spinner's redraw arithmetic
-  // clear endless lines: plain progress lines there.
-  const columns = (options.stream as { columns?: number }).columns;
-  if (!log.fancy || !columns || columns < 20) {
+  const spinner = await startSpinner(log, options.stream, 'uploading');
+  if (!spinner) {
     const timer = setInterval(
       () => log.info(`progress: ${progressLine(stats, Date.now(), options.totalLines?.())}`),
       options.intervalMs ?? 10_000,
@@ -59,21 +50,10 @@ export async function startProgress(
     timer.unref();
     return { log, stop: () => clearInterval(timer) };
   }
-  const { default: ora } = await import('ora');
-  // The logger already decided (a TTY with a size, no NO_COLOR/CI/--json): ora need not guess again.
-  const spinner: SpinnerLike = ora({
-    stream: options.stream,
-    text: 'uploading',
-    discardStdin: false,
-    isEnabled: true,
-  });
-  spinner.start();
-  const timer = setInterval(() => {
-    spinner.text = progressLine(stats, Date.now(), options.totalLines?.());
-  }, 200);
+  const timer = setInterval(() => spinner.set(progressLine(stats, Date.now(), options.totalLines?.())), 200);
   timer.unref();
   return {
-    log: aroundSpinner(log, spinner),
+    log: spinner.log,
     stop() {
       clearInterval(timer);
       spinner.stop();

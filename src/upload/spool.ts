@@ -1,9 +1,18 @@
-import { closeSync, createReadStream, openSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  constants as fsConstants,
+  lstatSync,
+  openSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { FeedRow } from '../feed/index.js';
+import { UsageError } from '../shared/errors.js';
 import { removeDeadTemps } from '../shared/output-file.js';
 import type { Issue } from '../shared/types.js';
-import { type DeltaCounts, UNCHANGED } from './state/delta.js';
+import { UNCHANGED } from './state/delta.js';
 import type { StateHooks } from './types.js';
 
 /**
@@ -56,17 +65,12 @@ export class Spool {
   /** Rows to send and rows kept in full (not the unchanged runs): for tests and the debug line. */
   records = 0;
 
-  private readonly onSignal = (signal: NodeJS.Signals) => {
-    this.remove();
-    // Then die of the signal as if nobody had listened (exit status 130 / 143), as convert does.
-    process.kill(process.pid, signal);
-  };
+  // A signal is the run's orderly stop (src/commands/sending.ts), which removes the spool; a
+  // second signal exits at once, and this removes it then.
   private readonly onExit = () => this.remove();
 
   private constructor(readonly path: string) {
-    this.fd = openSync(path, 'w', 0o600);
-    process.once('SIGINT', this.onSignal);
-    process.once('SIGTERM', this.onSignal);
+    this.fd = createNew(path);
     process.once('exit', this.onExit);
   }
 
@@ -108,14 +112,12 @@ export class Spool {
     }
   }
 
-  /** The pass is over: everything on disk. A kill from now on is the upload's own to handle. */
+  /** The pass is over: everything on disk. */
   finishWriting(): void {
     this.endRun();
     this.flush();
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
-    process.removeListener('SIGINT', this.onSignal);
-    process.removeListener('SIGTERM', this.onSignal);
   }
 
   /** The feed's items again, in order, as the feed yielded them; unchanged rows carry `UNCHANGED`. */
@@ -138,8 +140,6 @@ export class Spool {
   remove(): void {
     if (this.removed) return;
     this.removed = true;
-    process.removeListener('SIGINT', this.onSignal);
-    process.removeListener('SIGTERM', this.onSignal);
     process.removeListener('exit', this.onExit);
     try {
       if (this.fd !== undefined) closeSync(this.fd);
@@ -169,6 +169,26 @@ export class Spool {
     while (off < all.length) off += writeSync(this.fd, all, off);
     this.pending = [];
     this.pendingBytes = 0;
+  }
+}
+
+/**
+ * A new file, never one found there (O_EXCL, O_NOFOLLOW): a link planted at this name is
+ * refused, not followed. A file of a dead run that had this pid is removed first.
+ */
+function createNew(path: string): number {
+  try {
+    if (!lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) rmSync(path, { force: true });
+    return openSync(
+      path,
+      fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW,
+      0o600,
+    );
+  } catch (err) {
+    throw new UsageError(
+      `cannot create the upload spool ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}${(err as NodeJS.ErrnoException).code === 'EEXIST' ? ' (something else is at that name: a link is never followed)' : ''}`,
+      'remove what is at that name, and keep the state directory (--state DIR) writable by its owner only',
+    );
   }
 }
 
@@ -207,16 +227,15 @@ function* itemsOf(line: Buffer): Generator<FeedRow> {
  * (new or changed, a batch of an earlier run resumed with its own id). The SKUs seen were marked
  * by the pass.
  */
-export function spooledHooks(state: StateHooks & { counts: DeltaCounts }): StateHooks {
+export function spooledHooks(state: StateHooks & { unchanged(sku: string): undefined }): StateHooks {
   return {
     plan: (sku, json, source) => {
-      if (json !== UNCHANGED) return state.plan(sku, json, source);
-      state.counts.unchanged++;
-      return undefined;
+      if (json !== UNCHANGED || sku === undefined) return state.plan(sku, json, source);
+      return state.unchanged(sku);
     },
     accepted: (rows, parts) => state.accepted(rows, parts),
     notAccepted: (rows, parts) => state.notAccepted?.(rows, parts),
-    // The pass saw every SKU already (src/commands/upload-guard.ts): not counted twice.
+    // The pass saw every SKU already (src/nightly/guard.ts): not counted twice.
     seen: () => {},
     sending: (batch, envelopeId) => state.sending(batch, envelopeId),
     settled: (envelopeId) => state.settled(envelopeId),

@@ -2,7 +2,7 @@ import type { FeedStats } from '../feed/index.js';
 import type { NotAccepted, OutcomeCounts } from '../http/outcome.js';
 import type { BackoffSettings } from '../http/retry-policy.js';
 import type { RunStop } from '../http/run.js';
-import type { IssueCollector } from '../report/issues.js';
+import type { IssueCollector } from '../shared/issue-collector.js';
 import type { Issue, PayloadFormat } from '../shared/types.js';
 import type { RowRef } from './batcher.js';
 
@@ -115,6 +115,8 @@ export interface UploadSummary extends OutcomeCounts {
   bytes: number;
   durationMs: number;
   dryRun: boolean;
+  /** Requests in flight at most during the run, and the most allowed (--concurrency); not on a dry run. */
+  concurrency?: { reached: number; max: number };
 }
 
 export interface UploadResult {

@@ -7,9 +7,11 @@
 export interface FirstSeen {
   fileIndex: number;
   row: number;
+  /** The tag given with the first add (a tagged set only). */
+  tag?: number;
 }
 
-function hashA(s: string): number {
+export function hashA(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
@@ -39,14 +41,17 @@ export class SkuSet {
   private b: Uint32Array;
   private rows: Uint32Array;
   private files: Uint16Array;
+  /** A 32-bit tag per entry (the GTIN set keeps its first SKU's hash); empty when untagged. */
+  private tags: Uint32Array;
 
-  constructor(initialCapacity = 1 << 14) {
+  constructor(initialCapacity = 1 << 14, tagged = false) {
     this.slots = new Uint32Array(initialCapacity);
     const entries = initialCapacity >>> 1;
     this.a = new Uint32Array(entries);
     this.b = new Uint32Array(entries);
     this.rows = new Uint32Array(entries);
     this.files = new Uint16Array(entries);
+    this.tags = new Uint32Array(tagged ? entries : 0);
   }
 
   get count(): number {
@@ -54,7 +59,7 @@ export class SkuSet {
   }
 
   /** Records the SKU; returns where it was first seen when it is a duplicate. */
-  add(sku: string, fileIndex: number, row: number): FirstSeen | undefined {
+  add(sku: string, fileIndex: number, row: number, tag = 0): FirstSeen | undefined {
     const ha = hashA(sku);
     const hb = hashB(sku);
     const slots = this.slots;
@@ -62,7 +67,12 @@ export class SkuSet {
     let i = ha & mask;
     for (let n = slots[i]; n !== 0; n = slots[i]) {
       const e = n - 1;
-      if (this.a[e] === ha && this.b[e] === hb) return { fileIndex: this.files[e], row: this.rows[e] };
+      if (this.a[e] === ha && this.b[e] === hb)
+        return {
+          fileIndex: this.files[e],
+          row: this.rows[e],
+          tag: this.tags.length > 0 ? this.tags[e] : undefined,
+        };
       i = (i + 1) & mask;
     }
     const e = this.size++;
@@ -71,6 +81,7 @@ export class SkuSet {
     this.b[e] = hb;
     this.rows[e] = row;
     this.files[e] = fileIndex;
+    if (this.tags.length > 0) this.tags[e] = tag;
     slots[i] = e + 1;
     if (this.size * 2 > slots.length) this.growSlots();
     return undefined;
@@ -87,6 +98,7 @@ export class SkuSet {
     this.b = grown(this.b, (k) => new Uint32Array(k));
     this.rows = grown(this.rows, (k) => new Uint32Array(k));
     this.files = grown(this.files, (k) => new Uint16Array(k));
+    if (this.tags.length > 0) this.tags = grown(this.tags, (k) => new Uint32Array(k));
   }
 
   /** A table twice the size, filled again from the entries (the entries themselves stay put). */

@@ -1,9 +1,9 @@
 import type { MapProblem } from '../map/map-row.js';
+import { cappedNote, checkSchema, DETAIL_LIMITS } from '../schema/bounded.js';
+import { gtinValid } from '../schema/checks.js';
+import { getAllErrorsValidator } from '../schema/schemas.js';
 import { isObject } from '../shared/is-object.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
-import { cappedNote, checkSchema, DETAIL_LIMITS } from './bounded.js';
-import { gtinValid } from './checks.js';
-import { getAllErrorsValidator } from './schemas.js';
 import { fieldPath, type SourceLookup, translateErrors, withoutIndices } from './translate.js';
 
 /**

@@ -184,6 +184,9 @@ export function translateErrors(
         } else if (def === 'languageTag') {
           code = 'language';
           message = `${field} must be the language tag ko, en or ja; got \`${shown}\``;
+        } else if (def === 'isoLanguage') {
+          code = 'language';
+          message = `${field} must be an ISO 639-1 language code (two lower-case letters: ko, en, ja, zh, fr, ...); got \`${shown}\``;
         } else {
           const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
           message = `${field} must be one of ${allowed.join(', ')}; got \`${shown}\``;

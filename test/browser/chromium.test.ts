@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, type RunningBrowser } from './chromium.js';
+import { HAVE_CHROMIUM, launchChromium, type RunningBrowser } from './chromium.js';
 
-describe('browser harness', () => {
+describe.skipIf(!HAVE_CHROMIUM)('browser harness', () => {
   let run: RunningBrowser;
   beforeAll(async () => {
     run = await launchChromium();

@@ -9,6 +9,13 @@ import { type Browser, chromium } from 'playwright-core';
  */
 export const CHROMIUM_PATH = process.env.GENSER_CHROMIUM ?? '/usr/bin/chromium';
 
+/** The browser tests are skipped where there is no Chromium, saying so in one line. */
+export const HAVE_CHROMIUM = existsSync(CHROMIUM_PATH);
+if (!HAVE_CHROMIUM)
+  process.stderr.write(
+    `skipped: the browser tests need Chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set GENSER_CHROMIUM)\n`,
+  );
+
 export interface RunningBrowser {
   browser: Browser;
   close(): Promise<void>;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { packageRoot } from '../../src/shared/paths.js';
 import { start } from '../sandbox/helpers.js';
-import { launchChromium, type RunningBrowser, SCREENSHOT_DIR } from './chromium.js';
+import { HAVE_CHROMIUM, launchChromium, type RunningBrowser, SCREENSHOT_DIR } from './chromium.js';
 
 /**
  * The demo page in a real browser (Debian chromium): a merchant's page on another origin than
@@ -27,7 +27,7 @@ interface Events {
   items: { type: string; requestId: string; requestKnown?: boolean; body: any }[];
 }
 
-describe('the client in a browser', () => {
+describe.skipIf(!HAVE_CHROMIUM)('the client in a browser', () => {
   let browser: RunningBrowser;
   let sandbox: RunningSandbox;
   let shop: Server;

@@ -9,7 +9,7 @@ import { toModel } from '../../src/report/model.js';
 import type { UploadReport } from '../../src/report/upload-report.js';
 import type { ValidateReport } from '../../src/report/validate-report.js';
 import { uploadReportOf, validateReportOfFixture } from '../report/samples.js';
-import { launchChromium, type RunningBrowser, SCREENSHOT_DIR } from './chromium.js';
+import { HAVE_CHROMIUM, launchChromium, type RunningBrowser, SCREENSHOT_DIR } from './chromium.js';
 
 /**
  * The HTML report opened from file:// in Debian's chromium: the counts it shows are the JSON
@@ -113,7 +113,7 @@ function shown(page: Page): Promise<Shown> {
 const COLUMNS = ['severity', 'kind', 'file', 'row', 'line', 'sku', 'column', 'value', 'message', 'hint'];
 const cells = (s: Shown, key: string) => s.rows.map((r) => r[COLUMNS.indexOf(key)]);
 
-describe('HTML report in a browser', () => {
+describe.skipIf(!HAVE_CHROMIUM)('HTML report in a browser', () => {
   for (const scheme of ['light', 'dark'] as const) {
     it(`validate report (${scheme}): the counts are the JSON report's, accessible, no console errors`, async () => {
       const { page, problems } = await open(validatePage, scheme);

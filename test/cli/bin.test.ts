@@ -24,7 +24,7 @@ describe('the genser binary', () => {
     const r = genser('--help');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Examples:');
-    expect(r.stdout).toContain('genser upload catalog.csv --sandbox');
+    expect(r.stdout).toContain('genser upload --sample --sandbox');
     expect(r.stdout).toMatch(/Exit codes: 0 ok/);
   });
   it('exits 2 on an unknown flag or command, with a hint on stderr', () => {

@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getValidator } from '../../src/validate/schemas.js';
+import { getValidator } from '../../src/schema/schemas.js';
 import { lateBadFeed } from './late-bad-feed.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -125,7 +125,7 @@ describe('genser convert', () => {
       const dir = mkdtempSync(join(tmpdir(), 'genser-convert-'));
       const out = join(dir, 'products.ndjson');
       // stdin stays open: the run is certainly mid-way when the signal comes.
-      const child = spawn(process.execPath, [bin, 'convert', '-', '-o', out], {
+      const child = spawn(process.execPath, [bin, 'convert', '-', '--input-type', 'csv', '-o', out], {
         cwd: root,
         env: { ...process.env, NO_COLOR: '1' },
         stdio: ['pipe', 'pipe', 'pipe'],

@@ -49,7 +49,7 @@ describe('settings precedence: flag, env, config file, default', () => {
   it('takes the flag over everything', () => {
     const r = resolveSettings('validate', { format: 'standard' }, { GENSER_FORMAT: 'legacy' }, dir);
     expect(r.settings.format).toBe('standard');
-    expect(r.origins.format).toEqual({ kind: 'flag', label: '--format' });
+    expect(r.origins.format).toMatchObject({ kind: 'flag', label: '--format' });
   });
   it('takes the environment over the config file, ignoring empty values', () => {
     expect(resolveSettings('validate', {}, { GENSER_LANGUAGE: 'en' }, dir).settings.language).toBe('en');

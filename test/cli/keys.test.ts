@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { API_KEY, checkKey, loadKey, looksLikeKey, SERVICE_KEY } from '../../src
 import type { CommandName } from '../../src/cli/option-table.js';
 import { resolveSettings } from '../../src/cli/settings.js';
 import { UsageError } from '../../src/shared/errors.js';
+import { memoryLogger } from '../../src/shared/logger.js';
 import { clearSecrets, redact } from '../../src/shared/secrets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'genser-keys-'));
@@ -16,12 +17,13 @@ function load(
   flags: Record<string, unknown> = {},
   env: NodeJS.ProcessEnv = {},
   config: Record<string, unknown> = {},
+  log = memoryLogger(),
 ) {
   const cwd = join(dir, `cwd${configs++}`);
   mkdirSync(cwd);
   writeFileSync(join(cwd, 'genser.config.json'), JSON.stringify(config));
   const command: CommandName = spec === API_KEY ? 'upload' : 'events send';
-  return loadKey(spec, resolveSettings(command, flags, env, cwd), env);
+  return loadKey(spec, resolveSettings(command, flags, env, cwd), env, log);
 }
 
 afterEach(() => clearSecrets());
@@ -59,7 +61,6 @@ describe('loading secret keys', () => {
     writeFileSync(file, 'cfg-key-1');
     expect(load(API_KEY, {}, { GENSER_API_KEY_FILE: file })?.from).toBe(`key file ${file}`);
     expect(load(API_KEY, {}, {}, { apiKeyFile: file })?.value).toBe('cfg-key-1');
-    expect(load(API_KEY, {}, {}, { apiKey: 'cfg-inline-1' })?.value).toBe('cfg-inline-1');
     expect(load(API_KEY)).toBeUndefined();
   });
 
@@ -93,5 +94,63 @@ describe('loading secret keys', () => {
       // Registered as a secret: any other output masks it too.
       expect(redact(`x ${KEY} y`)).toBe('x *** y');
     }
+  });
+
+  it('refuses a key written into a config file, saying how to give it instead', () => {
+    for (const [spec, key] of [
+      [API_KEY, 'apiKey'],
+      [SERVICE_KEY, 'serviceKey'],
+    ] as const) {
+      let err: UsageError | undefined;
+      try {
+        load(spec, {}, {}, { [key]: 'cfg-inline-1' });
+      } catch (e) {
+        err = e as UsageError;
+      }
+      expect(err).toBeInstanceOf(UsageError);
+      expect(err?.message).toMatch(
+        new RegExp(`"${key}" holds the ${spec.label} itself, which a config file must not`),
+      );
+      expect(err?.hint).toBe(
+        `put the key in a file readable only by you (chmod 600) and name it with "${spec.fileOption}", or set ${spec.env}`,
+      );
+      expect(`${err?.message} ${err?.hint}`).not.toContain('cfg-inline-1');
+    }
+  });
+
+  it('reads a key file ending in a newline or CRLF as the key alone', () => {
+    for (const [name, text] of [
+      ['lf', 'file-key-LF\n'],
+      ['crlf', 'file-key-CRLF\r\n'],
+      ['bare', 'file-key-BARE'],
+    ]) {
+      const file = join(dir, `eol-${name}`);
+      writeFileSync(file, text, { mode: 0o600 });
+      chmodSync(file, 0o600);
+      expect(load(API_KEY, { apiKeyFile: file })?.value).toBe(text.trim());
+    }
+  });
+
+  it('uses a key file that group or others can read, with a warning naming chmod 600', () => {
+    const file = join(dir, 'open-key');
+    writeFileSync(file, 'open-key-1\n');
+    for (const [mode, who] of [
+      [0o644, 'others'],
+      [0o640, 'its group'],
+    ] as const) {
+      chmodSync(file, mode);
+      const log = memoryLogger();
+      expect(load(API_KEY, { apiKeyFile: file }, {}, {}, log)?.value).toBe('open-key-1');
+      expect(log.lines).toEqual([
+        expect.stringContaining(
+          `the API key file ${file} is readable by ${who} (mode ${mode.toString(8)}): run chmod 600 ${file}`,
+        ),
+      ]);
+      expect(log.lines.join('\n')).not.toContain('open-key-1');
+    }
+    chmodSync(file, 0o600);
+    const quiet = memoryLogger();
+    load(API_KEY, { apiKeyFile: file }, {}, {}, quiet);
+    expect(quiet.lines).toEqual([]);
   });
 });

@@ -53,7 +53,15 @@ describe('what a new user hits', () => {
     const dir = mkdtempSync(join(tmpdir(), 'genser-convert-many-'));
     // The same catalog under other SKUs: 50 distinct products in two files.
     const second = join(dir, 'second.csv');
-    writeFileSync(second, readFileSync(catalog, 'utf8').replaceAll('GS-', 'GT-'));
+    // Other SKUs, and other GTINs (the same GTIN on two SKUs is an error): 8800... -> 8810...
+    // with the check digit kept valid (the changed digit has weight 1 in a GTIN-13's sum).
+    const regtin = (g: string) => `881${g.slice(3, 12)}${(Number(g[12]) + 9) % 10}`;
+    writeFileSync(
+      second,
+      readFileSync(catalog, 'utf8')
+        .replaceAll('GS-', 'GT-')
+        .replace(/,(8800\d{9}),/g, (_m, g: string) => `,${regtin(g)},`),
+    );
     const out = join(dir, 'out.ndjson');
     const r = await genser(['convert', catalog, second, '-o', out]);
     expect(r.code, r.stderr).toBe(0);

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -33,5 +33,61 @@ describe('what the published package holds', () => {
       expect(packed.has(`presets/${preset}.json`)).toBe(true);
     expect(packed.has('schemas/mapping.schema.json')).toBe(true);
     expect(packed.has('bin/genser.js')).toBe(true);
+  });
+});
+
+describe('the published package, as a user installs it', () => {
+  const listing = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
+  ) as { files: { path: string }[] }[];
+  const packed = listing[0].files.map((f) => f.path);
+  const has = (path: string) => packed.includes(path) || packed.some((p) => p.startsWith(`${path}/`));
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+  it('every relative link of the README and docs/ points at a file the package holds', () => {
+    const pages = ['README.md', ...readdirSync(join(root, 'docs')).map((f) => `docs/${f}`)];
+    const broken: string[] = [];
+    let links = 0;
+    for (const page of pages) {
+      expect(has(page), `${page} is not in the package`).toBe(true);
+      const text = readFileSync(join(root, page), 'utf8');
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1].replace(/#.*$/, '');
+        if (target === '' || /^[a-z]+:/.test(target)) continue;
+        links++;
+        const path = posix.normalize(posix.join(posix.dirname(page), target)).replace(/\/$/, '');
+        if (!has(path)) broken.push(`${page} -> ${m[1]}`);
+      }
+    }
+    expect(links).toBeGreaterThan(10);
+    expect(broken).toEqual([]);
+  });
+
+  it('holds the LICENSE, the Node 20 SQLite gate, the sample catalog and the schema collection version, and no source maps', () => {
+    for (const path of [
+      'LICENSE',
+      'packages/sqlite-node20/package.json',
+      'fixtures/catalog.csv',
+      'schemas/events/collection.json',
+      'dist/client/genser.js',
+    ])
+      expect(packed, path).toContain(path);
+    expect(packed.filter((p) => p.endsWith('.map'))).toEqual([]);
+    expect(packed.filter((p) => p.startsWith('src/') || p.startsWith('test/'))).toEqual([]);
+    expect(readFileSync(join(root, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
+    expect(manifest.license).toBe('MIT');
+  });
+
+  it('runs nothing at install (npm 11 warns of any install script), and names better-sqlite3 as the optional peer for Node 20', () => {
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare'])
+      expect(manifest.scripts[script], script).toBeUndefined();
+    expect(manifest.scripts.prepack).toBe('npm run build');
+    expect(manifest.peerDependencies['better-sqlite3']).toBe(
+      JSON.parse(readFileSync(join(root, 'packages', 'sqlite-node20', 'package.json'), 'utf8')).dependencies[
+        'better-sqlite3'
+      ],
+    );
+    expect(manifest.peerDependenciesMeta['better-sqlite3']).toEqual({ optional: true });
+    expect(manifest.keywords).toContain('genser');
   });
 });

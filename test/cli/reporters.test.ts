@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { genser } from '../helpers/run-cli.js';
+import { junitXsdValid } from '../helpers/xmllint.js';
 
 /**
  * `--reporter` on the commands (docs/ci.md): parsed before any work, from flag, environment
@@ -11,12 +11,10 @@ import { genser } from '../helpers/run-cli.js';
  */
 const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'genser-reporters-'));
-const XSD = join(root, 'test', 'fixtures', 'jenkins-junit.xsd');
 const invalid = join(root, 'fixtures', 'catalog-invalid.csv');
 const valid = join(root, 'fixtures', 'catalog.csv');
 
-const junitValid = (path: string) =>
-  execFileSync('xmllint', ['--noout', '--schema', XSD, path], { stdio: 'pipe' });
+const junitValid = (path: string) => junitXsdValid(readFileSync(path, 'utf8'), basename(path));
 
 describe('--reporter', () => {
   it('a bad value stops the command with exit 2 before it reads anything', async () => {
@@ -47,21 +45,21 @@ describe('--reporter', () => {
     expect(byFlag.code).toBe(1);
     expect(byFlag.stdout).toBe('');
     expect(byFlag.stderr).not.toMatch(/FAILED: /);
-    junitValid(junit);
+    await junitValid(junit);
     expect(readFileSync(html, 'utf8')).toMatch(/^<!doctype html>/i);
 
     const envJunit = join(dir, 'env.xml');
     const byEnv = await genser(['validate', invalid], { GENSER_REPORTER: `human junit=${envJunit}` });
     expect(byEnv.code).toBe(1);
     expect(byEnv.stderr).toMatch(/FAILED: 10 row\(s\), 1 valid, 9 invalid/);
-    junitValid(envJunit);
+    await junitValid(envJunit);
 
     const config = join(dir, 'genser.config.json');
     writeFileSync(config, JSON.stringify({ reporter: ['junit=from-config.xml'] }));
     const byConfig = await genser(['validate', invalid, '--config', config]);
     expect(byConfig.code).toBe(1);
     // As every path in a config file, relative to the file's folder.
-    junitValid(join(dir, 'from-config.xml'));
+    await junitValid(join(dir, 'from-config.xml'));
   });
 
   it('--json and --report FILE are the json reporter, as before; --reporter json adds to others', async () => {
@@ -75,7 +73,7 @@ describe('--reporter', () => {
     const junit = join(dir, 'with-json.xml');
     const both = await genser(['validate', invalid, '--json', '--reporter', `junit=${junit}`]);
     expect(JSON.parse(both.stdout)).toEqual(JSON.parse(r.stdout));
-    junitValid(junit);
+    await junitValid(junit);
 
     // --report alone keeps the human summary.
     const alone = await genser(['validate', invalid, '--report', join(dir, 'alone.json')]);
@@ -106,7 +104,7 @@ describe('--reporter', () => {
       `json=${upJson}`,
     ]);
     expect(u.code).toBe(1);
-    junitValid(up);
+    await junitValid(up);
     expect(JSON.parse(readFileSync(upJson, 'utf8')).summary.accepted).toBeGreaterThan(0);
 
     const events = join(dir, 'events.ndjson');
@@ -128,7 +126,7 @@ describe('--reporter', () => {
     const vDoc = JSON.parse(v.stdout);
     expect(Object.keys(vDoc)).toEqual(['files', 'events', 'issues', 'problemCount', 'truncated']);
     expect(vDoc.events).toEqual({ total: 12, valid: 11, invalid: 1 });
-    junitValid(evXml);
+    await junitValid(evXml);
     expect(readFileSync(evXml, 'utf8')).toContain(`tests="1" failures="1"`);
 
     const sendHtml = join(dir, 'send.html');

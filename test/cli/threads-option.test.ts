@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { threads } from '../../src/cli/parsers.js';
-import { threadedFrom } from '../../src/commands/feed-settings.js';
+import { workersFrom } from '../../src/commands/feed-settings.js';
 
 describe('--threads', () => {
   const parse = threads(64);
@@ -19,10 +19,10 @@ describe('--threads', () => {
       );
   });
 
-  it('keeps 0 and 1 as before and makes 2 or more a pool', () => {
-    expect(threadedFrom({ threads: 'auto' })).toBeUndefined();
-    expect(threadedFrom({ threads: 0 })).toBe(false);
-    expect(threadedFrom({ threads: 1 })).toBe(true);
-    expect(threadedFrom({ threads: 4 })).toBe(4);
+  it('is a count of feed workers (0: none), or auto', () => {
+    expect(workersFrom({ threads: 'auto' })).toBe('auto');
+    expect(workersFrom({ threads: 0 })).toBe(0);
+    expect(workersFrom({ threads: 1 })).toBe(1);
+    expect(workersFrom({ threads: 4 })).toBe(4);
   });
 });

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallError } from '../../src/client/call.js';
-import { createClient, type FetchLike, type LogAnswer, type SearchAnswer } from '../../src/client/client.js';
+import { createClient, type FetchLike, type LogAnswer } from '../../src/client/client.js';
+import type { SearchAnswer } from '../../src/client/search-answer.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { envelope, postStandard, product, start } from '../sandbox/helpers.js';
 

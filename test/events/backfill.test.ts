@@ -160,7 +160,65 @@ describe('backfill problems', () => {
     writeFileSync(mapping, JSON.stringify({ fields: { order_id: 'id', time: 'at' } }));
     expect(() => loadOrderMapping({ mapping })).toThrow(/no column for sku, name, quantity, price, user_id/);
     expect(() => loadOrderMapping({ preset: 'magento' })).toThrow(/unknown order export preset "magento"/);
-    expect(() => loadOrderMapping({})).toThrow(/needs a column mapping/);
+    // Without either, the columns come from the export's header (canonical order columns).
+    expect(loadOrderMapping({})).toMatchObject({ canonical: true, columns: {} });
+  });
+});
+
+describe('canonical order columns: an export whose header uses them needs no mapping', () => {
+  const orders = (name: string, text: string) => {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  };
+
+  it('reads the plain names', async () => {
+    const file = orders(
+      'plain.csv',
+      'order_id,ordered_at,member_id,sku,name,price,currency,quantity,status\n' +
+        'O-1,2026-11-02 14:05:11,m-17,A-1001,무선 이어폰,129000,KRW,2,paid\n' +
+        'O-1,2026-11-02 14:05:11,m-17,A-1002,충전 케이스,19000,KRW,1,paid\n' +
+        'O-2,2026-11-03 09:30:00,m-18,A-1001,무선 이어폰,129000,KRW,1,refunded\n',
+    );
+    const { summary, events, problems } = await build(file);
+    expect(problems).toEqual([]);
+    expect(events.map((e) => [e.kind.type, e.row, e.event.time])).toEqual([
+      ['complete_purchase', 1, '2026-11-02T05:05:11.000Z'],
+      ['complete_purchase', 3, '2026-11-03T00:30:00.000Z'],
+      ['cancel_purchase', 3, '2026-11-03T00:30:00.000Z'],
+    ]);
+    expect(events[0].event.data.agent.identifier.map((i: { value: string }) => i.value)).toEqual([
+      'm-17',
+      'm-17',
+      '',
+    ]);
+    expect(summary).toMatchObject({ rows: 3, orders: 2, purchases: 2, items: 3, quantity: 4 });
+  });
+
+  it('reads the usual spellings, in any case: order_date, created_at, customer_id, qty', async () => {
+    const file = orders(
+      'spellings.csv',
+      'Order_ID,Created_At,Customer_ID,SKU,Name,Price,Currency,Qty\n' +
+        'O-9,2026-11-02T05:05:11Z,17,A-1,Tee,10,USD,3\n',
+    );
+    const { events, problems } = await build(file);
+    expect(problems).toEqual([]);
+    expect(events[0].event.data.object[0]).toMatchObject({ orderQuantity: 3 });
+    const dated = orders(
+      'dated.csv',
+      'order_id,order_date,customer_id,sku,name,price,currency,qty\nO-1,2026-11-02,17,A,T,1,KRW,1\n',
+    );
+    expect((await build(dated)).events).toHaveLength(1);
+  });
+
+  it('names the columns it lacks with their spellings', async () => {
+    const file = orders('thin.csv', 'order_id,sku,name\nO-1,A,T\n');
+    await expect(build(file)).rejects.toThrow(
+      /thin\.csv \(canonical order columns\): no column for time, quantity, price, user_id/,
+    );
+    await expect(build(file)).rejects.toMatchObject({
+      hint: expect.stringContaining('ordered_at/order_date/created_at, quantity/qty'),
+    });
   });
 });
 
@@ -224,6 +282,56 @@ describe('backfill against the sandbox', () => {
     const second = await run();
     expect(second.sent).toMatchObject({ sent: 6, accepted: 6 });
     expect(stored()).toEqual({ complete_purchase: 4, cancel_purchase: 2 });
+  });
+
+  it('keys hold: the order id makes them, not how --source or --country is spelled (#28)', async () => {
+    const purchases = () =>
+      (sandbox.stats() as { events: { byType: Record<string, number> } }).events.byType.complete_purchase ??
+      0;
+    const before = purchases();
+    // Two orders by one customer in the same second with the same item: two purchases.
+    const file = join(dir, 'twins.csv');
+    writeFileSync(
+      file,
+      'order_id,ordered_at,customer_id,sku,name,price,currency,quantity\n' +
+        'T-1,2026-11-02 14:05:11,17,A-1,Tee,10,KRW,1\n' +
+        'T-2,2026-11-02 14:05:11,17,A-1,Tee,10,KRW,1\n',
+    );
+    const run = async (source: string, country?: string) => {
+      const poster = new UndiciSender({
+        apiUrl: sandbox.url,
+        connections: 2,
+        timeoutMs: 5000,
+        userAgent: 'genser/test',
+        keyHeader: 'serviceKey',
+        key: 'svc-backfill',
+      });
+      try {
+        return await runBackfill(
+          file,
+          {
+            mapping: loadOrderMapping({ country }),
+            source,
+            read: { encoding: 'auto' },
+            send: { concurrency: 2, retries: 0, backoff: { baseMs: 1, capMs: 5, retryAfterCapMs: 50 } },
+          },
+          { poster, log: memoryLogger() },
+        );
+      } finally {
+        await poster.close();
+      }
+    };
+    const first = await run(SOURCE);
+    expect(first.sent).toMatchObject({ sent: 2, accepted: 2 });
+    expect(purchases() - before).toBe(2);
+    // The same orders again, the site address with a slash and another country (so another
+    // time): the same keys, so nothing is stored again; the service refuses the changed bodies.
+    const again = await run(`${SOURCE}/`, 'JP');
+    expect(again.sent).toMatchObject({ sent: 2, accepted: 0 });
+    expect(purchases() - before).toBe(2);
+    // The same spelling again: a replay of each, accepted, nothing new.
+    expect((await run(SOURCE)).sent).toMatchObject({ sent: 2, accepted: 2 });
+    expect(purchases() - before).toBe(2);
   });
 
   it('needs the site address', async () => {

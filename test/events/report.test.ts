@@ -27,6 +27,7 @@ const result: EventSendResult = {
     ...[1000, 1001, 1002, 1100].map((r) => failure(r, 'unconfirmed')),
     failure(1206, 'not_sent'),
   ],
+  unsent: [],
   stop: { reason: 'auth', message: 'the server refused the service key (HTTP 401): ...' },
   readToEnd: false,
 };
@@ -52,6 +53,34 @@ describe('events report', () => {
       'not sent: ev.ndjson row 1206: the run stopped before sending them',
     ]);
   });
+  it('names the rows read after the stop and not sent, as ranges per file', () => {
+    const after: EventsRun = {
+      ...run,
+      result: {
+        ...result,
+        notSent: 7,
+        read: 11,
+        sent: 4,
+        accepted: 0,
+        failed: 4,
+        unconfirmed: 0,
+        failures: [1, 2, 3, 4].map((r) => failure(r, 'failed')),
+        unsent: [{ file: 'ev.ndjson', from: 5, to: 11, count: 7 }],
+        readToEnd: true,
+      },
+      invalid: 0,
+      lastRow: 11,
+    };
+    const lines = eventsSummaryLines(after);
+    expect(lines).toContain(
+      'stopped; the input was read to its end (row 11), what came after the stop not sent',
+    );
+    expect(lines.at(-1)).toBe(
+      'not sent: ev.ndjson rows 5-11 (7 valid events): the run stopped before sending them',
+    );
+    expect(eventsReport(after).unsent).toEqual([{ file: 'ev.ndjson', from: 5, to: 11, count: 7 }]);
+  });
+
   it('has the upload report field names, and accounts for every event once', () => {
     const doc = eventsReport(run);
     const s = doc.summary;

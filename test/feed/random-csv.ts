@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { gtinCheckDigit } from '../../src/schema/checks.js';
 
 /** Pieces that make CSV hard to cut: quotes, delimiters, line breaks (multi-byte characters apart). */
 const ASCII_PIECES = ['a', 'Z', '7', ' ', ',', '"', '""', '\n', '\r', '\r\n'];
@@ -25,6 +26,17 @@ export interface CsvShape {
   chars?: string[];
   /** false: never a byte order mark (encodings without one). */
   bom?: boolean;
+  /** true: `gtin` and `mpn` columns too, each SKU's own (gtinFor), so rows can be valid products. */
+  identifiers?: boolean;
+}
+
+/** A valid GTIN-13 of its own for each SKU of up to four characters (their codes, three digits each). */
+export function gtinFor(sku: string): string {
+  const body = [...sku.slice(0, 4)]
+    .map((c) => String(c.charCodeAt(0) % 1000).padStart(3, '0'))
+    .join('')
+    .padStart(12, '0');
+  return body + gtinCheckDigit(body);
 }
 
 /**
@@ -55,10 +67,11 @@ export function csvText(shape: CsvShape = { oneLineEnd: true }): fc.Arbitrary<st
     .map(([endChoices, bom, rows, picks, lastEnd]) => {
       const end = (i: number) => endChoices[picks[i % picks.length] % endChoices.length];
       let text = bom && shape.bom !== false ? '\uFEFF' : '';
-      text += `sku,name,price,description${end(0)}`;
+      text += `sku,name,price,description${shape.identifiers ? ',gtin,mpn' : ''}${end(0)}`;
       rows.forEach(([sku, name, price, description], i) => {
         const blank = picks[(i + 7) % picks.length] % 9 === 0 ? end(i + 3) : '';
-        text += `${blank}${sku}${i},${name},${price},${description}`;
+        const ids = shape.identifiers ? `,${gtinFor(`${sku}${i}`)},${sku}${i}` : '';
+        text += `${blank}${sku}${i},${name},${price},${description}${ids}`;
         if (i < rows.length - 1 || lastEnd) text += end(i + 1);
       });
       return text;

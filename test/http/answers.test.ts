@@ -4,7 +4,7 @@ import { answerMessage, notServiceAnswer } from '../../src/http/response.js';
 import { classifyStatus, mayHaveLanded } from '../../src/http/retry-policy.js';
 import { stopExitCode } from '../../src/http/run.js';
 import { describeTransportError } from '../../src/http/transport-error.js';
-import { count, rate } from '../../src/report/words.js';
+import { count, rate } from '../../src/shared/words.js';
 
 const answer = (body: string, type?: string) => ({
   status: 200,

@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emptyStats, feedItems, tally } from '../../src/feed/pipeline.js';
 import { targetByValues } from '../../src/init/guess.js';
 import { initMapping, initSummaryLines } from '../../src/init/index.js';
+import { gtinCheckDigit } from '../../src/schema/checks.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedItem, FeedOptions } from '../../src/shared/types.js';
 
@@ -99,19 +100,67 @@ describe('genser init', () => {
     expect(stats).toMatchObject({ rows: 2, valid: 2, invalid: 0 });
   });
 
-  it('recognises a shop export and writes its preset', async () => {
+  it('recognises a shop export, writes its preset and what the export cannot hold, with notes', async () => {
     const { result, items } = await roundTrip(fixture('real/shopify-product-data.csv'), {
       language: 'en',
-      set: ['currency=USD', 'availability_starts=today', 'availability_ends=+1y'],
+      country: 'US',
     });
     expect(result.preset).toBe('shopify');
     expect(result.mapping.transform).toBe('shopify');
-    expect(result.missing.map((m) => m.target)).toEqual([
-      'currency',
-      'availability_starts',
-      'availability_ends',
-    ]);
-    expect(items.filter((i) => i.row > 0)).toHaveLength(21);
+    // Currency and sale window are in the file now: nothing left to --set.
+    expect(result.mapping.defaults).toEqual({
+      currency: 'USD',
+      availability_starts: 'today',
+      availability_ends: '+1y',
+    });
+    expect(result.missing).toEqual([]);
+    expect(result.mapping.notes?.join('\n')).toMatch(
+      /defaults\.currency is USD, the currency of --country US/,
+    );
+    expect(result.mapping.notes?.join('\n')).toMatch(/no sale window/);
+    const rows = items.filter((i) => i.row > 0);
+    expect(rows).toHaveLength(21);
+    // The export has no barcodes: that, and only that, is left.
+    const errors = new Set(
+      rows.flatMap((r) => r.issues.filter((i) => i.severity === 'error').map((i) => i.field)),
+    );
+    expect([...errors]).toEqual(['offers.gtin']);
+  });
+
+  it('init then validate on the real Shopify export with made-up barcodes: every product valid, no --set', async () => {
+    const Papa = (await import('papaparse')).default;
+    const parsed = Papa.parse<Record<string, string>>(
+      readFileSync(fixture('real/shopify-product-data.csv'), 'utf8'),
+      { header: true },
+    );
+    let n = 0;
+    for (const r of parsed.data) {
+      if (r['Variant SKU'] === undefined || (r['Variant Price'] ?? '') === '') continue;
+      const body = `2${String(++n).padStart(11, '0')}`;
+      r['Variant Barcode'] = body + gtinCheckDigit(body);
+    }
+    const file = join(dir, 'shopify-barcodes.csv');
+    writeFileSync(file, Papa.unparse({ fields: parsed.meta.fields ?? [], data: parsed.data }));
+    const { items, stats } = await roundTrip(file, { language: 'en', country: 'US' });
+    const bad = items.filter((i) => !i.valid).flatMap((i) => i.issues.map((x) => x.message));
+    expect(bad).toEqual([]);
+    expect(stats).toMatchObject({ rows: 21, valid: 21, invalid: 0 });
+  });
+
+  it("writes Magento's image URL prefix with a note to replace it", async () => {
+    const result = await initMapping(
+      fixture('real/magento-configurable-products.csv'),
+      { encoding: 'auto' },
+      memoryLogger(),
+    );
+    expect(result.preset).toBe('magento');
+    expect(result.mapping.fields.image_urls).toMatchObject({
+      prefix: 'https://shop.example.com/media/catalog/product',
+    });
+    expect(result.mapping.notes?.join('\n')).toMatch(
+      /fields\.image_urls\.prefix: .*replace https:\/\/shop\.example\.com/,
+    );
+    expect(result.mapping.defaults).toMatchObject({ currency: 'KRW' });
   });
 
   it('reads values: URLs, GTINs with a valid check digit, currency codes, money, dated columns', () => {

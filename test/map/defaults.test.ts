@@ -3,9 +3,9 @@ import { emptyStats, processReads, tally } from '../../src/feed/pipeline.js';
 import { resolveRelativeDate } from '../../src/map/defaults.js';
 import { parseMapping } from '../../src/map/mapping-file.js';
 import { resolveFeedMapping } from '../../src/map/presets.js';
-import { IssueCollector } from '../../src/report/issues.js';
 import { missingFieldLines } from '../../src/report/missing-fields.js';
 import { UsageError } from '../../src/shared/errors.js';
+import { IssueCollector, messageWithHint } from '../../src/shared/issue-collector.js';
 import type { FeedItem, FeedOptions } from '../../src/shared/types.js';
 import { asReads, rowsRecords } from './csv-records.js';
 
@@ -65,7 +65,7 @@ describe('--set and mapping defaults', () => {
     const { items } = await run(
       [
         { ...row, currency: '' },
-        { ...row, sku: 'A-2', currency: 'USD' },
+        { ...row, sku: 'A-2', gtin: '8800000010373', currency: 'USD' },
       ],
       opts({
         set: ['currency=KRW', 'availability_starts=today', 'availability_ends=+1y'],
@@ -111,7 +111,7 @@ describe('--set and mapping defaults', () => {
     }));
     const { report, items } = await run(rows, opts({ set: ['availability_starts=today'] }));
     // Each row's own hint names the flag too, where one value fits every row.
-    const messages = items[0].issues.map((i) => `${i.field}: ${i.message}`);
+    const messages = items[0].issues.map((i) => `${i.field}: ${messageWithHint(i)}`);
     expect(messages.find((m) => m.startsWith('offers.priceCurrency'))).toMatch(
       /, or --set currency=CODE \(KRW, USD, \.\.\.\) for every row$/,
     );

@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type FeedRow, feedRows, payloadJson } from '../../src/feed/index.js';
 import { emptyStats, feedItems, processReads, tally } from '../../src/feed/pipeline.js';
-import { type FeedRow, feedRows, payloadJson } from '../../src/feed/threads.js';
 import { loadPreset, presetNames, resolveFeedMapping } from '../../src/map/presets.js';
 import { suggestPreset } from '../../src/map/suggest-preset.js';
 import { transformReads } from '../../src/map/transforms/index.js';
@@ -12,6 +11,7 @@ import { readFeed } from '../../src/read/index.js';
 import { UsageError } from '../../src/shared/errors.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedItem, FeedOptions } from '../../src/shared/types.js';
+import { workerFromSource } from '../helpers/workers.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const real = (name: string) => join(root, 'fixtures', 'real', name);
@@ -70,7 +70,8 @@ describe('presets are shipped mapping files', () => {
 
   it('suggests the preset from a header alone', async () => {
     const header = (file: string) =>
-      execFileSync('head', ['-1', file], { encoding: 'utf8' })
+      readFileSync(file, 'utf8')
+        .split('\n', 1)[0]
         .trim()
         .split(file.endsWith('.tsv') ? '\t' : ',');
     expect(suggestPreset(header(real('shopify-product-data.csv')))).toBe('shopify');
@@ -336,14 +337,14 @@ describe('shop edge cases, on small exports of our own', () => {
 
 describe('presets on the feed worker', () => {
   it('give the same rows on two threads as in one (the transform runs where the mapping does)', async () => {
-    // The worker runs from the build; its run date and --set entries cross with the options.
-    const workerUrl = new URL('../../dist/feed/worker.js', import.meta.url);
+    // The worker is built from these sources; its run date and --set entries cross with the options.
+    const workerUrl = await workerFromSource('feed/worker.ts');
     const feed = opts({ preset: 'shopify', set: FILL });
-    const outcome = async (threaded: boolean) => {
+    const outcome = async (workers: number) => {
       const rows: FeedRow[] = [];
       for await (const row of feedRows([own('shopify-variants.csv')], feed, memoryLogger(), undefined, {
         serialize: true,
-        threaded,
+        workers,
         workerUrl,
       }))
         rows.push(row);
@@ -355,7 +356,7 @@ describe('presets on the feed worker', () => {
         r.valid ? Buffer.from(payloadJson(r) ?? []).toString() : null,
       ]);
     };
-    const [threaded, inThread] = await Promise.all([outcome(true), outcome(false)]);
+    const [threaded, inThread] = await Promise.all([outcome(2), outcome(0)]);
     expect(threaded).toEqual(inThread);
     expect(threaded.filter((r) => r[0] !== 0).map((r) => r[1])).toEqual([
       'LS-S',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildLegacy } from '../../src/payload/legacy.js';
 import { normalizeLegacyObject, normalizeStandardNode } from '../../src/payload/normalize.js';
 import { buildStandardEnvelope, buildStandardProduct } from '../../src/payload/standard.js';
-import { getValidator } from '../../src/validate/schemas.js';
+import { getValidator } from '../../src/schema/schemas.js';
 
 const full = {
   sku: 'GS-1',

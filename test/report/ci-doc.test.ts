@@ -1,8 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { junitXsdValid } from '../helpers/xmllint.js';
 
 /**
  * docs/ci.md's GitHub Actions workflow and GitLab CI job: their `genser` commands run as
@@ -11,7 +12,6 @@ import { describe, expect, it } from 'vitest';
  */
 const root = join(import.meta.dirname, '..', '..');
 const bin = join(root, 'bin', 'genser.js');
-const XSD = join(root, 'test', 'fixtures', 'jenkins-junit.xsd');
 const doc = readFileSync(join(root, 'docs', 'ci.md'), 'utf8');
 const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]);
 
@@ -51,9 +51,7 @@ function run(command: string[], cwd: string, env: Record<string, string>) {
   });
 }
 
-function junitValid(path: string): void {
-  execFileSync('xmllint', ['--noout', '--schema', XSD, path], { stdio: 'pipe' });
-}
+const junitValid = (path: string) => junitXsdValid(readFileSync(path, 'utf8'), basename(path));
 
 /** The indented list under `key:` in a YAML block (`path: |` lines or `- item` lines). */
 function listAfter(yaml: string, key: RegExp): string[] {
@@ -94,7 +92,7 @@ describe('docs/ci.md', () => {
     const kept = listAfter(blocks[0], /^\s*path: \|/);
     expect(kept).toEqual(['reports/genser.xml', 'report.html']);
     for (const file of kept) expect(existsSync(join(dir, file)), file).toBe(true);
-    junitValid(join(dir, 'reports', 'genser.xml'));
+    await junitValid(join(dir, 'reports', 'genser.xml'));
     expect(readFileSync(join(dir, 'reports', 'genser.xml'), 'utf8')).toMatch(
       /<testsuite name="feeds\/catalog\.csv" tests="\d+" failures="[1-9]/,
     );
@@ -112,7 +110,7 @@ describe('docs/ci.md', () => {
     expect(r.stderr).toMatch(/FAILED: 10 row\(s\), 1 valid, 9 invalid/);
     expect(r.stderr).not.toMatch(/^::/m);
     const junit = /^\s*junit: (\S+)$/m.exec(blocks[1])![1];
-    junitValid(join(dir, junit));
+    await junitValid(join(dir, junit));
     for (const file of listAfter(blocks[1], /^\s*paths:/))
       expect(existsSync(join(dir, file)), file).toBe(true);
     expect(blocks[1]).toContain('when: always');

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, renderHtml, scriptJson } from '../../src/report/html.js';
+import { renderHtml } from '../../src/report/html.js';
 import { REPORT_CSS } from '../../src/report/html-assets.js';
+import {
+  escapeHtml,
+  type HtmlValue,
+  scriptJson,
+  html as tag,
+  trusted,
+} from '../../src/report/html-template.js';
 import { toModel } from '../../src/report/model.js';
 import { rowError, uploadReportOf, validateReportOf } from './samples.js';
 
@@ -56,8 +63,20 @@ describe('HTML report (pure rendering)', () => {
     const data = embedded(html) as { problems: { sku: string; value: string }[] };
     expect(data.problems[0].sku).toBe(EVIL);
     expect(data.problems[0].value).toBe(EVIL);
-    expect(scriptJson({ a: '</script>' })).toBe('{"a":"\\u003c/script>"}');
+    expect(scriptJson({ a: '</script>' }).text).toBe('{"a":"\\u003c/script>"}');
     expect(escapeHtml(`<a href="x">'&`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;');
+  });
+
+  it('the html tag escapes every value it is given; only its own markup and trusted assets pass', () => {
+    const value = `"><img src=x onerror=alert(1)>`;
+    const inner = tag`<b>${value}</b>`;
+    const list: HtmlValue[] = [value, 7, undefined, false, null, tag`<i>ok</i>`];
+    expect(tag`<p title="${value}">${inner}${list}</p>`.text).toBe(
+      '<p title="&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"><b>&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</b>&quot;&gt;&lt;img src=x onerror=alert(1)&gt;7<i>ok</i></p>',
+    );
+    // A string that looks like markup is still text: only Html values are inserted as they are.
+    expect(tag`${'<i>ok</i>'}`.text).toBe('&lt;i&gt;ok&lt;/i&gt;');
+    expect(tag`<style>${trusted('a > b {}')}</style>`.text).toBe('<style>a > b {}</style>');
   });
 
   it('is self-contained: a CSP that forbids loads, no external resource, light and dark styles', () => {

@@ -1,30 +1,16 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderJunit, xmlAttr, xmlText } from '../../src/report/junit.js';
 import { toModel } from '../../src/report/model.js';
 import { clearSecrets, registerSecret } from '../../src/shared/secrets.js';
+import { junitXsdValid, xpath } from '../helpers/xmllint.js';
 import { rowError, uploadReportOf, validateReportOf, validateReportOfFixture } from './samples.js';
-
-const XSD = join(process.cwd(), 'test', 'fixtures', 'jenkins-junit.xsd');
-const dir = mkdtempSync(join(tmpdir(), 'genser-junit-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** xmllint's verdict on the document against the Jenkins JUnit XSD (throws with its output). */
-function xsdValid(xml: string, name: string): void {
-  const path = join(dir, name);
-  writeFileSync(path, xml);
-  execFileSync('xmllint', ['--noout', '--schema', XSD, path], { stdio: 'pipe' });
-}
 
 function count(xml: string, re: RegExp): number {
   return (xml.match(re) ?? []).length;
 }
 
 describe('JUnit XML', () => {
-  it('one suite per file, one case per row with problems, one failure per error; valid against the XSD', () => {
+  it('one suite per file, one case per row with problems, one failure per error; valid against the XSD', async () => {
     const report = validateReportOf(
       [
         rowError('a.csv', 7),
@@ -49,7 +35,7 @@ describe('JUnit XML', () => {
       { files: ['a.csv', 'b.csv', 'clean.csv'] },
     );
     const xml = renderJunit(toModel({ command: 'validate', report }));
-    xsdValid(xml, 'basic.xml');
+    await junitXsdValid(xml, 'basic.xml');
     expect(count(xml, /<testsuite /g)).toBe(3);
     expect(xml).toContain('<testsuites name="genser validate" tests="4" failures="2" errors="0">');
     expect(xml).toContain('<testsuite name="a.csv" tests="2" failures="1" errors="0" skipped="0">');
@@ -74,7 +60,7 @@ describe('JUnit XML', () => {
   it('the report of fixtures/catalog-invalid.csv: a failing case per invalid row, counts as the report says', async () => {
     const report = await validateReportOfFixture();
     const xml = renderJunit(toModel({ command: 'validate', report }));
-    xsdValid(xml, 'fixture.xml');
+    await junitXsdValid(xml, 'fixture.xml');
     const invalid = report.rows.invalid;
     expect(xml).toContain(
       `<testsuites name="genser validate" tests="${invalid}" failures="${invalid}" errors="0">`,
@@ -85,7 +71,7 @@ describe('JUnit XML', () => {
     );
   });
 
-  it('escapes markup, quotes and line breaks, and shows the control characters XML 1.0 cannot carry', () => {
+  it('escapes markup, quotes and line breaks, and shows the control characters XML 1.0 cannot carry', async () => {
     const nasty = 'a<b>&"c\'\u0001\u0008\u001b\u007f\ud800 tab\tend\r\nnext ]]> </testcase>';
     const report = validateReportOf(
       [
@@ -99,7 +85,7 @@ describe('JUnit XML', () => {
       { total: 1, valid: 0, invalid: 1 },
     );
     const xml = renderJunit(toModel({ command: 'validate', report }));
-    xsdValid(xml, 'nasty.xml');
+    await junitXsdValid(xml, 'nasty.xml');
     expect(xml).not.toMatch(/[\u0001\u0008\u001b\u007f]/);
     expect(xml).toContain('\\u0001\\u0008\\u001B\\u007F\\uD800');
     expect(xml).toContain('name="we&lt;ird&gt;&amp;&quot;name.csv"');
@@ -108,16 +94,13 @@ describe('JUnit XML', () => {
     expect(xmlAttr('a\tb\r\nc')).toBe('a&#9;b&#13;&#10;c');
     expect(xmlText('x\ud83d\ude00y')).toBe('x\ud83d\ude00y');
     // xmllint reads the values back as they were (minus the shown characters).
-    const path = join(dir, 'nasty.xml');
-    const sku = execFileSync('xmllint', ['--xpath', 'string(//testcase/@name)', path])
-      .toString()
-      .replace(/\n$/, '');
+    const sku = await xpath(xml, 'string(//testcase/@name)');
     expect(sku).toBe(
       `row 1 (line 2) a<b>&"c'\\u0001\\u0008\\u001B\\u007F\\uD800 tab\tend\r\nnext ]]> </testcase>`,
     );
   });
 
-  it('a feed with 100k invalid rows: the first N rows as cases, the rest in one summary case', () => {
+  it('a feed with 100k invalid rows: the first N rows as cases, the rest in one summary case', async () => {
     const issues = Array.from({ length: 100_000 }, (_, i) => rowError('big.csv', i + 1));
     const report = validateReportOf(
       issues,
@@ -125,27 +108,27 @@ describe('JUnit XML', () => {
       { maxIssues: 100_000 },
     );
     const xml = renderJunit(toModel({ command: 'validate', report }), { maxCases: 500 });
-    xsdValid(xml, 'big.xml');
+    await junitXsdValid(xml, 'big.xml');
     expect(count(xml, /<testcase /g)).toBe(501);
     expect(xml).toContain('<testsuite name="big.csv" tests="501" failures="501" errors="0" skipped="0">');
     expect(xml).toContain('<testcase name="99500 more rows with problems"');
     expect(xml).toContain('99500 more rows have 99500 problems (99500 errors); only the first 500 rows');
   });
 
-  it('problems counted but not listed (--max-errors) are one more failing case with the kinds counted', () => {
+  it('problems counted but not listed (--max-errors) are one more failing case with the kinds counted', async () => {
     const issues = Array.from({ length: 50 }, (_, i) => rowError('a.csv', i + 1));
     const report = validateReportOf(issues, { total: 50, valid: 0, invalid: 50 }, { maxIssues: 20 });
     const xml = renderJunit(toModel({ command: 'validate', report }));
-    xsdValid(xml, 'unlisted.xml');
+    await junitXsdValid(xml, 'unlisted.xml');
     expect(xml).toContain('<testsuites name="genser validate" tests="21" failures="21" errors="0">');
     expect(xml).toContain('<testsuite name="genser validate: not listed" tests="1" failures="1"');
     expect(xml).toContain('30 more problems (30 errors) were counted but not listed');
     expect(xml).toContain('<system-out>error type offers.price: 50</system-out>');
   });
 
-  it('uploads: rejected rows fail, rows not delivered are errors', () => {
+  it('uploads: rejected rows fail, rows not delivered are errors', async () => {
     const xml = renderJunit(toModel({ command: 'upload', report: uploadReportOf() }));
-    xsdValid(xml, 'upload.xml');
+    await junitXsdValid(xml, 'upload.xml');
     expect(xml).toContain('<testsuite name="shop.csv" tests="5" failures="2" errors="2" skipped="0">');
     expect(xml).toMatch(
       /<testcase name="row 11 \(line 12\) SKU-00011"[^>]*>\n {6}<error type="not_delivered"/,
@@ -153,7 +136,7 @@ describe('JUnit XML', () => {
     expect(xml).toMatch(/<testcase name="row 3 \(line 4\) SKU-00003"[^>]*>\n {6}<failure type="rejected"/);
   });
 
-  it('events: a suite per file and a case per invalid event', () => {
+  it('events: a suite per file and a case per invalid event', async () => {
     const xml = renderJunit(
       toModel({
         command: 'events validate',
@@ -176,7 +159,7 @@ describe('JUnit XML', () => {
         },
       }),
     );
-    xsdValid(xml, 'events.xml');
+    await junitXsdValid(xml, 'events.xml');
     expect(xml).toContain('<testsuite name="ev.ndjson" tests="2" failures="2"');
     expect(xml).toContain('<testcase name="row 1 (line 1) product_view"');
   });

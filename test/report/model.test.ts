@@ -153,7 +153,9 @@ describe('report model', () => {
       ['unconfirmed', 6],
       ['not_delivered', 7],
     ]);
-    expect(m.problems[0]).toMatchObject({ field: '/query', sku: 'search' });
+    // The event type in its own field, not in the SKU's.
+    expect(m.problems[0]).toMatchObject({ field: '/query', type: 'search' });
+    expect(m.problems[0].sku).toBeUndefined();
     expect(m.problems[4].message).toBe('not sent: the run stopped before it (not sent): z');
     expect(m.stopped).toEqual({ reason: 'unavailable', message: 'the service is unavailable' });
     expect(m.events?.unconfirmed).toBe(1);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseReporters, writeReports } from '../../src/report/reporters.js';
+import { withJsonIssues } from '../../src/report/validate-report.js';
 import { ExitError } from '../../src/shared/errors.js';
 import { clearSecrets, registerSecret } from '../../src/shared/secrets.js';
 import { rowError, uploadReportOf, validateReportOf } from './samples.js';
@@ -101,7 +102,14 @@ describe('writeReports', () => {
       '<testsuites name="genser validate" tests="1" failures="1"',
     );
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/);
-    expect(JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'))).toEqual(JSON.parse(JSON.stringify(report)));
+    const json = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
+    expect(json).toEqual(JSON.parse(JSON.stringify(withJsonIssues(report))));
+    // The JSON's message ends with the hint, as it always has; the hint is also alone (docs/feeds.md).
+    const withHint = json.issues.find((i: { hint?: string }) => i.hint);
+    expect(withHint.message).toBe(
+      `${withHint.message.slice(0, -(withHint.hint.length + 2))}; ${withHint.hint}`,
+    );
+    expect(withHint.message).toMatch(/; declare a thousands separator$/);
     expect(readFileSync(summary, 'utf8')).toContain('## genser validate: failed');
     // Annotations are messages: stderr, which the Actions runner reads too. stdout stays free.
     expect(stderr.text()).toMatch(/^::error file=a\.csv,line=3,/);
@@ -132,7 +140,7 @@ describe('writeReports', () => {
       { command: 'upload', report: uploadReportOf() },
       { stdout, stderr: sink(), env: {} },
     );
-    expect(JSON.parse(stdout.text())).toEqual(JSON.parse(JSON.stringify(uploadReportOf())));
+    expect(JSON.parse(stdout.text())).toEqual(JSON.parse(JSON.stringify(withJsonIssues(uploadReportOf()))));
     const events = {
       files: ['e.ndjson'],
       events: { total: 1, valid: 1, invalid: 0 },

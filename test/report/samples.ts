@@ -1,7 +1,7 @@
 import { emptyStats, feedItems, tally } from '../../src/feed/pipeline.js';
-import { IssueCollector } from '../../src/report/issues.js';
 import { type UploadReport, uploadReport } from '../../src/report/upload-report.js';
 import { buildValidateReport, type ValidateReport } from '../../src/report/validate-report.js';
+import { IssueCollector } from '../../src/shared/issue-collector.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedOptions, Issue } from '../../src/shared/types.js';
 import type { UploadResult } from '../../src/upload/types.js';
@@ -42,7 +42,7 @@ export function rowError(file: string, row: number, extra: Partial<Issue> = {}):
     column: 'price',
     field: 'offers.price',
     value: '12,000원',
-    message: 'offers.price must be a number; got `12,000원`; declare a thousands separator',
+    message: 'offers.price must be a number; got `12,000원`',
     hint: 'declare a thousands separator',
     ...extra,
   };

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
+import { workerFromSource } from '../helpers/workers.js';
 import { envelope, get, legacyProduct, postLegacy, postStandard, product, send, start } from './helpers.js';
 
 /**
@@ -109,7 +110,7 @@ it('keeps the mismatches in a --db file across a restart', async () => {
 });
 
 it('notes mismatches the same way when the body is checked on the ingest worker', async () => {
-  const url = new URL('../../dist/sandbox/ingest-worker.js', import.meta.url);
+  const url = await workerFromSource('sandbox/ingest-worker.ts');
   const sb = await start({ quiet: true, ingest: { minBytes: 0, url } });
   try {
     expect((await postStandard(sb.url, typed('update_product', ['W-1']))).status).toBe(200);

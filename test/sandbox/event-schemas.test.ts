@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVENT_KINDS, EVENT_TYPES, kindByPath, kindByType } from '../../src/events/kinds.js';
+import { getValidator } from '../../src/schema/schemas.js';
 import { schemasDir } from '../../src/shared/paths.js';
-import { getValidator } from '../../src/validate/schemas.js';
 import { event } from './helpers.js';
 
 const valid = (type: string, body: unknown) => getValidator(`events/${type}`)(body);

@@ -2,12 +2,13 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { MAX_LISTED_ERRORS } from '../../src/sandbox/problems.js';
+import { workerFromSource } from '../helpers/workers.js';
 import { postEvent, postLegacy, postStandard, start } from './helpers.js';
 
 // Hostile bodies (issue 19.1): nothing a client sends costs more than linear time, and the
 // sandbox's own thread keeps answering while bodies are ingested.
 
-const workerUrl = new URL('../../dist/sandbox/ingest-worker.js', import.meta.url);
+const workerUrl = await workerFromSource('sandbox/ingest-worker.ts');
 const empties = (n: number) => `[${new Array(n).fill('{}').join(',')}]`;
 
 describe('hostile bodies, on the sandbox thread', () => {
@@ -70,7 +71,7 @@ describe('hostile bodies, on the sandbox thread', () => {
 });
 
 describe('hostile bodies, with the ingest worker', () => {
-  it('has the built worker', () => expect(existsSync(workerUrl), 'run `npm run build` first').toBe(true));
+  it('has the worker, built from the sources', () => expect(existsSync(workerUrl)).toBe(true));
 
   let sb: RunningSandbox;
   beforeAll(async () => {

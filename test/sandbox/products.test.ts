@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import type { IngestOptions } from '../../src/sandbox/ingest-pool.js';
+import { workerFromSource } from '../helpers/workers.js';
 import {
   API_KEY,
   envelope,
@@ -18,7 +19,7 @@ import {
 
 // Every test runs twice: bodies processed on the sandbox's thread, and all of them on the ingest
 // worker of the build (large bodies go there in real use; `npm test` builds first).
-const workerUrl = new URL('../../dist/sandbox/ingest-worker.js', import.meta.url);
+const workerUrl = await workerFromSource('sandbox/ingest-worker.ts');
 const MODES: [string, IngestOptions | undefined][] = [
   ['in-thread', { minBytes: Number.POSITIVE_INFINITY }],
   ['on the ingest worker', { minBytes: 0, url: workerUrl }],

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_KINDS } from '../../src/events/kinds.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { seededRandom } from '../../src/sandbox/random.js';
+import { workerFromSource } from '../helpers/workers.js';
 import {
   API_KEY,
   envelope,
@@ -19,7 +20,7 @@ import {
 let sb: RunningSandbox & { lines: string[] };
 /** The same, with every product body decoded, parsed and validated on the built ingest worker. */
 let sbWorker: RunningSandbox & { lines: string[] };
-const workerUrl = new URL('../../dist/sandbox/ingest-worker.js', import.meta.url);
+const workerUrl = await workerFromSource('sandbox/ingest-worker.ts');
 beforeAll(async () => {
   sb = await start({ maxBodyBytes: 256 * 1024, timeouts: { headersMs: 500, requestMs: 1000 } });
   sbWorker = await start({ maxBodyBytes: 256 * 1024, ingest: { minBytes: 0, url: workerUrl } });
@@ -178,7 +179,7 @@ describe('robustness', () => {
   it('answers 408 to a client that never finishes its headers, and keeps serving', async () => {
     const answer = await new Promise<string>((resolve) => {
       const socket = connect(Number(new URL(sb.url).port), '127.0.0.1', () => {
-        socket.write('POST /actions/view/product HTTP/1.1\r\nHost: x\r\n');
+        socket.write('POST /actions/view/product HTTP/1.1\r\nHost: 127.0.0.1\r\n');
       });
       let text = '';
       socket.on('data', (d) => {
@@ -194,7 +195,7 @@ describe('robustness', () => {
   it('survives clients that vanish mid-body or send their body too slowly', async () => {
     const port = Number(new URL(sb.url).port);
     const head = (len: number) =>
-      `POST /collectors/products HTTP/1.1\r\nHost: x\r\napiKey: ${API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${len}\r\n\r\n`;
+      `POST /collectors/products HTTP/1.1\r\nHost: 127.0.0.1\r\napiKey: ${API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${len}\r\n\r\n`;
     await new Promise<void>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => {
         socket.write(`${head(100_000)}{"@graph": [`);

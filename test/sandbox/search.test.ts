@@ -346,7 +346,11 @@ describe('sandbox search backend', () => {
       const { requestId } = (
         await post(sandbox.url, '/client/search', { instanceKey: INSTANCE, queryText: 'x' })
       ).json();
-      await fetch(`${sandbox.url}/_sandbox/reset`, { method: 'POST' });
+      const reset = await fetch(`${sandbox.url}/_sandbox/reset`, {
+        method: 'POST',
+        headers: { 'x-genser-sandbox': '1' },
+      });
+      expect(reset.status).toBe(200);
       const goods = [{ code: 'K-1', name: 'n' }];
       expect(
         (await post(sandbox.url, '/client/di', { instance: { key: INSTANCE }, goods, requestId })).status,

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { formatSearchAnswer, searchBackend, searchUrl } from '../../src/search/search-backend.js';
 import { ExitCode, ExitError } from '../../src/shared/errors.js';
+import { genser } from '../helpers/run-cli.js';
 import { envelope, postStandard, product, start } from '../sandbox/helpers.js';
 
 const KEY = 'search-cli-instance-key';
@@ -131,6 +132,40 @@ describe('searchBackend (genser search)', () => {
       expect(unavailable.message).toMatch(/503: service temporarily unavailable/);
     } finally {
       await failing.close();
+    }
+  });
+});
+
+describe('genser search prints a hostile answer escaped', () => {
+  it('a name with terminal escapes or CR/LF cannot clear the screen or start a CI command line', async () => {
+    const hostile = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(
+        JSON.stringify({
+          type: 'SEARCH',
+          requestId: 'r\x1b]0;title\x07',
+          queryText: 'q',
+          total: 1,
+          products: [
+            { code: 'A\r\n::error::code', name: 'Bag\x1b[2J\n::error::pwned', price: 1, currency: 'KRW' },
+          ],
+        }),
+      );
+    });
+    await new Promise<void>((r) => hostile.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/client`;
+      const ran = await genser(['search', 'q', '--url', url], { GENSER_INSTANCE_KEY: KEY });
+      expect(ran.code).toBe(0);
+      expect(ran.stdout).not.toMatch(/[\x1b\x07\r]/);
+      expect(ran.stdout).not.toMatch(/^::error::/m);
+      expect(ran.stdout).toContain('A\\x0d\\x0a::error::code  Bag\\x1b[2J\\x0a::error::pwned  1 KRW');
+      expect(ran.stdout).toContain('requestId r\\x1b]0;title\\x07');
+      // --json keeps the data as the backend sent it (JSON escapes it).
+      const json = await genser(['search', 'q', '--url', url, '--json'], { GENSER_INSTANCE_KEY: KEY });
+      expect(JSON.parse(json.stdout).products[0].name).toBe('Bag\x1b[2J\n::error::pwned');
+    } finally {
+      hostile.close();
     }
   });
 });

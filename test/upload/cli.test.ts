@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { afterEach, describe, expect, it } from 'vitest';
+import { gtinCheckDigit } from '../../src/schema/checks.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { genser as run } from '../helpers/run-cli.js';
 import { json, problem, productsOf, type ScriptedServer, scriptedServer } from './servers.js';
@@ -18,6 +19,12 @@ const fixture = Papa.parse<string[]>(readFileSync(join(root, 'fixtures', 'catalo
 const [header, ...sample] = fixture;
 const SKU = header.indexOf('sku');
 const PRICE = header.indexOf('price');
+const GTIN = header.indexOf('gtin');
+/** Row r's own GTIN: the same GTIN on two SKUs is an error (duplicate_gtin). */
+const gtinOf = (r: number) => {
+  const body = `881${String(r).padStart(9, '0')}`;
+  return body + gtinCheckDigit(body);
+};
 
 /** A catalog made of the fixture's rows with SKUs C-1..C-n; rows in `bad` get a price that is not a number. */
 function catalog(name: string, rows: number, bad: number[] = []): string {
@@ -25,6 +32,7 @@ function catalog(name: string, rows: number, bad: number[] = []): string {
   for (let r = 1; r <= rows; r++) {
     const row = [...sample[(r - 1) % sample.length]];
     row[SKU] = `C-${r}`;
+    row[GTIN] = gtinOf(r);
     if (bad.includes(r)) row[PRICE] = 'free';
     out.push(row);
   }
@@ -248,7 +256,7 @@ describe('genser upload (CLI)', () => {
     );
     expect(r.stderr).not.toContain('retry');
     const doc = JSON.parse(r.stdout);
-    expect(doc.summary).toMatchObject({ requests: 1, retries: 0, failed: 3 });
+    expect(doc.summary).toMatchObject({ requests: 1, retries: 0, sent: 0, notSent: 3 });
     expect(doc.stopped.reason).toBe('endpoint');
   });
 

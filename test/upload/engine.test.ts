@@ -515,15 +515,15 @@ describe('what became of each row: accepted, rejected, failed, unconfirmed, not 
     expect(result.summary).toMatchObject({ unconfirmed: 10, failed: 10, notSent: 0, sent: 20 });
   });
 
-  it('a connection refused every time never reached the service: failed, not unconfirmed', async () => {
+  it('a connection refused every time never reached the service: not sent, not unconfirmed', async () => {
     const closed = await scriptedServer((_req, res) => json(res, 200, {}));
     const url = closed.url;
     await closed.close();
     const d = deps(url);
     const result = await uploadFeed(feed(3), settings({ retries: 1 }), d);
-    expect(result.failures[0]).toMatchObject({ kind: 'failed', status: 'network' });
+    expect(result.failures[0]).toMatchObject({ kind: 'not_sent', status: 'network' });
     expect(result.failures[0].message).toContain('ECONNREFUSED');
-    expect(result.summary).toMatchObject({ failed: 3, unconfirmed: 0 });
+    expect(result.summary).toMatchObject({ sent: 0, notSent: 3, failed: 0, unconfirmed: 0 });
     expect(result.stop?.reason).toBe('unavailable');
   });
 
@@ -566,7 +566,7 @@ describe('what became of each row: accepted, rejected, failed, unconfirmed, not 
     expect(result.stop?.message).toMatch(
       /^the host name no-such-host\.invalid does not resolve \((ENOTFOUND|EAI_AGAIN)\): no request reached a server$/,
     );
-    expect(result.summary).toMatchObject({ requests: 1, retries: 0, failed: 3, unconfirmed: 0 });
+    expect(result.summary).toMatchObject({ requests: 1, retries: 0, sent: 0, notSent: 3, unconfirmed: 0 });
     expect(d.waits).toEqual([]);
   });
 
@@ -601,8 +601,8 @@ describe('what became of each row: accepted, rejected, failed, unconfirmed, not 
     const d = deps(server.url, { poster });
     const result = await uploadFeed(feed(20), settings({ concurrency: 1, retries: 2 }), d);
     await poster.close();
-    expect(result.summary).toMatchObject({ accepted: 10, failed: 10, retries: 2 });
+    expect(result.summary).toMatchObject({ accepted: 10, sent: 10, notSent: 10, retries: 2 });
     expect(result.stop?.reason).toBe('unavailable');
-    expect(result.failures[0]).toMatchObject({ row: 11, kind: 'failed', status: 'network' });
+    expect(result.failures[0]).toMatchObject({ row: 11, kind: 'not_sent', status: 'network' });
   });
 });

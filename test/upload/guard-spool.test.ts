@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FeedRow } from '../../src/feed/threads.js';
+import type { FeedRow } from '../../src/feed/index.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { Spool, spooledHooks, UNCHANGED } from '../../src/upload/spool.js';
 import { genser } from '../helpers/run-cli.js';
@@ -118,7 +118,10 @@ describe('the spool', () => {
     const planned: (string | undefined)[] = [];
     const counts = { new: 0, changed: 0, unchanged: 0 };
     const hooks = spooledHooks({
-      counts,
+      unchanged: () => {
+        counts.unchanged++;
+        return undefined;
+      },
       plan: (s) => {
         planned.push(s);
         return { type: 'create_product' };
@@ -247,6 +250,10 @@ describe('genser upload with known products and the guard', () => {
     const child = spawn(process.execPath, [bin, 'upload', fifo], {
       env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
     });
+    let stderr = '';
+    child.stderr.on('data', (c) => {
+      stderr += String(c);
+    });
     const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, sig) => r(sig)));
     // Half the feed, and the writer stays open: the pass waits for the rest.
     const fh = await open(fifo, 'w');
@@ -257,6 +264,10 @@ describe('genser upload with known products and the guard', () => {
     expect(spools(stateDir)).toHaveLength(1);
     child.kill('SIGTERM');
     expect(await exited).toBe('SIGTERM');
+    // An orderly stop first (src/commands/sending.ts): the summary is out before the read that
+    // still waits on the FIFO's writer makes the process die of the signal.
+    expect(stderr).toContain('upload: 0 rows');
+    expect(stderr).toContain('genser: interrupted: no new requests were started');
     await fh.close().catch(() => {});
     expect(spools(stateDir)).toEqual([]);
     expect(server.requests).toEqual([]);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { IssueCollector } from '../../src/report/issues.js';
 import {
   uploadIssueLines,
   uploadReport,
   uploadReportText,
   uploadSummaryLines,
 } from '../../src/report/upload-report.js';
+import { IssueCollector } from '../../src/shared/issue-collector.js';
 import { clearSecrets, registerSecret } from '../../src/shared/secrets.js';
 import type { Issue } from '../../src/shared/types.js';
 import { newStats } from '../../src/upload/engine.js';

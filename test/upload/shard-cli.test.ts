@@ -266,7 +266,7 @@ describe('--shard: rows and problems', () => {
     expect(codes).toEqual([1, 2, 3].map((i) => (problems.some((p) => p.shard === i) ? 1 : 0)));
   });
 
-  it("--retry-failed retries the shard's own last run", async () => {
+  it('--retry-failed retries the rows owed to the shard itself', async () => {
     const reject = inShard(3, 3)[0];
     server = await scriptedServer((req, res) => {
       const products = productsOf(req.body);
@@ -290,12 +290,12 @@ describe('--shard: rows and problems', () => {
     expect((await genser(['upload', file, '--shard', '3/3', '--batch-size', '1'], env)).code).toBe(1);
     server.requests.length = 0;
     const retried = await genser(['upload', '--retry-failed', '--shard', '3/3'], env);
-    expect(retried.stderr).toContain('retry: 1 row of run');
+    expect(retried.stderr).toContain('retry: 1 row owed, not accepted by run');
     expect(server.requests.flatMap((r) => productsOf(r.body).map((p) => p.sku))).toEqual([reject]);
     server.requests.length = 0;
     const none = await genser(['upload', '--retry-failed', '--shard', '1/3'], env);
     expect(none.code).toBe(0);
-    expect(none.stderr).toContain('retry: 0 rows of run');
+    expect(none.stderr).toContain('retry: 0 rows owed');
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -137,6 +137,10 @@ function toSchema2(dir: string) {
   const db = openDatabase(stateOf(dir).file);
   try {
     db.exec(`ALTER TABLE accepted DROP COLUMN source;
+      ALTER TABLE lock DROP COLUMN heartbeat;
+      DROP TABLE owed;
+      CREATE TABLE retry (run_id TEXT NOT NULL, seq INTEGER NOT NULL, file TEXT NOT NULL, row INTEGER NOT NULL,
+        line INTEGER NOT NULL, sku TEXT, payload BLOB NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
       UPDATE meta SET value = '2' WHERE key = 'schema_version';`);
   } finally {
     db.close();

@@ -11,6 +11,7 @@ import { ExitError } from '../../src/shared/errors.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { openDatabase } from '../../src/storage/sqlite.js';
 import { Delta, deltaLine, payloadHash } from '../../src/upload/state/delta.js';
+import { LOCK_EXPIRY_MS } from '../../src/upload/state/lock.js';
 import { finishRun, KEEP_RUNS, listRuns, startRun } from '../../src/upload/state/runs.js';
 import { SCHEMA_VERSION } from '../../src/upload/state/schema.js';
 import { UploadState } from '../../src/upload/state/store.js';
@@ -140,7 +141,12 @@ describe('state database', () => {
     const file = join(d, stateFileName(target()));
     // Back to version 1's layout, with three accepted products in it.
     const db = openDatabase(file);
-    db.exec(`DROP TABLE accepted; DROP TABLE payloads;
+    db.exec(`DROP TABLE accepted; DROP TABLE payloads; DROP TABLE other_shards; DROP TABLE lock; DROP TABLE owed;
+      CREATE TABLE lock (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, host TEXT NOT NULL, started TEXT NOT NULL);
+      CREATE TABLE retry (run_id TEXT NOT NULL, seq INTEGER NOT NULL, file TEXT NOT NULL, row INTEGER NOT NULL,
+        line INTEGER NOT NULL, sku TEXT, payload BLOB NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+      INSERT INTO runs (id, started, pid, feed) VALUES ('0ld0ld00', '2026-11-23T00:00:00Z', 1, 'a.csv'), ('1a571a57', '2026-11-24T00:00:00Z', 1, 'a.csv');
+      INSERT INTO retry VALUES ('0ld0ld00', 1, 'a.csv', 3, 4, 'A-1', x'7b7d'), ('1a571a57', 1, 'a.csv', 2, 3, 'B-2', x'7b7d');
       CREATE TABLE products (sku TEXT PRIMARY KEY, hash TEXT NOT NULL, accepted_at TEXT NOT NULL, payload BLOB NOT NULL) WITHOUT ROWID;
       UPDATE meta SET value = '1' WHERE key = 'schema_version';`);
     const payloads = {
@@ -159,6 +165,7 @@ describe('state database', () => {
 
     const state = UploadState.open(d, target());
     try {
+      expect(state.owedRows().map((r) => [r.sku, r.runId, r.row])).toEqual([['B-2', '1a571a57', 2]]);
       expect(state.knownCount()).toBe(3);
       expect(Object.fromEntries(state.acceptedHashes())).toEqual({
         'A-1': 'h-A-1',
@@ -182,6 +189,8 @@ describe('state database', () => {
       expect(state.acceptedHash('B-2')).toBe('h2');
       expect(Number(state.db.prepare<{ n: number }>('SELECT count(*) AS n FROM payloads').get()?.n)).toBe(4);
       expect([...state.absent((sku) => sku !== 'C-3')].map((g) => g.sku)).toEqual(['C-3']);
+      // The rows the last run kept for --retry-failed are owed (B-2's paid since, by its accept above).
+      expect(state.owedRows()).toEqual([]);
       // A new state file is made with 16 KiB pages (payloads pack); this one was made so too.
       expect(state.db.pragma('page_size')).toBe(16384);
     } finally {
@@ -200,7 +209,8 @@ describe('state database', () => {
       err = e;
     }
     expect((err as ExitError).exitCode).toBe(2);
-    expect((err as ExitError).hint).toContain('move it away');
+    expect((err as ExitError).message).toContain('it is not an SQLite database');
+    expect((err as ExitError).hint).toMatch(/^move \S+\.sqlite away and the next run starts a new state/);
   });
 
   it('delta: new as create, same bytes unchanged, other bytes update; --full sends the unchanged', () => {
@@ -276,7 +286,7 @@ describe('state database', () => {
     expect(out.stdout.split('\n')[2]).toMatch(/feed-103\.csv\s+-\s+-\s+-\s+-\s+-\s+-\s+-$/);
   });
 
-  it('lock: a live holder stops the run with exit 5 naming pid and start; a dead one is taken over', async () => {
+  it('lock: a live holder stops the run with exit 5 naming pid, start and heartbeat; a dead one is taken over', async () => {
     const d = fresh('lock');
     mkdirSync(d);
     const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)']);
@@ -284,9 +294,10 @@ describe('state database', () => {
     await new Promise((r) => dead.on('exit', r));
     try {
       const state = UploadState.open(d, target());
+      const beat = new Date(Date.now() - 40_000).toISOString();
       state.db
-        .prepare('INSERT INTO lock (id, pid, host, started) VALUES (1, ?, ?, ?)')
-        .run(sleeper.pid!, hostname(), '2026-11-23T01:00:00.000Z');
+        .prepare('INSERT INTO lock (id, pid, host, started, heartbeat) VALUES (1, ?, ?, ?, ?)')
+        .run(sleeper.pid!, hostname(), '2026-11-23T01:00:00.000Z', beat);
       let err: unknown;
       try {
         state.lock();
@@ -296,8 +307,12 @@ describe('state database', () => {
       expect((err as ExitError).exitCode).toBe(5);
       expect((err as ExitError).message).toContain(`pid ${sleeper.pid}`);
       expect((err as ExitError).message).toContain('started 2026-11-23T01:00:00.000Z');
+      expect((err as ExitError).message).toMatch(/last heartbeat 4\d s ago/);
+      expect((err as ExitError).hint).toContain('docs/nightly.md, "The run lock"');
       state.db.prepare('UPDATE lock SET pid = ?').run(dead.pid!);
-      state.lock();
+      const stale: string[] = [];
+      state.lock(new Date(), (line) => stale.push(line));
+      expect(stale).toEqual([expect.stringContaining('its process no longer runs')]);
       expect(state.db.prepare('SELECT pid FROM lock').get()?.pid).toBe(process.pid);
       state.close();
       // Released at close.
@@ -306,6 +321,37 @@ describe('state database', () => {
       again.close();
     } finally {
       sleeper.kill();
+    }
+  });
+
+  it('lock of another host: stands while its heartbeat is renewed, taken over (with its age said) once it stops', () => {
+    const d = fresh('lock-host');
+    mkdirSync(d);
+    const state = UploadState.open(d, target());
+    try {
+      const hold = (heartbeatAgoMs: number) =>
+        state.db
+          .prepare(
+            'INSERT OR REPLACE INTO lock (id, pid, host, started, heartbeat) VALUES (1, 4242, ?, ?, ?)',
+          )
+          .run(
+            'pod-gone-7f9c',
+            '2026-11-20T03:00:00.000Z',
+            new Date(Date.now() - heartbeatAgoMs).toISOString(),
+          );
+      hold(60_000);
+      expect(() => state.lock()).toThrow(
+        /pid 4242 on pod-gone-7f9c, started 2026-11-20T03:00:00.000Z; last heartbeat 60 s ago/,
+      );
+      hold(LOCK_EXPIRY_MS + 60_000);
+      const stale: string[] = [];
+      state.lock(new Date(), (line) => stale.push(line));
+      expect(stale).toEqual([
+        'took over the lock of a run that stopped renewing it (pid 4242 on pod-gone-7f9c, started 2026-11-20T03:00:00.000Z; last heartbeat 6 min ago, over the 5 min a lock is kept without one)',
+      ]);
+      expect(state.db.prepare('SELECT host FROM lock').get()?.host).toBe(hostname());
+    } finally {
+      state.close();
     }
   });
 });
@@ -492,7 +538,7 @@ describe('--retry-failed', () => {
     server.requests.length = 0;
     const again = await genser(['upload', '--retry-failed'], env);
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain('retry: 1 row of run');
+    expect(again.stderr).toContain('retry: 1 row owed, not accepted by run');
     expect(again.stderr).toContain(`${file} row 5 (line 6, sku ${sku5}): rejected (HTTP 400)`);
     expect(server.requests.flatMap((r) => productsOf(r.body).map((p) => p.sku))).toEqual([sku5]);
 
@@ -503,14 +549,14 @@ describe('--retry-failed', () => {
     expect(server.requests).toHaveLength(1);
     const nothing = await genser(['upload', '--retry-failed'], env);
     expect(nothing.code).toBe(0);
-    expect(nothing.stderr).toContain('retry: 0 rows of run');
+    expect(nothing.stderr).toContain('retry: 0 rows owed: every row of earlier runs was accepted');
     expect(server.requests).toHaveLength(1);
 
     const withFeed = await genser(['upload', file, '--retry-failed'], env);
     expect(withFeed.code).toBe(2);
     expect(withFeed.stderr).toContain('--retry-failed takes no feed');
     const runs = await genser(['runs'], env);
-    expect(runs.stdout).toContain('--retry-failed of run');
+    expect(runs.stdout).toContain('--retry-failed (1 row owed by run');
   });
 });
 

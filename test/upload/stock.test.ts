@@ -62,7 +62,7 @@ describe('legacy target', () => {
     const t = await sandboxTarget();
     const up = await genser(['upload', LEGACY_FEED, '--format', 'legacy', ...t.flags], t.env);
     expect(up.code).toBe(0);
-    await fetch(`${t.url}/_sandbox/batch`, { method: 'POST' });
+    await fetch(`${t.url}/_sandbox/batch`, { method: 'POST', headers: { 'x-genser-sandbox': '1' } });
     const before = await get(t.url, '/_sandbox/products/GS-0001?format=legacy');
     expect(before.data.isInStock).not.toBe(false);
 
@@ -238,10 +238,11 @@ describe('the run itself', () => {
     try {
       const file = readdirSync(state).find((f) => f.endsWith('.sqlite'))!;
       const db = openDatabase(join(state, file));
-      db.prepare('INSERT INTO lock (id, pid, host, started) VALUES (1, ?, ?, ?)').run(
+      db.prepare('INSERT INTO lock (id, pid, host, started, heartbeat) VALUES (1, ?, ?, ?, ?)').run(
         sleeper.pid!,
         hostname(),
         '2026-11-25T01:00:00.000Z',
+        new Date().toISOString(),
       );
       db.close();
       const run = await genser(['stock', stockFile('sku,in_stock\nGS-0001,0\n'), ...flags], env);
@@ -351,7 +352,7 @@ describe('the run itself', () => {
     });
     expect(two.code).toBe(0);
     expect(two.stderr).toContain(`stock: shard 2/2: ${4 - mine.length} of 4 rows`);
-    await fetch(`${t.url}/_sandbox/batch`, { method: 'POST' });
+    await fetch(`${t.url}/_sandbox/batch`, { method: 'POST', headers: { 'x-genser-sandbox': '1' } });
     for (const sku of skus) {
       const p = await get(t.url, `/_sandbox/products/${sku}`);
       expect(p.receivedCount).toBe(2);

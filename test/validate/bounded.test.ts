@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emptyStats, processReads, tally } from '../../src/feed/pipeline.js';
+import { boundedView, checkSchema, DETAIL_LIMITS } from '../../src/schema/bounded.js';
 import type { FeedItem, FeedOptions, ReadItem } from '../../src/shared/types.js';
-import { boundedView, checkSchema, DETAIL_LIMITS } from '../../src/validate/bounded.js';
 
 // Hostile inputs (issue 19.1): however many errors a value holds, validating it costs linear
 // time, and the problems listed are capped and say so.

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { gtinCheckDigit, gtinValid } from '../../src/validate/checks.js';
+import { gtinCheckDigit, gtinValid } from '../../src/schema/checks.js';
 import { SkuSet } from '../../src/validate/duplicates.js';
 
 describe('GTIN check digit', () => {

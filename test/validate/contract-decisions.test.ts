@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { checkEvent } from '../../src/events/check.js';
 import { exampleFor } from '../../src/events/examples.js';
 import { processReads } from '../../src/feed/pipeline.js';
+import { getValidator } from '../../src/schema/schemas.js';
 import type { FeedItem, FeedOptions } from '../../src/shared/types.js';
-import { getValidator } from '../../src/validate/schemas.js';
 import { asReads, rowsRecords } from '../map/csv-records.js';
 import {
   envelope,

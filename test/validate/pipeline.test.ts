@@ -69,13 +69,13 @@ describe('the pipeline over the fixtures', () => {
       row: 2,
       line: 3,
     });
-    expect(price.message).toMatch(/declare .*thousands/);
+    expect(price.hint).toMatch(/declare .*thousands/);
     expect(codes(byRow.get(3)!)).toEqual(['currency']);
     expect(codes(byRow.get(4)!)).toEqual(['gtin']);
     expect(codes(byRow.get(5)!)).toEqual(['enum']);
     expect(codes(byRow.get(6)!)).toEqual(['date_order']);
     expect(codes(byRow.get(7)!)).toEqual(['url']);
-    expect(byRow.get(7)!.issues[0].message).toContain('"prefix"');
+    expect(byRow.get(7)!.issues[0].hint).toContain('"prefix"');
     const dup = byRow.get(8)!.issues.find((i) => i.code === 'duplicate_sku');
     expect(dup?.message).toContain('first seen at row 1');
     expect(byRow.get(9)!.issues[0]).toMatchObject({ code: 'required', field: 'name' });
@@ -219,7 +219,7 @@ describe('the real Magento export through fixtures/mappings/magento.json', () =>
         'required offers.availabilityEnds',
       ]),
     );
-    expect(variant.issues[0].message).toContain('add a column named gtin');
+    expect(variant.issues[0].hint).toContain('add a column named gtin');
     // Configurable parents have no url_key: a warning that names the column.
     const parent = items.find((i) => i.sku === 'MH01')!;
     const url = parent.issues.find((i) => i.field === 'url');

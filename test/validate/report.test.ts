@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { emptyStats } from '../../src/feed/pipeline.js';
-import { IssueCollector } from '../../src/report/issues.js';
 import {
   buildValidateReport,
   validateReportJson,
   validateSummaryLines,
 } from '../../src/report/validate-report.js';
+import { IssueCollector } from '../../src/shared/issue-collector.js';
 import { clearSecrets, registerSecret } from '../../src/shared/secrets.js';
 import type { Issue } from '../../src/shared/types.js';
 

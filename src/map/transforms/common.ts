@@ -28,17 +28,29 @@ export function recordItem(record: SourceRecord): ReadItem {
   return { type: 'record', record };
 }
 
-/** Products a transform leaves out on purpose, counted by reason, said once per file. */
+/**
+ * Products a transform leaves out on purpose, counted by reason, said once per file; and the
+ * file's records accounted for (docs/presets.md, "Every record accounted for"): each record read
+ * became a row (`kept`), was merged into another row (a variant's product row, an image row, a
+ * store view), was left out with a reason, or was not used with a warning of its own (`ignored`).
+ */
 export class LeftOut {
-  private readonly counts = new Map<string, { n: number; rows: number[] }>();
+  private readonly counts = new Map<string, { n: number; records: number; rows: number[] }>();
+  /** Records read (of the shape a transform reshapes) and records put out as rows. */
+  read = 0;
+  kept = 0;
+  /** Records not used, each with a warning of its own (a store view that cannot be placed). */
+  ignored = 0;
 
-  add(reason: string, row: number): void {
+  /** One product left out, at its first row, with all its records (a Shopify product's variant rows). */
+  add(reason: string, row: number, records = 1): void {
     let c = this.counts.get(reason);
     if (!c) {
-      c = { n: 0, rows: [] };
+      c = { n: 0, records: 0, rows: [] };
       this.counts.set(reason, c);
     }
     c.n++;
+    c.records += records;
     if (c.rows.length < 5) c.rows.push(row);
   }
 
@@ -46,19 +58,40 @@ export class LeftOut {
     return this.counts.get(reason)?.n ?? 0;
   }
 
-  /** One file-level warning per reason (code `left_out`): counted, never an error. */
+  /** One file-level warning per reason (code `left_out`): counted, never an error; then the accounting. */
   *issues(file: string): Generator<ReadItem> {
-    for (const [reason, { n, rows }] of this.counts) {
+    let leftOut = 0;
+    for (const [reason, { n, records, rows }] of this.counts) {
+      leftOut += records;
+      const withRecords = records === n ? '' : ` (${records} records with their variant and image rows)`;
       const issue: Issue = {
         severity: 'warning',
         code: 'left_out',
         file,
         value: reason,
         // A product of several rows (Shopify) counts once, at its first row.
-        message: `left out on purpose, not an error: ${reason}: ${n} (row${n === 1 ? '' : 's'} ${rows.join(', ')}${n > rows.length ? ', ...' : ''})`,
+        message: `left out on purpose, not an error: ${reason}: ${n}${withRecords} (row${n === 1 ? '' : 's'} ${rows.join(', ')}${n > rows.length ? ', ...' : ''})`,
       };
       yield { type: 'issue', issue };
     }
+    const merged = this.read - this.kept - leftOut - this.ignored;
+    if (this.read === 0 || this.read === this.kept) return;
+    const parts = [
+      `${this.kept} became products`,
+      merged > 0
+        ? `${merged} merged into the product of their rows (product, variant, image or store-view rows)`
+        : '',
+      leftOut > 0 ? `${leftOut} left out on purpose (above)` : '',
+      this.ignored > 0 ? `${this.ignored} not used (warned above)` : '',
+    ].filter(Boolean);
+    const issue: Issue = {
+      severity: 'warning',
+      code: 'records',
+      file,
+      value: String(this.read),
+      message: `every record accounted for, not an error: ${this.read} records read: ${parts.join(', ')}`,
+    };
+    yield { type: 'issue', issue };
   }
 }
 

@@ -107,7 +107,10 @@ export async function* magento(
   const flush = function* (): Generator<ReadItem> {
     for (const h of held) {
       if ('item' in h) yield h.item;
-      else if (!h.drop) yield recordItem(h.record);
+      else if (!h.drop) {
+        leftOut.kept++;
+        yield recordItem(h.record);
+      }
     }
     held = [];
   };
@@ -131,6 +134,7 @@ export async function* magento(
       continue;
     }
     const raw = item.record;
+    leftOut.read++;
     const store = text(raw.fields, 'store_view_code');
     if (store !== '') {
       const target = lastWithSku(text(raw.fields, 'sku'));
@@ -141,6 +145,7 @@ export async function* magento(
           if (v !== '') target.fields[`${c}@${language}`] = v;
         }
       } else {
+        leftOut.ignored++;
         const issue: Issue = {
           severity: 'warning',
           code: 'store_view_ignored',

@@ -78,7 +78,7 @@ function variantsOf(rows: SourceRecord[], leftOut: LeftOut): SourceRecord[] {
   const reason = leftOutReason(product);
   const variantRows = rows.filter((r) => isVariantRow(r.fields));
   if (reason) {
-    leftOut.add(reason, rows[0].row);
+    leftOut.add(reason, rows[0].row, rows.length);
     return [];
   }
   const images = rows
@@ -120,7 +120,12 @@ export async function* shopify(
   const flush = function* (): Generator<ReadItem> {
     yield* held;
     held = [];
-    if (group.length > 0) for (const r of variantsOf(group, leftOut)) yield recordItem(r);
+    if (group.length > 0) {
+      for (const r of variantsOf(group, leftOut)) {
+        leftOut.kept++;
+        yield recordItem(r);
+      }
+    }
     group = [];
   };
   for await (const item of reads) {
@@ -140,6 +145,7 @@ export async function* shopify(
     }
     const handle = text(record.fields, 'Handle');
     if (group.length > 0 && (handle === '' || handle !== text(group[0].fields, 'Handle'))) yield* flush();
+    leftOut.read++;
     group.push(record);
   }
   yield* flush();

@@ -81,6 +81,7 @@ export async function* woocommerce(
       yield item;
       continue;
     }
+    leftOut.read++;
     const f = record.fields;
     const kind = types(f);
     const published = text(f, 'Published');
@@ -139,6 +140,7 @@ export async function* woocommerce(
     fields[`${DERIVED}categories`] = categoryPaths(text(fields, 'Categories')).join('\n');
     fields[`${DERIVED}url`] = kind.has('external') ? text(fields, 'External URL') : '';
     if (orphan) yield { type: 'issue', issue: orphan };
+    leftOut.kept++;
     yield recordItem({ ...record, fields });
   }
   if (file !== undefined) yield* leftOut.issues(file);

@@ -38,6 +38,20 @@ export class Delta implements StateHooks {
     private readonly full: boolean,
   ) {
     this.inflight = state.inflight();
+    this.owed = state.owedSkus();
+  }
+
+  /** SKUs owed to --retry-failed by earlier runs. */
+  private readonly owed: Set<string>;
+
+  /**
+   * A row found unchanged (not sent): counted; the service holds exactly the feed's payload, so
+   * one owed for its SKU by a failed run is superseded and is not sent by a later --retry-failed.
+   */
+  unchanged(sku: string): undefined {
+    this.counts.unchanged++;
+    if (this.owed.delete(sku)) this.state.dropOwed(sku);
+    return undefined;
   }
 
   /** Batches of earlier runs that are to be re-sent with their own ids. */
@@ -54,15 +68,9 @@ export class Delta implements StateHooks {
       this.counts.new++;
       return { type: 'create_product' };
     }
-    if (json === UNCHANGED) {
-      this.counts.unchanged++;
-      return undefined;
-    }
+    if (json === UNCHANGED) return this.unchanged(sku);
     const { hash, last, same } = this.compare(sku, json, source);
-    if (same && !this.full) {
-      this.counts.unchanged++;
-      return undefined;
-    }
+    if (same && !this.full) return this.unchanged(sku);
     if (last === undefined) this.counts.new++;
     else if (!same) this.counts.changed++;
     else this.counts.unchanged++;
@@ -141,7 +149,7 @@ export class Delta implements StateHooks {
   runId?: string;
 
   notAccepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void {
-    if (this.runId !== undefined) this.state.saveRetry(this.runId, rows, parts);
+    if (this.runId !== undefined) this.state.owe(this.runId, rows, parts);
   }
 
   /** SKUs of this feed, when it is checked for products gone from it. */

@@ -52,8 +52,6 @@ export function startRun(db: Database, feed: string, now: Date = new Date()): st
       feed,
     );
     db.prepare('DELETE FROM runs WHERE seq <= (SELECT max(seq) FROM runs) - ?').run(KEEP_RUNS);
-    // Rows kept for --retry-failed: of the last run only.
-    db.prepare('DELETE FROM retry WHERE run_id NOT IN (SELECT id FROM runs ORDER BY seq DESC LIMIT 2)').run();
   });
   return id;
 }

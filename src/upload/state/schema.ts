@@ -76,6 +76,26 @@ export const MIGRATIONS: readonly string[] = [
   // 3 -> 4: a sharded target's state also keeps the keys of the other shards' rows, with their
   // SKUs: those rows are not mapped again either, only to be left to their shard.
   `CREATE TABLE IF NOT EXISTS other_shards (source TEXT PRIMARY KEY, sku TEXT NOT NULL) WITHOUT ROWID;`,
+  // 4 -> 5: the lock's heartbeat, renewed by its holder while it runs: a lock of another host
+  // (which cannot be checked from here) expires when it stops (docs/nightly.md, "The run lock").
+  `ALTER TABLE lock ADD COLUMN heartbeat TEXT;`,
+  // 5 -> 6: rows owed to --retry-failed, one per SKU (a row without a SKU by its file and row),
+  // kept whatever runs in between until accepted or superseded (docs/nightly.md, "Retrying failed
+  // rows"); they were kept per run, and only the last run's were sent. What the last run owed
+  // carries over.
+  `CREATE TABLE owed (
+     id INTEGER PRIMARY KEY,
+     sku TEXT UNIQUE,
+     file TEXT NOT NULL,
+     row INTEGER NOT NULL,
+     line INTEGER NOT NULL,
+     run_id TEXT NOT NULL,
+     payload BLOB NOT NULL
+   );
+   INSERT OR REPLACE INTO owed (sku, file, row, line, run_id, payload)
+     SELECT sku, file, row, line, run_id, payload FROM retry
+     WHERE run_id = (SELECT id FROM runs ORDER BY seq DESC LIMIT 1) ORDER BY seq;
+   DROP TABLE retry;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -88,9 +108,14 @@ export function schemaVersion(db: Database): number {
   return row ? Number(row.value) : 0;
 }
 
-/** Runs the migrations from `from` up, in one transaction. */
-export function migrate(db: Database, from: number): void {
+/**
+ * Runs the migrations from the file's version up, in one write transaction: the version is read
+ * again inside it, so two runs opening an old file at once migrate it once.
+ */
+export function migrate(db: Database): void {
   db.transaction(() => {
+    const from = schemaVersion(db);
+    if (from >= SCHEMA_VERSION) return;
     for (let v = from; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
     db.prepare(
       "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",

@@ -1,9 +1,21 @@
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { KEY_TEXT_LENGTH, type KnownColumns, KnownSources } from '../../feed/index.js';
 import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
-import { type Database, openDatabase, SqliteError, type Statement } from '../../storage/sqlite.js';
+import { atExit } from '../../shared/exit-hooks.js';
+import { processAlive } from '../../shared/process-alive.js';
+import { type Database, openDatabase, type Statement } from '../../storage/sqlite.js';
 import { shardName } from '../shard.js';
+import {
+  checkIntact,
+  checkNotEmpty,
+  createStateFile,
+  damaged,
+  keepLastGood,
+  stateProblem,
+} from './health.js';
+import { decideLock, HEARTBEAT_MS, type LockHolder } from './lock.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
 import { type StateTarget, stateFileName } from './target.js';
 
@@ -21,27 +33,15 @@ export interface InflightRow {
   hash: string;
 }
 
+/** A row owed to `--retry-failed`: its place in the feed, and the payload that was not accepted. */
 export interface RetryRow {
   file: string;
   row: number;
   line: number;
   sku: string | null;
   payload: Uint8Array;
-}
-
-export interface LockHolder {
-  pid: number;
-  host: string;
-  started: string;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  /** The run that last failed to deliver it. */
+  runId: string;
 }
 
 /**
@@ -73,61 +73,96 @@ export class UploadState {
     );
   }
 
-  /** Opens (creating or migrating) the state of `target` in `dir`; exit 2 for a newer or foreign file. */
+  /**
+   * Opens the state of `target` in `dir` for a run: made whole when new, else checked (not empty,
+   * intact: quick_check) and migrated, before anything is sent; exit 2 for a damaged, newer or
+   * foreign file (src/upload/state/health.ts).
+   */
   static open(dir: string, target: StateTarget): UploadState {
-    return UploadState.openFile(join(dir, stateFileName(target)), target);
+    const file = join(dir, stateFileName(target));
+    if (!existsSync(file)) createStateFile(file, (db) => migrate(db), STATE_PAGE_SIZE);
+    return UploadState.openFile(file, { target, check: true });
   }
 
-  /** Opens a state file as it is (`genser runs`): its target is read from it. */
-  static openFile(file: string, target?: StateTarget): UploadState {
+  /**
+   * Opens a state file as it is (`genser runs`: its target is read from it); with `check`, its
+   * pages are checked first (quick_check, O(size): a run's one look at the whole file).
+   */
+  static openFile(file: string, how: { target?: StateTarget; check?: boolean } = {}): UploadState {
+    checkNotEmpty(file);
     let db: Database;
     try {
       db = openDatabase(file, { pageSize: STATE_PAGE_SIZE });
     } catch (err) {
-      throw unreadable(file, err);
+      // A missing SQLite backend says so itself: it is not the file's fault.
+      throw err instanceof ExitError ? err : stateProblem(file, err);
     }
     try {
+      if (how.check) checkIntact(db, file);
       const version = schemaVersion(db);
+      if (version === 0) throw damaged(file, 'it is an SQLite database without a genser upload state in it');
       if (version > SCHEMA_VERSION)
         throw new UsageError(
           `the upload state ${file} was written by a newer genser (schema ${version}; this genser knows up to ${SCHEMA_VERSION}): it was not changed`,
           'upgrade genser, or use another state directory with --state DIR',
         );
-      if (version < SCHEMA_VERSION) migrate(db, version);
-      if (target) checkTarget(db, file, target);
+      if (version < SCHEMA_VERSION) migrate(db);
+      if (how.target) checkTarget(db, file, how.target);
       return new UploadState(db, file);
     } catch (err) {
       db.close();
-      throw err instanceof ExitError ? err : unreadable(file, err);
+      throw err instanceof ExitError ? err : stateProblem(file, err);
     }
   }
 
+  /** Renews the lock's heartbeat while this run holds it (a timer that never keeps the process up). */
+  private heartbeat?: NodeJS.Timeout;
+  /** Removes the exit hook that releases the lock when the process ends other than through close(). */
+  private unhookExit?: () => void;
+
   /**
-   * Takes the run lock (one row, written in a transaction): a holder whose process is gone on
-   * this host is replaced; a live one stops this run with exit 5, naming its pid and start.
+   * Takes the run lock (one row, written in a transaction): a stale holder (its process gone on
+   * this host, or no heartbeat for LOCK_EXPIRY_MS) is replaced, and `onStale` says whose it was;
+   * a live one stops this run with exit 5, naming it and its last heartbeat (./lock.ts).
    */
-  lock(now: Date = new Date()): void {
-    const me: LockHolder = { pid: process.pid, host: hostname(), started: now.toISOString() };
-    const holder = this.db.transaction(() => {
-      const taken = this.db
-        .prepare('INSERT INTO lock (id, pid, host, started) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO NOTHING')
-        .run(me.pid, me.host, me.started);
-      if (taken.changes === 1) return undefined;
-      const held = this.db.prepare<LockHolder>('SELECT pid, host, started FROM lock WHERE id = 1').get()!;
-      // A lock of another host cannot be checked from here: it stands.
-      if (held.host !== me.host || (held.pid !== process.pid && alive(held.pid))) return held;
-      this.db
-        .prepare('UPDATE lock SET pid = ?, host = ?, started = ? WHERE id = 1')
-        .run(me.pid, me.host, me.started);
-      return undefined;
+  lock(now: Date = new Date(), onStale?: (line: string) => void): void {
+    const me = { pid: process.pid, host: hostname() };
+    const at = now.toISOString();
+    const decision = this.db.transaction(() => {
+      const held = this.db
+        .prepare<LockHolder>('SELECT pid, host, started, heartbeat FROM lock WHERE id = 1')
+        .get();
+      const d = decideLock(held, me, now, processAlive);
+      if (d.kind === 'take')
+        this.db
+          .prepare(
+            'INSERT INTO lock (id, pid, host, started, heartbeat) VALUES (1, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET pid = excluded.pid, host = excluded.host, started = excluded.started, heartbeat = excluded.heartbeat',
+          )
+          .run(me.pid, me.host, at, at);
+      return d;
     });
-    if (holder)
-      throw new ExitError(
-        ExitCode.locked,
-        `another genser upload or stock run on the same target is running (pid ${holder.pid} on ${holder.host}, started ${holder.started})`,
-        `wait for it to finish; the lock is in ${this.file}`,
-      );
+    if (decision.kind === 'refuse')
+      throw new ExitError(ExitCode.locked, decision.message, `${decision.hint}; the lock is in ${this.file}`);
+    if (decision.stale) onStale?.(decision.stale);
     this.locked = true;
+    this.unhookExit = atExit(() => this.close());
+    const renew = this.db.prepare('UPDATE lock SET heartbeat = ? WHERE id = 1 AND pid = ? AND host = ?');
+    this.heartbeat = setInterval(() => {
+      try {
+        renew.run(new Date().toISOString(), me.pid, me.host);
+      } catch {
+        // A busy or full file: the next beat tries again; ten missed ones lose the lock.
+      }
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  /**
+   * After a run that ended well: a copy of the state as it is now, kept for recovering from a
+   * damaged file (./health.ts). False when it could not be made.
+   */
+  keepLastGood(): boolean {
+    return keepLastGood(this.db, this.file);
   }
 
   /** The hash of the payload last accepted for `sku`, if any. */
@@ -226,16 +261,24 @@ export class UploadState {
     });
   }
 
-  /** Records one body's accepted products (their exact payload bytes too), in one transaction. */
+  /**
+   * Records one body's accepted products (their exact payload bytes too), in one transaction. A
+   * row owed to --retry-failed is paid by it: the service holds a payload made later.
+   */
   accepted(
-    rows: readonly { sku?: string; hash?: string; source?: string }[],
+    rows: readonly { file?: string; row?: number; sku?: string; hash?: string; source?: string }[],
     parts: readonly Uint8Array[],
     now: Date = new Date(),
   ): void {
     const at = now.toISOString();
     this.db.transaction(() => {
       rows.forEach((r, i) => {
-        if (r.sku === undefined || r.hash === undefined) return;
+        if (r.sku === undefined) {
+          if (r.file !== undefined && r.row !== undefined) this.dropOwedRow(r.file, r.row);
+          return;
+        }
+        this.dropOwed(r.sku);
+        if (r.hash === undefined) return;
         this.upsertPayload.run(r.sku, parts[i]);
         this.upsertAccepted.run(r.sku, r.hash, at, r.source ?? null);
       });
@@ -258,32 +301,59 @@ export class UploadState {
     }
   }
 
-  /** Keeps rows of run `runId` that were not accepted, for `--retry-failed`. */
-  saveRetry(
+  /**
+   * Rows of run `runId` not accepted: owed to --retry-failed until accepted or superseded (a newer
+   * payload for the SKU replaces the one owed), whatever runs in between.
+   */
+  owe(
     runId: string,
     rows: readonly { file: string; row: number; line: number; sku?: string }[],
     parts: readonly Uint8Array[],
   ): void {
-    const insert = this.db.prepare(
-      'INSERT INTO retry (run_id, seq, file, row, line, sku, payload) VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM retry WHERE run_id = ?), ?, ?, ?, ?, ?)',
+    const bySku = this.db.prepare(
+      'INSERT INTO owed (sku, file, row, line, run_id, payload) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(sku) DO UPDATE SET file = excluded.file, row = excluded.row, line = excluded.line, run_id = excluded.run_id, payload = excluded.payload',
+    );
+    const noSku = this.db.prepare(
+      'INSERT INTO owed (sku, file, row, line, run_id, payload) VALUES (NULL, ?, ?, ?, ?, ?)',
     );
     this.db.transaction(() => {
       rows.forEach((r, i) => {
-        insert.run(runId, runId, r.file, r.row, r.line, r.sku ?? null, parts[i]);
+        if (r.sku !== undefined) bySku.run(r.sku, r.file, r.row, r.line, runId, parts[i]);
+        else {
+          this.dropOwedRow(r.file, r.row);
+          noSku.run(r.file, r.row, r.line, runId, parts[i]);
+        }
       });
     });
   }
 
-  /** The last run before `current` (newest first), and its rows kept for `--retry-failed`. */
-  lastRunRetry(current: string): { runId?: string; rows: RetryRow[] } {
-    const last = this.db
-      .prepare<{ id: string }>('SELECT id FROM runs WHERE id != ? ORDER BY seq DESC LIMIT 1')
-      .get(current);
-    if (!last) return { rows: [] };
-    const rows = this.db
-      .prepare<RetryRow>('SELECT file, row, line, sku, payload FROM retry WHERE run_id = ? ORDER BY row, seq')
-      .all(last.id);
-    return { runId: last.id, rows };
+  private dropBySku?: Statement;
+  private dropByRow?: Statement;
+
+  /** The SKU's owed row, paid or superseded (its accepted payload is newer, or the feed's matches it). */
+  dropOwed(sku: string): void {
+    this.dropBySku ??= this.db.prepare('DELETE FROM owed WHERE sku = ?');
+    this.dropBySku.run(sku);
+  }
+
+  private dropOwedRow(file: string, row: number): void {
+    this.dropByRow ??= this.db.prepare('DELETE FROM owed WHERE sku IS NULL AND file = ? AND row = ?');
+    this.dropByRow.run(file, row);
+  }
+
+  /** Every row owed to --retry-failed, in feed order. */
+  owedRows(): RetryRow[] {
+    return this.db
+      .prepare<RetryRow>(
+        'SELECT file, row, line, sku, payload, run_id AS runId FROM owed ORDER BY file, row, id',
+      )
+      .all();
+  }
+
+  /** The SKUs owed to --retry-failed (few: a run's failures). */
+  owedSkus(): Set<string> {
+    const rows = this.db.prepare<{ sku: string }>('SELECT sku FROM owed WHERE sku IS NOT NULL').all();
+    return new Set(rows.map((r) => r.sku));
   }
 
   /** Batches sent but never answered (a crash, a timeout), by SKU. */
@@ -331,13 +401,19 @@ export class UploadState {
     };
   }
 
+  /** Releases the lock (when held) and closes the file; also run when the process exits. */
   close(): void {
+    clearInterval(this.heartbeat);
+    this.unhookExit?.();
     if (!this.db.isOpen) return;
     if (this.locked) {
+      this.locked = false;
       try {
-        this.db.prepare('DELETE FROM lock WHERE id = 1 AND pid = ?').run(process.pid);
+        this.db
+          .prepare('DELETE FROM lock WHERE id = 1 AND pid = ? AND host = ?')
+          .run(process.pid, hostname());
       } catch {
-        // The lock of a dead pid is taken over by the next run anyway.
+        // Left behind, it is taken over once stale (./lock.ts).
       }
     }
     this.db.close();
@@ -364,14 +440,4 @@ function checkTarget(db: Database, file: string, target: StateTarget): void {
         );
     }
   });
-}
-
-function unreadable(file: string, err: unknown): ExitError {
-  const code = err instanceof SqliteError ? err.code : undefined;
-  return new UsageError(
-    `cannot use the upload state ${file}${code ? ` (${code})` : ''}`,
-    code === 'SQLITE_NOTADB'
-      ? 'it is not an SQLite database: move it away and the next run starts a fresh state (sending everything)'
-      : 'check the permissions of the state directory (--state DIR or GENSER_STATE_DIR)',
-  );
 }

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../../shared/errors.js';
@@ -45,16 +45,26 @@ export function canonicalApiUrl(url: string): string {
   return `${u.protocol}//${host}${u.port ? `:${u.port}` : ''}${path}`;
 }
 
-/** The state directory, created (0700: it holds the salt) when missing. */
+/**
+ * The state directory, created (0700: it holds the salt) when missing; one that every user may
+ * write to is refused: another user could plant links there for genser to write through.
+ */
 export function ensureStateDir(dir: string): void {
+  let mode: number;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    mode = statSync(dir).mode;
   } catch (err) {
     throw new UsageError(
       `cannot create the state directory ${dir}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
       'choose another with --state DIR or GENSER_STATE_DIR',
     );
   }
+  if ((mode & 0o002) !== 0)
+    throw new UsageError(
+      `the state directory ${dir} is writable by every user (mode ${(mode & 0o7777).toString(8)}): another user could plant files in it`,
+      `make it writable by its owner only (\`chmod o-w ${dir}\`, or 700), or give --state DIR a directory of its own`,
+    );
 }
 
 /** The directory's salt, made once (32 random bytes); two runs racing to make it agree on the first. */

@@ -1,0 +1,421 @@
+import { existsSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { resolveFeedMapping } from '../map/presets.js';
+import { transformReads } from '../map/transforms/index.js';
+import { readPlanned } from '../read/index.js';
+import { type Cut, cutOf, decodeSample, planRead, type ReadPlan, STDIN_NAME } from '../read/plan.js';
+import type { Logger } from '../shared/logger.js';
+import type { FeedOptions, ReadItem } from '../shared/types.js';
+import { WorkerPool } from '../shared/worker-pool.js';
+import { CHUNK_TARGET, Chunker, type FeedChunk } from './chunker.js';
+import type { FeedRow } from './feed-row.js';
+import { errorOf, type Job, type JobResult, resultRows, type WireRead, type WorkerInput } from './jobs.js';
+import type { KnownSources } from './known-sources.js';
+import { processReads, sameKeys, withRunDate } from './pipeline.js';
+import { checkCut, type PieceAt, Settler } from './settle.js';
+import { settingsDigest } from './source-keys.js';
+
+/**
+ * The feed: read -> map -> build -> validate, on this thread or on N feed workers
+ * (docs/reading.md, "Threads"). With workers, this thread plans each file (src/read/plan.ts)
+ * and hands it on in jobs (src/feed/jobs.ts): byte ranges of a file that can be cut, when two
+ * workers or more share the work; else batches of the records it reads. Results are put back
+ * in order and settled here (src/feed/settle.ts). Rows come out alike either way.
+ */
+export interface FeedRowsOptions {
+  /** Consumers that write or send the payloads ask for their JSON. */
+  serialize: boolean;
+  /** `--threads`: `auto` (the default: by size, `workersFor`) or a count; 0 is this thread alone. */
+  workers?: number | 'auto';
+  /** The worker's module (tests build it from the sources). */
+  workerUrl?: URL;
+  /** Bytes per byte range (tests make it small). */
+  chunkBytes?: number;
+  /**
+   * An upload with state: key every row (`source`), and skip those whose key is in `known`
+   * (`unchanged`; docs/nightly.md, "Unchanged rows").
+   */
+  keys?: {
+    /**
+     * Builds the table; called once the feed's workers are starting, so that reading the state
+     * and their start-up (modules, schemas) overlap.
+     */
+    known?: () => KnownSources;
+  };
+}
+
+/** The payload as UTF-8 JSON: made on a worker, or here for rows made on this thread. */
+export function payloadJson(row: FeedRow): Uint8Array | undefined {
+  return row.json ?? (row.payload === undefined ? undefined : Buffer.from(JSON.stringify(row.payload)));
+}
+
+const WORKER_URL = new URL('./worker.js', import.meta.url);
+/** Below a few MB a worker's start-up (modules, schema compilation) costs more than it saves. */
+const WORKER_MIN_BYTES = 4 * 1024 * 1024;
+/**
+ * From this size `auto` takes one worker per core for a file that can be cut: each worker's
+ * start-up and JIT warm-up (about 1 s of CPU for two) pay off only over many rows. On 2 cores
+ * that was at least as fast as one worker from 250 MiB of 1.6 KB rows and 360 MiB of 360-byte
+ * rows, and slower at 36 and 157 MiB (BENCHMARKS.md, "The worker pool").
+ */
+export const MANY_WORKERS_MIN_BYTES = 256 * 1024 * 1024;
+/** Workers at most (as `--threads`). */
+const MAX_WORKERS = 64;
+/** Jobs each worker may have in hand; twice as many may wait, done, to be put back in order. */
+const PER_WORKER = 2;
+/** Records per batch: cloning is cheap per row, memory stays flat. */
+const BATCH_RECORDS = 256;
+/**
+ * A smaller young generation per worker: -45 MiB of peak RSS with two workers and no measurable
+ * CPU (BENCHMARKS.md, "The worker pool"). Only the young generation: a worker that reached an
+ * old-generation limit would end the run instead of slowing it.
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
+/**
+ * The threads policy, in one place. `auto`: none under 4 MiB or on one core; one (this thread
+ * reads, the worker maps and validates) from 4 MiB and for stdin (size unknown; pipes carry big
+ * feeds); one per core from 256 MiB when the first file can be cut. A count is taken as given.
+ */
+export function workersFor(
+  asked: number | 'auto',
+  plan: ReadPlan | undefined,
+  bytes: number | undefined,
+  cores: number,
+): number {
+  if (asked !== 'auto') return Math.min(asked, MAX_WORKERS);
+  if (cores < 2) return 0;
+  if (bytes === undefined) return 1;
+  if (bytes >= MANY_WORKERS_MIN_BYTES && plan && cutOf(plan)) return Math.min(cores, MAX_WORKERS);
+  return bytes >= WORKER_MIN_BYTES ? 1 : 0;
+}
+
+export async function* feedRows(
+  files: string[],
+  feed: FeedOptions,
+  log: Logger,
+  stdin: NodeJS.ReadableStream | undefined,
+  options: FeedRowsOptions,
+): AsyncGenerator<FeedRow> {
+  // Every row, worker and transform counts relative dates and sale windows from one instant; a
+  // bad mapping file is said before anything is read.
+  feed = withRunDate(feed);
+  const mapping = resolveFeedMapping(feed);
+  const readOptions = { encoding: feed.encoding, delimiter: feed.delimiter, inputType: feed.inputType };
+  // The first file is planned here to choose the workers; the others at their turn.
+  let first: ReadPlan | ReadItem | undefined =
+    files.length > 0 ? await planRead(files[0], readOptions, log, stdin) : undefined;
+  const plan = (i: number) => {
+    const p = i === 0 && first ? first : planRead(files[i], readOptions, log, stdin);
+    first = undefined;
+    return p;
+  };
+  const asked = options.workers ?? 'auto';
+  const firstPlan = first && 'bytes' in first ? first : undefined;
+  let workers = workersFor(
+    asked,
+    firstPlan,
+    asked === 'auto' ? inputBytes(files) : 0,
+    availableParallelism(),
+  );
+  const url = options.workerUrl ?? WORKER_URL;
+  if (workers > 0 && !existsSync(fileURLToPath(url))) {
+    log.warn(
+      `--threads ${asked}: the feed worker (${fileURLToPath(url)}) is not built; the feed runs on one thread (run npm run build)`,
+    );
+    workers = 0;
+  }
+  const known = () => options.keys?.known?.().data;
+  if (workers === 0) {
+    const keying = options.keys && { known: known() };
+    // processReads asks for the files in order: each is planned at its turn.
+    let i = 0;
+    const read = async () => {
+      const p = await plan(i++);
+      return 'bytes' in p ? readPlanned(p, log) : one(p);
+    };
+    try {
+      yield* processReads(files, read, feed, mapping, keying);
+    } finally {
+      if (first && 'bytes' in first) await first.close();
+    }
+    return;
+  }
+  const input: WorkerInput = { files, feed, serialize: options.serialize };
+  if (options.keys) input.keyed = { settings: settingsDigest(feed, mapping) };
+  const pool = new WorkerPool<Job, JobResult>({
+    size: workers,
+    url,
+    workerData: input,
+    resourceLimits: WORKER_LIMITS,
+    name: 'feed',
+  });
+  pool.start();
+  const ordered = new InOrder(pool, workers * PER_WORKER, new Settler(files, feed));
+  try {
+    // Built while the workers start (see FeedRowsOptions.keys); every job carries it.
+    const table = known();
+    const withKnown = <J extends Job>(job: J): J => {
+      if (table) job.known = table;
+      return job;
+    };
+    const runDate = new Date(feed.runDate!);
+    for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
+      let p: ReadPlan | ReadItem;
+      try {
+        p = await plan(fileIndex);
+      } catch (err) {
+        // A file that cannot be read (missing, undetectable encoding): the rows before it first.
+        yield* ordered.drain();
+        throw err;
+      }
+      if (!('bytes' in p)) {
+        yield* ordered.put(
+          one(p),
+          fileIndex,
+          files[fileIndex] === '-' ? STDIN_NAME : files[fileIndex],
+          withKnown,
+        );
+        continue;
+      }
+      const cut = workers >= 2 && !mapping?.transform ? cutOf(p) : undefined;
+      if (cut) {
+        yield* ordered.putRanges(p, cut, fileIndex, options.chunkBytes ?? CHUNK_TARGET, feed, withKnown);
+        continue;
+      }
+      const reads = transformReads(mapping?.transform, readPlanned(p, log), { runDate });
+      yield* ordered.put(reads, fileIndex, p.file, withKnown);
+    }
+    yield* ordered.drain();
+  } finally {
+    // Also when the consumer stops early (401, Ctrl-C) or reading failed.
+    await ordered.close();
+    if (first && 'bytes' in first) await first.close();
+    await pool.close();
+  }
+}
+
+async function* one(item: ReadItem): AsyncGenerator<ReadItem> {
+  yield item;
+}
+
+/** The files' total size; undefined for stdin; 0 when one cannot be read (the reader says why). */
+function inputBytes(files: string[]): number | undefined {
+  let bytes = 0;
+  for (const file of files) {
+    if (file === '-') return undefined;
+    try {
+      bytes += statSync(file).size;
+    } catch {
+      return 0;
+    }
+  }
+  return bytes;
+}
+
+/** A job sent, and where its rows belong. */
+interface Sent {
+  result: Promise<JobResult>;
+  done: boolean;
+  at: PieceAt;
+  file: string;
+  /** A range: its offset in the file (for bad bytes). */
+  offset: number;
+}
+
+/**
+ * Jobs out to the pool, results back in order: a worker is never kept idle by the order, and
+ * memory stays bounded by the jobs in hand, never by the feed.
+ */
+class InOrder {
+  private readonly queue: Sent[] = [];
+  private wake: (() => void) | undefined;
+  /** A file's rows and lines of the ranges settled so far. */
+  private rows = 0;
+  private lines = 0;
+  private stopping: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly pool: WorkerPool<Job, JobResult>,
+    private readonly limit: number,
+    private readonly settler: Settler,
+  ) {}
+
+  /** Sends one job once there is room, putting out the rows that are ready meanwhile. */
+  private async *send(job: Job, at: PieceAt, file: string, offset: number): AsyncGenerator<FeedRow> {
+    for (;;) {
+      while (this.queue[0]?.done) yield* this.settle();
+      if (this.pool.inFlight < this.limit && this.queue.length < 2 * this.limit) break;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+    const transfer = job.kind === 'range' ? [job.body.buffer as ArrayBuffer] : [];
+    const sent: Sent = { result: this.pool.run(job, transfer), done: false, at, file, offset };
+    const settled = () => {
+      sent.done = true;
+      this.wake?.();
+      this.wake = undefined;
+    };
+    sent.result.then(settled, settled);
+    this.queue.push(sent);
+  }
+
+  /** The head job's rows, in order (its error after them). */
+  private *settleHead(r: JobResult, sent: Sent): Generator<FeedRow> {
+    const out: FeedRow[] = [];
+    const range = sent.at.range;
+    if (range) {
+      if (range.index === 0) this.rows = this.lines = 0;
+      range.rows = this.rows;
+      range.lines = this.lines;
+    }
+    for (const s of resultRows(r, sent.file)) this.settler.take(sent.at, s, out);
+    // Positions are the file's by now.
+    if (range && !range.last) checkCut(out, sent.file);
+    this.settler.endRange(sent.at, out);
+    yield* out;
+    this.rows += r.rows;
+    this.lines += r.lines;
+    if (r.error) throw errorOf(r.error, sent.offset, this.lines - r.lines);
+  }
+
+  private async *settle(): AsyncGenerator<FeedRow> {
+    const sent = this.queue.shift()!;
+    yield* this.settleHead(await sent.result, sent);
+  }
+
+  /** A file's records (or its one issue), in batches. */
+  async *put(
+    reads: AsyncIterable<ReadItem>,
+    fileIndex: number,
+    file: string,
+    withKnown: (job: Job) => Job,
+  ): AsyncGenerator<FeedRow> {
+    const batcher = new Batcher(fileIndex);
+    const iterator = reads[Symbol.asyncIterator]();
+    this.stopping = async () => void (await iterator.return?.());
+    let readError: unknown;
+    for (;;) {
+      let job: Job | undefined;
+      try {
+        job = await batcher.next(iterator);
+      } catch (err) {
+        // A reading failure (undecodable bytes): thrown once the rows before it are out.
+        readError = err;
+        job = batcher.rest();
+      }
+      if (!job) break;
+      yield* this.send(withKnown(job), { fileIndex }, file, 0);
+      if (readError) break;
+    }
+    this.stopping = undefined;
+    if (readError) {
+      yield* this.drain();
+      throw readError;
+    }
+  }
+
+  /** A file cut in byte ranges of whole records (src/feed/chunker.ts). */
+  async *putRanges(
+    plan: ReadPlan,
+    cut: Cut,
+    fileIndex: number,
+    target: number,
+    feed: FeedOptions,
+    withKnown: (job: Job) => Job,
+  ): AsyncGenerator<FeedRow> {
+    const chunker = new Chunker(cut.type, { target, delimiter: cut.delimiter });
+    this.stopping = plan.close;
+    // The header is the same bytes in every range of a file: decoded once.
+    let header: { bytes: Buffer; text: string } | undefined;
+    let last: FeedChunk | undefined;
+    const send = (chunk: FeedChunk, final: boolean) => {
+      if (header?.bytes !== chunk.header)
+        header = { bytes: chunk.header, text: decodeSample(chunk.header, cut.encoding) };
+      const job = withKnown({
+        kind: 'range',
+        fileIndex,
+        cut,
+        header: header.text,
+        body: chunk.body,
+        autoEncoding: feed.encoding === 'auto',
+        notUtf8: plan.notUtf8,
+      });
+      const at: PieceAt = { fileIndex, range: { index: chunk.index, rows: 0, lines: 0, last: final } };
+      return this.send(job, at, plan.file, chunk.offset);
+    };
+    try {
+      // One range is held back so the last is known to be last (the cut check skips it).
+      for await (const bytes of plan.bytes) {
+        for (const chunk of chunker.push(bytes)) {
+          if (last) yield* send(last, false);
+          last = chunk;
+        }
+      }
+      for (const chunk of chunker.end()) {
+        if (last) yield* send(last, false);
+        last = chunk;
+      }
+      if (last) yield* send(last, true);
+    } finally {
+      this.stopping = undefined;
+      await plan.close();
+    }
+  }
+
+  async *drain(): AsyncGenerator<FeedRow> {
+    while (this.queue.length > 0) yield* this.settle();
+  }
+
+  async close(): Promise<void> {
+    await this.stopping?.();
+    // Results not taken: their failures are the run's no more.
+    for (const s of this.queue) s.result.catch(() => {});
+  }
+}
+
+/**
+ * A file's reads in batches of BATCH_RECORDS records (issues go with the records after them).
+ * Flat records whose columns are the batch's first one's travel as their values only.
+ */
+class Batcher {
+  private items: WireRead[] = [];
+  private keys: string[] | undefined;
+  private done = false;
+
+  constructor(private readonly fileIndex: number) {}
+
+  async next(reads: AsyncIterator<ReadItem>): Promise<Job | undefined> {
+    if (this.done) return undefined;
+    let records = 0;
+    while (records < BATCH_RECORDS) {
+      const next = await reads.next();
+      if (next.done) {
+        this.done = true;
+        break;
+      }
+      const item = next.value;
+      this.items.push(this.packed(item));
+      if (item.type === 'record') records++;
+    }
+    return this.rest();
+  }
+
+  /** What was read so far, as a job (undefined: nothing). */
+  rest(): Job | undefined {
+    if (this.items.length === 0) return undefined;
+    const job: Job = { kind: 'records', fileIndex: this.fileIndex, items: this.items };
+    if (this.keys) job.keys = this.keys;
+    this.items = [];
+    this.keys = undefined;
+    return job;
+  }
+
+  private packed(item: ReadItem): WireRead {
+    if (item.type !== 'record' || item.record.shape !== 'rows') return item;
+    const { fields, file, row, line } = item.record;
+    if (this.keys === undefined) this.keys = Object.keys(fields);
+    else if (!sameKeys(fields, this.keys)) return item;
+    return { type: 'values', file, row, line, values: Object.values(fields) };
+  }
+}

@@ -1,0 +1,73 @@
+import { AdaptiveLimit, type Signal } from './adaptive-limit.js';
+
+/**
+ * The gate every request to one host goes through (docs/networks.md, "Sending that adapts"):
+ * at most the AdaptiveLimit's number on the wire at once, and none while a Retry-After of the
+ * host says to wait: a 429's wait pauses every sender, not only the one that got it.
+ */
+export interface Ticket {
+  startedAt: number;
+  generation: number;
+}
+
+export class Pacer {
+  private inFlight = 0;
+  private pausedUntil = 0;
+  private readonly waiting: (() => void)[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly watched = new WeakSet<AbortSignal>();
+
+  constructor(
+    readonly limit: AdaptiveLimit,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** A pacer of `max` that adapts (the default of every sender). */
+  static adaptive(max: number): Pacer {
+    return new Pacer(new AdaptiveLimit({ max }));
+  }
+
+  /** The highest concurrency reached, and the most allowed. */
+  get reached(): { reached: number; max: number } {
+    return { reached: this.limit.peak, max: this.limit.max };
+  }
+
+  /** Waits for a place on the wire; rejects when `signal` aborts first. */
+  async acquire(signal: AbortSignal): Promise<Ticket> {
+    // One listener a signal (not one a waiting request): its abort wakes every waiter to give up.
+    if (!this.watched.has(signal)) {
+      this.watched.add(signal);
+      signal.addEventListener('abort', () => this.wakeAll(), { once: true });
+    }
+    while (this.inFlight >= this.limit.limit || this.now() < this.pausedUntil) {
+      signal.throwIfAborted();
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    // A stop may have come while this request waited: it does not go.
+    signal.throwIfAborted();
+    this.inFlight++;
+    return { startedAt: this.now(), generation: this.limit.generation };
+  }
+
+  /** The request's answer (or failure) is in: its place is free again. */
+  release(ticket: Ticket, signal: Signal): void {
+    this.inFlight--;
+    this.limit.record(signal, this.now() - ticket.startedAt, ticket.generation);
+    this.wakeAll();
+  }
+
+  /** A Retry-After: no request to this host starts before `ms` from now. */
+  pause(ms: number): void {
+    const until = this.now() + ms;
+    if (until <= this.pausedUntil) return;
+    this.pausedUntil = until;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.wakeAll(), ms);
+    this.timer.unref();
+  }
+
+  private wakeAll(): void {
+    // Each waiter checks again; those that still cannot go wait anew, in the same order.
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+}

@@ -1,0 +1,132 @@
+import { stopExitCode } from '../http/run.js';
+import { missingFieldLines } from '../report/missing-fields.js';
+import {
+  type UploadReportMeta,
+  uploadIssueLines,
+  uploadReport,
+  uploadReportText,
+  uploadSummaryLines,
+} from '../report/upload-report.js';
+import { ExitCode, ExitError } from '../shared/errors.js';
+import type { LegacyKind, PayloadFormat } from '../shared/types.js';
+import { describeNextBatch } from '../time/zones.js';
+import { type Shard, type ShardCounts, shardLine, shardReport } from '../upload/shard.js';
+import { deltaLine } from '../upload/state/delta.js';
+import type { UploadResult } from '../upload/types.js';
+import type { NightlyDeps, NightlyPlan } from './plan.js';
+import type { StateRun } from './state-run.js';
+
+/**
+ * The run's ending (docs/nightly.md): its exit code, the history row settled with it and the
+ * report, and what the summary says. The command prints it (reports, then the stop's line).
+ */
+
+/** One run as it goes: the plan, the caller's deps, the state (when kept) and the shard's counts. */
+export interface NightlyRun {
+  plan: NightlyPlan;
+  deps: NightlyDeps;
+  stateRun?: StateRun;
+  shard?: { of: Shard; counts: ShardCounts };
+}
+
+export interface RunHistory {
+  id: string;
+  started: number;
+}
+
+export interface NightlyEnding {
+  result: UploadResult;
+  meta: UploadReportMeta;
+  /** The exit code: the stop's (143 for SIGTERM, 130 for Ctrl-C, ...), else 1 for data problems, else 0. */
+  code: number;
+  /** The summary for people (stderr): issues, counts, then the run's own notes. */
+  lines(color: boolean): string[];
+}
+
+/** The exit code of a finished run (the one a stop or a data problem gives). */
+export function runExitCode(result: UploadResult, interrupt: AbortSignal | undefined): number {
+  const { stop, summary: s } = result;
+  if (stop?.error !== undefined) return failedCode(stop.error);
+  if (stop) return stopExitCode(stop.reason, interrupt);
+  return s.invalid > 0 || s.fileErrors > 0 || s.rejected > 0 ? ExitCode.data : ExitCode.ok;
+}
+
+/** The code a thrown error ends the run with (as src/cli/main.ts turns it). */
+export function failedCode(err: unknown): number {
+  return err instanceof ExitError ? err.exitCode : ExitCode.internal;
+}
+
+/** After the send: the embedded sandbox's batch, the delta settled, the history row, the ending. */
+export async function settleRun(
+  run: NightlyRun,
+  result: UploadResult,
+  history: RunHistory | undefined,
+): Promise<NightlyEnding> {
+  const { plan, deps, stateRun, shard } = run;
+  const { target, feed } = plan;
+  const meta: UploadReportMeta = {
+    format: feed.format,
+    kind: feed.kind,
+    files: plan.files,
+    target: target ? `POST ${target.apiUrl.replace(/\/+$/, '')}${plan.settings.path}` : undefined,
+  };
+  if (target?.sandbox) {
+    const { applied } = await target.sandbox.runBatch();
+    const { url, db } = target.sandbox;
+    meta.sandbox = { url, applied, ...(db ? { db } : {}) };
+  } else if (!plan.settings.dryRun && result.summary.accepted > 0)
+    meta.searchable = searchableLine(feed.format, feed.kind, feed.country);
+  stateRun?.delta.finish(result.readToEnd && !result.stop);
+  if (shard && !plan.retry) meta.shard = shardReport(shard.of, shard.counts);
+  const code = runExitCode(result, deps.interrupt);
+  if (history)
+    stateRun?.finishRun(
+      history.id,
+      result,
+      code,
+      uploadReportText(result, meta),
+      Date.now() - history.started,
+    );
+  const notes = [
+    shard && !plan.retry ? shardLine(shard.of, shard.counts) : undefined,
+    stateRun ? stateLine(stateRun) : undefined,
+    meta.sandbox ? sandboxLine(meta.sandbox) : undefined,
+  ];
+  return {
+    result,
+    meta,
+    code,
+    lines: (color) => [
+      ...uploadIssueLines(result, meta, { color, maxErrors: result.collector.maxIssues }),
+      ...uploadSummaryLines(result, meta),
+      // A required field missing on many rows: the one flag or mapping line that fills it.
+      ...missingFieldLines(uploadReport(result, meta)),
+      ...notes.filter((line): line is string => line !== undefined),
+    ],
+  };
+}
+
+function stateLine(stateRun: StateRun): string {
+  const gone =
+    stateRun.gone !== undefined
+      ? `; ${stateRun.gone.toLocaleString('en-US')} gone from the feed (--missing out-of-stock; counted above)`
+      : '';
+  return `state: ${deltaLine(stateRun.delta.counts, stateRun.full)}${gone}`;
+}
+
+function sandboxLine(sb: NonNullable<UploadReportMeta['sandbox']>): string {
+  const one = sb.applied === 1;
+  const [noun, them, they] = one ? ['product', 'it', 'it is'] : ['products', 'them', 'they are'];
+  const where = sb.db
+    ? `${they} kept in ${sb.db}: look at ${them} with \`genser sandbox --db ${sb.db}\` and GET /_sandbox/products`
+    : `the sandbox was in memory and stopped with this command; add --sandbox-db FILE to keep ${them}`;
+  return `sandbox: ${sb.applied.toLocaleString('en-US')} ${noun} landed in the embedded sandbox at ${sb.url} and its daily batch (run at once) applied ${them}; ${where}`;
+}
+
+function searchableLine(format: PayloadFormat, kind: LegacyKind, country: string): string {
+  const after = describeNextBatch(new Date(), country);
+  // Only legacy products carry isInStock (contract 2.8): contents and filters have no stock.
+  return format === 'legacy' && kind === 'products'
+    ? `${after}; stock status (isInStock) applies at once`
+    : after;
+}

@@ -1,0 +1,190 @@
+import { feedRows } from '../feed/index.js';
+import { untilStopped } from '../shared/until-stopped.js';
+import { newStats, uploadFeed } from '../upload/engine.js';
+import { countLines } from '../upload/estimate.js';
+import { startProgress } from '../upload/progress.js';
+import { type Spool, spooledHooks } from '../upload/spool.js';
+import type { UploadResult } from '../upload/types.js';
+import { failedCode, type NightlyEnding, type NightlyRun, type RunHistory, settleRun } from './ending.js';
+import { guardedRead } from './guard.js';
+import { checkInvalidBudget } from './invalid-budget.js';
+import type { NightlyDeps, NightlyPlan } from './plan.js';
+import { type NightlyRow, nightlyRows, retryLines, retryRows, withOrigin } from './rows.js';
+import { productSender } from './sender.js';
+import { openStateRun, type StateRun } from './state-run.js';
+
+/**
+ * The nightly upload (docs/nightly.md), from a resolved plan to its ending: the `--max-invalid`
+ * pass, the target's state and lock, the row source (the feed, the guard's spool or the retry
+ * rows; gone products; the shard), the engine, then the state settled and the exit code chosen.
+ * The caller prints the ending (src/commands/upload.ts).
+ */
+export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<NightlyEnding> {
+  if (plan.maxInvalid && !plan.retry) await checkInvalidBudget(plan, deps);
+  const stateRun = openState(plan, deps);
+  const run: NightlyRun = {
+    plan,
+    deps,
+    ...(stateRun ? { stateRun } : {}),
+    ...(plan.shard ? { shard: { of: plan.shard, counts: { rows: 0, mine: 0 } } } : {}),
+  };
+  let history: RunHistory | undefined;
+  let result: UploadResult | undefined;
+  let spool: Spool | undefined;
+  try {
+    const source = await sourceOf(run);
+    spool = source.spool;
+    history = source.history;
+    if (stateRun && stateRun.delta.resumable > 0)
+      deps.log.info(
+        `state: ${stateRun.delta.resumable} batch(es) of an earlier run were never answered: sent again with their own envelope ids`,
+      );
+    result = await sendRows(run, source);
+    return await settleRun(run, result, history);
+  } catch (err) {
+    if (history)
+      stateRun?.finishRun(history.id, result, failedCode(err), undefined, Date.now() - history.started);
+    throw err;
+  } finally {
+    spool?.remove();
+    stateRun?.state.close();
+  }
+}
+
+/** The target's state, with its run lock: two cron runs to one target must not overlap (exit 5). */
+function openState(plan: NightlyPlan, deps: NightlyDeps): StateRun | undefined {
+  const { target } = plan;
+  // Every real upload keeps state; an embedded sandbox keeps none unless --state is given (the
+  // Quick start stays stateless), and a dry run none.
+  if (plan.settings.dryRun || target?.key === undefined) return undefined;
+  if (target.sandbox && plan.state === undefined) return undefined;
+  const stateRun = openStateRun(
+    { state: plan.state, full: plan.full },
+    {
+      apiUrl: target.apiUrl,
+      key: target.key,
+      format: plan.feed.format,
+      ...(target.sandbox ? { sandbox: { db: target.sandbox.db } } : {}),
+      ...(plan.shard ? { shard: plan.shard } : {}),
+    },
+    deps.env,
+    deps.log,
+  );
+  if (stateRun?.note) deps.log.warn(stateRun.note);
+  return stateRun;
+}
+
+/** Where the engine's rows come from, and the history row of the run. */
+interface Source {
+  /** Undefined: the feed, read as the engine goes. */
+  rows?: AsyncIterable<NightlyRow>;
+  /** The rows are the feed's (read now or replayed): gone products and the shard apply. */
+  fromFeed: boolean;
+  spool?: Spool;
+  history?: RunHistory;
+}
+
+async function sourceOf(run: NightlyRun): Promise<Source> {
+  const { plan, deps, stateRun } = run;
+  if (!stateRun) {
+    if (plan.retry) throw new Error('--retry-failed without state');
+    return { fromFeed: true };
+  }
+  if (plan.retry) {
+    // Every row owed by earlier runs, whatever ran in between (docs/nightly.md).
+    const owed = stateRun.state.owedRows();
+    const said = retryLines(owed);
+    deps.log.info(said.info);
+    const id = stateRun.startRun([], said.label);
+    return { rows: retryRows(owed), fromFeed: false, history: { id, started: Date.now() } };
+  }
+  const history = { id: stateRun.startRun(plan.files), started: Date.now() };
+  if (!plan.maxChange || deps.interrupt.aborted) return { fromFeed: true, history };
+  // The guard's one pass over the feed; the upload then replays its spool (no second read).
+  const guard = await guardedRead({
+    files: plan.files,
+    feed: plan.feed,
+    run: stateRun,
+    limit: plan.maxChange,
+    missing: plan.missing,
+    log: deps.log,
+    workers: plan.workers,
+    interrupt: deps.interrupt,
+    ...(deps.stdin ? { stdin: deps.stdin } : {}),
+    ...(run.shard ? { shard: run.shard } : {}),
+  });
+  if (guard.spool)
+    return { rows: withOrigin(guard.spool.rows(), 'feed'), fromFeed: true, spool: guard.spool, history };
+  return guard.interrupted ? { rows: noRows(), fromFeed: false, history } : { fromFeed: true, history };
+}
+
+async function* noRows(): AsyncGenerator<NightlyRow> {}
+
+/** The engine's run: sender, progress, the rows until a stop, the state's hooks. */
+async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> {
+  const { plan, deps, stateRun } = run;
+  const { target, settings } = plan;
+  deps.log.debug(
+    `upload settings: ${JSON.stringify({ ...settings, timeoutMs: plan.timeoutMs, target: target ? `POST ${target.apiUrl.replace(/\/+$/, '')}${settings.path}` : undefined, key: target?.key ? `(from ${target.keyFrom})` : 'none' })}`,
+  );
+  const poster =
+    settings.dryRun || target?.key === undefined
+      ? undefined
+      : productSender(
+          { apiUrl: target.apiUrl, key: target.key, format: plan.feed.format, network: deps.network },
+          settings.concurrency,
+          plan.timeoutMs,
+        );
+  const stats = newStats();
+  let estimated: number | undefined;
+  if (deps.progress && deps.log.fancy)
+    void countLines(plan.files).then((n) => {
+      estimated = n;
+    });
+  const progress = await startProgress(stats, deps.log, {
+    quiet: deps.progress === undefined,
+    stream: deps.progress ?? process.stderr,
+    totalLines: () => estimated,
+  });
+  deps.onLogger?.(progress.log);
+  const rows =
+    source.rows ??
+    withOrigin(
+      feedRows(plan.files, plan.feed, progress.log, deps.stdin, {
+        serialize: true,
+        workers: plan.workers,
+        // With state, each row's source key is kept with its accepted payload; rows with a key
+        // accepted before are skipped (docs/nightly.md, "Unchanged rows"), unless --full.
+        ...(stateRun ? { keys: stateRun.full ? {} : { known: () => stateRun.state.knownSources() } } : {}),
+      }),
+      'feed',
+    );
+  const items = source.fromFeed
+    ? nightlyRows(rows, {
+        format: plan.feed.format,
+        ...(stateRun && plan.missing === 'out-of-stock'
+          ? {
+              gone: {
+                state: stateRun.state,
+                delta: stateRun.delta,
+                counted: (n: number) => (stateRun.gone = n),
+              },
+            }
+          : {}),
+        ...(run.shard ? { shard: run.shard } : {}),
+      })
+    : rows;
+  try {
+    return await uploadFeed(untilStopped(items, deps.interrupt), settings, {
+      poster,
+      log: progress.log,
+      interrupt: deps.interrupt,
+      stats,
+      ...(stateRun ? { state: source.spool ? spooledHooks(stateRun.delta) : stateRun.delta } : {}),
+    });
+  } finally {
+    progress.stop();
+    deps.onLogger?.(deps.log);
+    await poster?.close();
+  }
+}

@@ -1,0 +1,69 @@
+import type { Issue, Severity } from './types.js';
+
+/**
+ * Collects issues in bounded memory: every issue is counted into its group (severity, code,
+ * field), but only the first `maxIssues` are kept in detail and each group keeps only its
+ * first few rows. A million bad rows cost a few groups, not a million objects.
+ */
+export interface IssueGroup {
+  severity: Severity;
+  code: string;
+  field?: string;
+  count: number;
+  /** `file:row` (or just the row when one file) of the first few occurrences. */
+  rows: { file: string; row?: number; line?: number }[];
+  /** The first occurrence's message, as an example. */
+  example: string;
+}
+
+export const GROUP_ROWS = 5;
+
+/** `<message>; <hint>`: how people read an issue, and the JSON reports' `message` (docs/feeds.md). */
+export function messageWithHint(issue: Pick<Issue, 'message' | 'hint'>): string {
+  // A warning kept in a state file written before the hint was apart already ends with it.
+  if (!issue.hint || issue.message.endsWith(`; ${issue.hint}`)) return issue.message;
+  return `${issue.message}; ${issue.hint}`;
+}
+const INDICES = /\[\d+\]/g;
+
+export class IssueCollector {
+  readonly issues: Issue[] = [];
+  private readonly groupMap = new Map<string, IssueGroup>();
+  total = 0;
+
+  constructor(readonly maxIssues: number) {}
+
+  add(issue: Issue): void {
+    this.total++;
+    if (this.issues.length < this.maxIssues) this.issues.push(issue);
+    // `offers.image[3].contentUrl` and `offers.image[0].contentUrl` are the same problem.
+    const field = issue.field?.includes('[') ? issue.field.replace(INDICES, '') : issue.field;
+    const key = `${issue.severity}\u0000${issue.code}\u0000${field ?? ''}`;
+    let group = this.groupMap.get(key);
+    if (!group) {
+      group = {
+        severity: issue.severity,
+        code: issue.code,
+        count: 0,
+        rows: [],
+        example: messageWithHint(issue),
+      };
+      if (field) group.field = field;
+      this.groupMap.set(key, group);
+    }
+    group.count++;
+    if (group.rows.length < GROUP_ROWS)
+      group.rows.push({ file: issue.file, row: issue.row, line: issue.line });
+  }
+
+  get truncated(): boolean {
+    return this.total > this.issues.length;
+  }
+
+  /** Errors first, then by count. */
+  groups(): IssueGroup[] {
+    return [...this.groupMap.values()].sort((a, b) =>
+      a.severity === b.severity ? b.count - a.count : a.severity === 'error' ? -1 : 1,
+    );
+  }
+}

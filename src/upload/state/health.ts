@@ -1,0 +1,122 @@
+import { existsSync, linkSync, renameSync, rmSync, statSync } from 'node:fs';
+import { ExitError, UsageError } from '../../shared/errors.js';
+import { type Database, openDatabase, SqliteError } from '../../storage/sqlite.js';
+
+/**
+ * A state file's health (docs/nightly.md, "A damaged state"): a new state is made whole beside
+ * its name and linked into place, so a file at a state's name is never legitimately empty; an
+ * existing one is checked (SQLite's quick_check) before anything is sent; a copy of it is kept
+ * after each run that ended well, and a damaged file is named with what is wrong and how to
+ * recover. Nothing here guesses: an empty or damaged file stops the run.
+ */
+
+/** The copy of the last good state, beside the state: `NAME.sqlite.last-good`. */
+export function lastGoodFile(file: string): string {
+  return `${file}.last-good`;
+}
+
+/** Removes a database file and the WAL files SQLite keeps beside it. */
+export function removeDatabaseFiles(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+}
+
+/**
+ * A new state: made complete (schema migrated) under a temporary name, closed (which folds the
+ * WAL into the file), then linked to its name; a run that made it first wins and this copy goes.
+ */
+export function createStateFile(file: string, build: (db: Database) => void, pageSize: number): void {
+  const temp = `${file}.new-${process.pid}`;
+  removeDatabaseFiles(temp);
+  try {
+    const db = openDatabase(temp, { pageSize });
+    try {
+      build(db);
+    } finally {
+      db.close();
+    }
+    try {
+      linkSync(temp, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  } catch (err) {
+    throw stateProblem(file, err);
+  } finally {
+    removeDatabaseFiles(temp);
+  }
+}
+
+/** An existing state file that is empty: emptied or truncated from outside, never made so by genser. */
+export function checkNotEmpty(file: string): void {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch (err) {
+    throw stateProblem(file, err);
+  }
+  if (size === 0) throw damaged(file, 'it is empty (0 bytes): it was emptied or truncated');
+}
+
+/** SQLite's quick_check: the pages and their structure, not the index contents (O(size)). */
+export function checkIntact(db: Database, file: string): void {
+  const rows = db.prepare<{ quick_check: string }>('PRAGMA quick_check(5)').all();
+  const problems = rows.map((r) => Object.values(r)[0]).filter((v) => v !== 'ok');
+  if (problems.length > 0) throw damaged(file, `it is damaged (SQLite's check says: ${String(problems[0])})`);
+}
+
+/**
+ * Keeps a copy of the state as it is now (VACUUM INTO a temporary file, then renamed over the
+ * last copy): called after a run that ended well. Returns false when it could not be made (a full
+ * disk): the run's outcome stands, the previous copy stays.
+ */
+export function keepLastGood(db: Database, file: string): boolean {
+  const copy = lastGoodFile(file);
+  const temp = `${copy}.new-${process.pid}`;
+  rmSync(temp, { force: true });
+  try {
+    db.prepare('VACUUM INTO ?').run(temp);
+    renameSync(temp, copy);
+    return true;
+  } catch {
+    rmSync(temp, { force: true });
+    return false;
+  }
+}
+
+/** How to recover from a damaged state: the last good copy when there is one, else start over. */
+function recovery(file: string): string {
+  const copy = lastGoodFile(file);
+  const startOver = `move ${file} away and the next run starts a new state: every product is sent again (as new), and the run history, the products known for --missing and the rows owed to --retry-failed are lost`;
+  if (!existsSync(copy)) return startOver;
+  const made = statSync(copy).mtime.toISOString();
+  return `restore the copy kept after the last run that ended well (${made}): \`mv ${file} ${file}.damaged && cp ${copy} ${file}\`, then run the next upload once with --full (what changed since that copy is sent again); or ${startOver}`;
+}
+
+/** A state file that cannot be used as it is: exit 2, naming it, what is wrong and how to recover. */
+export function damaged(file: string, what: string): UsageError {
+  return new UsageError(`the upload state ${file} cannot be used: ${what}`, recovery(file));
+}
+
+/** Any failure to read a state file (`genser runs`): its own usage error, else one naming the file; a bug stays a bug. */
+export function stateFileProblem(file: string, err: unknown): ExitError {
+  if (err instanceof ExitError) return err;
+  if (err instanceof SqliteError) return stateProblem(file, err);
+  throw err;
+}
+
+/** Any failure to open or write a state file, as a usage error naming it and what to do. */
+export function stateProblem(file: string, err: unknown): UsageError {
+  if (err instanceof UsageError) return err;
+  const code = err instanceof SqliteError ? err.code : (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'SQLITE_NOTADB') return damaged(file, 'it is not an SQLite database (SQLITE_NOTADB)');
+  if (code === 'SQLITE_CORRUPT') return damaged(file, 'it is damaged (SQLITE_CORRUPT)');
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC')
+    return new UsageError(
+      `the disk holding the upload state ${file} is full (${code}): the state could not be written`,
+      'free some space on that disk (or give --state DIR on another), then run again: the state is as of its last complete write',
+    );
+  return new UsageError(
+    `cannot use the upload state ${file}${code ? ` (${code})` : ''}`,
+    'check the permissions of the state directory and its files (--state DIR or GENSER_STATE_DIR)',
+  );
+}

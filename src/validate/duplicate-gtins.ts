@@ -1,0 +1,59 @@
+import type { MapProblem } from '../map/map-row.js';
+import { isObject } from '../shared/is-object.js';
+import { hashA, SkuSet } from './duplicates.js';
+
+/**
+ * The same GTIN on two different SKUs across a run (docs/feeds.md, "Identifiers"): a GTIN names
+ * one trade item, so variants of one product (sizes, colours) need their own. Kept as the SKU
+ * set keeps SKUs (hashes and first rows, no strings), each GTIN tagged with its first SKU's hash
+ * so that a repeated SKU, already reported as a duplicate SKU, is not reported twice. The same
+ * MPN on different brands is fine, and the same MPN is not checked at all.
+ */
+export class GtinSet {
+  private readonly set = new SkuSet(1 << 12, true);
+
+  /** The first row of `gtin` when another SKU had it (and records it otherwise). */
+  add(
+    gtin: string,
+    sku: string,
+    fileIndex: number,
+    row: number,
+  ): { fileIndex: number; row: number } | undefined {
+    const skuHash = hashA(sku);
+    // GTIN-8, -12 and -13 are GTIN-14 with leading zeros: the same item in any length.
+    const first = this.set.add(gtin.padStart(14, '0'), fileIndex, row, skuHash);
+    if (!first || first.tag === skuHash) return undefined;
+    return first;
+  }
+}
+
+const GTIN_DIGITS = /^(\d{8}|\d{12,14})$/;
+
+/** A standard payload's GTIN when it has the shape of one (other values have their own issue). */
+export function gtinOf(payload: Record<string, unknown> | undefined): string | undefined {
+  const offers = payload && isObject(payload.offers) ? payload.offers : undefined;
+  const gtin = offers?.gtin;
+  return typeof gtin === 'string' && GTIN_DIGITS.test(gtin) ? gtin : undefined;
+}
+
+/** The `duplicate_gtin` problem when another SKU had `gtin` before in the run. */
+export function duplicateGtinProblem(
+  gtins: GtinSet,
+  sources: readonly string[],
+  gtin: string,
+  sku: string,
+  fileIndex: number,
+  row: number,
+): MapProblem | undefined {
+  const first = gtins.add(gtin, sku, fileIndex, row);
+  if (!first) return undefined;
+  const where =
+    first.fileIndex === fileIndex ? `row ${first.row}` : `row ${first.row} of ${sources[first.fileIndex]}`;
+  return {
+    code: 'duplicate_gtin',
+    field: 'offers.gtin',
+    value: gtin,
+    message: `offers.gtin ${gtin} of SKU ${sku} (row ${row}) is also the GTIN of another SKU at ${where}`,
+    hint: 'a GTIN names one trade item: each variant (size, colour) needs its own; check for a barcode copied from another row',
+  };
+}
