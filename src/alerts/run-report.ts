@@ -1,4 +1,5 @@
 import { printable } from '../shared/printable.js';
+import { shorten } from '../shared/words.js';
 
 /**
  * What an unattended run tells the outside when it ends (docs/nightly.md, "Before and after the
@@ -35,11 +36,9 @@ export const NOTIFY_PROBLEMS = 5;
 /** A value longer than this is cut, with its length said, so one huge value cannot flood a chat. */
 const MAX_VALUE = 300;
 
+/** One line for a chat: outside text escaped, a long value cut with its length said. */
 export function shortened(text: string, max = MAX_VALUE): string {
-  const one = printable(text);
-  return one.length <= max
-    ? one
-    : `${one.slice(0, max)}... (${text.length.toLocaleString('en-US')} characters)`;
+  return printable(shorten(text, max));
 }
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}`;

@@ -8,8 +8,8 @@ import { type Dispatcher, request } from 'undici';
 
 export interface PostSettings {
   timeoutMs: number;
-  /** The dispatcher of every request genser makes (proxy and CA settings); undici's default otherwise. */
-  dispatcher?: Dispatcher;
+  /** The dispatcher for a URL's host, with the proxy and CAs of every request genser makes; undici's default otherwise. */
+  dispatcher?: (url: URL) => Dispatcher;
 }
 
 export type Posted = { ok: true } | { ok: false; message: string };
@@ -56,7 +56,7 @@ export async function post(
       body,
       headers: { 'content-type': contentType, 'user-agent': 'genser' },
       signal,
-      ...(settings.dispatcher ? { dispatcher: settings.dispatcher } : {}),
+      ...(settings.dispatcher ? { dispatcher: settings.dispatcher(new URL(url)) } : {}),
     });
     await drain(answer.body);
     if (answer.statusCode >= 200 && answer.statusCode < 300) return { ok: true };
