@@ -1,4 +1,5 @@
 import type { CommandContext } from '../commands/context.js';
+import { redact } from '../shared/secrets.js';
 import { defaultStateDir } from '../upload/state/target.js';
 import { userConfigPath } from './config-file.js';
 import { API_KEY, type KeySpec, SERVICE_KEY } from './key-specs.js';
@@ -39,7 +40,8 @@ export function settingLines(resolved: Resolved, env: NodeJS.ProcessEnv): Settin
     lines.push({
       name,
       flag: spec.flag.replace(/^-\w, /, ''),
-      value: spec.secret && value !== undefined ? `set (${origin?.label})` : (written ?? null),
+      // A password inside a value (a proxy URL's) is a registered secret: masked here too.
+      value: spec.secret && value !== undefined ? `set (${origin?.label})` : masked(written),
       from: origin?.label ?? 'unset',
       ...(origin?.file ? { file: origin.file } : {}),
       ...(origin?.profile ? { profile: origin.profile } : {}),
@@ -55,6 +57,8 @@ export function settingLines(resolved: Resolved, env: NodeJS.ProcessEnv): Settin
   if (key) lines.push(keyLine(key, resolved, env));
   return lines;
 }
+
+const masked = (v: unknown) => (typeof v === 'string' ? redact(v) : (v ?? null));
 
 /** Where the key would come from, without reading it. */
 function keyLine(spec: KeySpec, resolved: Resolved, env: NodeJS.ProcessEnv): SettingLine {

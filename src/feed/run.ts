@@ -66,6 +66,9 @@ const MAX_WORKERS = 64;
 const PER_WORKER = 2;
 /** Records per batch: cloning is cheap per row, memory stays flat. */
 const BATCH_RECORDS = 256;
+/** How long a batch waits for its next record before it is handed on as it is (a pipe that pauses). */
+const PAUSE_MS = 50;
+const NOTHING = (): undefined => undefined;
 /**
  * A smaller young generation per worker: -45 MiB of peak RSS with two workers and no measurable
  * CPU (BENCHMARKS.md, "The worker pool"). Only the young generation: a worker that reached an
@@ -296,14 +299,20 @@ class InOrder {
     this.stopping = async () => void (await iterator.return?.());
     let readError: unknown;
     for (;;) {
-      let job: Job | undefined;
-      try {
-        job = await batcher.next(iterator);
-      } catch (err) {
-        // A reading failure (undecodable bytes): thrown once the rows before it are out.
-        readError = err;
-        job = batcher.rest();
+      // A reading failure (undecodable bytes): thrown once the rows before it are out.
+      const next = batcher.next(iterator).then(
+        (job) => ({ job, error: undefined as unknown }),
+        (error: unknown) => ({ job: batcher.rest(), error }),
+      );
+      // A slow source (a pipe that pauses) must not hold rows the workers have finished.
+      let read: Awaited<typeof next> | undefined;
+      while (read === undefined) {
+        const head = this.queue[0];
+        read = head ? await Promise.race([next, head.result.then(NOTHING, NOTHING)]) : await next;
+        if (read === undefined) yield* this.settle();
       }
+      const job = read.job;
+      readError = read.error;
       if (!job) break;
       yield* this.send(withKnown(job), { fileIndex }, file, 0);
       if (readError) break;
@@ -382,14 +391,21 @@ class Batcher {
   private items: WireRead[] = [];
   private keys: string[] | undefined;
   private done = false;
+  /** A read asked for and not yet taken (the batch was handed on while it waited). */
+  private pending: Promise<IteratorResult<ReadItem>> | undefined;
 
   constructor(private readonly fileIndex: number) {}
 
   async next(reads: AsyncIterator<ReadItem>): Promise<Job | undefined> {
     if (this.done) return undefined;
     let records = 0;
+    // One timer a batch: past it, a source that pauses (a pipe) hands on what it has so far.
+    const pause = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), PAUSE_MS).unref());
     while (records < BATCH_RECORDS) {
-      const next = await reads.next();
+      this.pending ??= reads.next();
+      const next = records > 0 ? await Promise.race([this.pending, pause]) : await this.pending;
+      if (next === undefined) break;
+      this.pending = undefined;
       if (next.done) {
         this.done = true;
         break;

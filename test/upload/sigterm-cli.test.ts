@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { gtinCheckDigit } from '../../src/schema/checks.js';
 import { openDatabase } from '../../src/storage/sqlite.js';
 import { type GatedSandbox, gatedSandbox, spawnGenser } from '../helpers/gated.js';
 import { genser } from '../helpers/run-cli.js';
@@ -84,7 +85,11 @@ describe('SIGTERM stops a run in order (exit 143)', () => {
     // are read, while the last 200 rows wait for the rest of the feed (its end), which never
     // comes: the run is waiting on the read when SIGTERM comes.
     const [header, ...rows] = catalog.trimEnd().split('\n');
-    const lines = Array.from({ length: 800 }, (_, k) => `${k}-${rows[k % rows.length]}`);
+    // Each row its own SKU and GTIN (two SKUs may not share one); each catalog row has one GTIN.
+    const lines = Array.from({ length: 800 }, (_, k) => {
+      const body = String(880_000_000_000 + k);
+      return `${k}-${rows[k % rows.length]}`.replace(/,\d{12,14},/, `,${body}${gtinCheckDigit(body)},`);
+    });
     const run = spawnGenser(
       ['upload', '-', '--input-type', 'csv', '--json', '--batch-size', '300', '--max-change', '100%'],
       env,
