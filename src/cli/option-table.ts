@@ -1,3 +1,4 @@
+import { NOTIFY_ON } from '../alerts/index.js';
 import { EVENT_TYPES } from '../events/kinds.js';
 import { REPORTER_NAMES } from '../report/reporter-names.js';
 import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
@@ -788,6 +789,40 @@ export const OPTIONS = {
     commands: ['upload', 'runs', 'stock', 'doctor'],
     isPath: true,
     commandHelp: { runs: { help: 'the upload state directory whose runs to list' } },
+  }),
+  // alerts and monitoring for unattended runs (docs/nightly.md, "Alerts and monitoring")
+  notify: opt({
+    flag: '--notify <url>',
+    help: 'POST a JSON summary of the run (with a `text` field for Slack or Teams incoming webhooks) to this URL; a failing webhook never changes the exit code',
+    env: 'GENSER_NOTIFY_URL',
+    parse: p.httpUrl,
+    secret: true,
+    commands: ['upload', 'stock'],
+  }),
+  notifyOn: opt({
+    flag: '--notify-on <when>',
+    help: 'when to notify: failure (any exit code but 0) or always',
+    env: 'GENSER_NOTIFY_ON',
+    default: 'failure' as const,
+    parse: p.oneOf(NOTIFY_ON),
+    choices: NOTIFY_ON,
+    commands: ['upload', 'stock'],
+  }),
+  ping: opt({
+    flag: '--ping <url>',
+    help: 'a heartbeat URL in the style of healthchecks.io: URL/start at the start, URL on success, URL/fail on failure',
+    env: 'GENSER_PING_URL',
+    parse: p.httpUrl,
+    secret: true,
+    commands: ['upload', 'stock'],
+  }),
+  statusFile: opt({
+    flag: '--status-file <file>',
+    help: "write the run's outcome to FILE in the Prometheus textfile-collector format (genser_last_run_success, timestamps, rows by outcome), atomically",
+    env: 'GENSER_STATUS_FILE',
+    parse: p.path,
+    isPath: true,
+    commands: ['upload', 'stock'],
   }),
   full: opt({
     flag: '--full',

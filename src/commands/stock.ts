@@ -6,6 +6,7 @@ import { stockColumns } from '../stock/columns.js';
 import type { BackendChoice } from '../storage/sqlite.js';
 import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
 import { resolveShard, type Shard } from '../upload/shard.js';
+import { type AlertInputs, withAlerts } from './alerting.js';
 import type { CommandContext } from './context.js';
 import { embeddedTarget, printEnding } from './product-ending.js';
 import { requireTarget, withSending } from './sending.js';
@@ -14,7 +15,7 @@ import { requireTarget, withSending } from './sending.js';
  * `genser stock FILE` (docs/nightly.md, "Stock changes"): the settings resolved, the shared
  * sending skeleton, the run (src/nightly/stock-run.ts), then its summary, reports and exit code.
  */
-export interface StockCommandSettings extends Omit<UploadInputs, 'type'> {
+export interface StockCommandSettings extends Omit<UploadInputs, 'type'>, AlertInputs {
   format: PayloadFormat;
   mapping?: string;
   encoding: EncodingName;
@@ -59,39 +60,48 @@ export async function runStock(
   const sandbox = s.sandbox
     ? { service: 'products' as const, wanted: { country: s.country, db: s.sandboxDb, sqlite: s.sqlite } }
     : undefined;
-  return withSending(
-    log,
-    {
-      stopMessage: 'finishing the requests in flight',
-      ...(sandbox ? { sandbox } : {}),
-      ...(file === '-' ? { stdin: process.stdin } : {}),
-    },
-    async ({ stop, sandbox: running }) => {
-      const target = running ? embeddedTarget(running, s.sandboxDb) : given;
-      if (!target) throw new Error('stock: no target after checkTarget');
-      const ending = await runStockChanges(
-        {
-          file,
-          format,
-          country: s.country,
-          columns: stockColumns(format, mapping),
-          read: { encoding: s.encoding, delimiter: s.delimiter, inputType: s.inputType },
-          settings,
-          timeoutMs: s.timeout * 1000,
-          target,
-          ...(s.state !== undefined ? { state: s.state } : {}),
-          ...(shard ? { shard } : {}),
-        },
-        {
-          log,
-          env: ctx.env,
-          interrupt: stop.signal,
-          ...(ctx.network ? { network: ctx.network } : {}),
-          ...(file === '-' ? { stdin: process.stdin } : {}),
-        },
-      );
-      return printEnding(ending, stop.signal, s, ctx);
-    },
+  const alerted = {
+    command: 'stock' as const,
+    url: s.sandbox ? undefined : s.apiUrl,
+    format,
+    ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
+  };
+  return withAlerts(s, alerted, ctx, (note) =>
+    withSending(
+      log,
+      {
+        stopMessage: 'finishing the requests in flight',
+        ...(sandbox ? { sandbox } : {}),
+        ...(file === '-' ? { stdin: process.stdin } : {}),
+      },
+      async ({ stop, sandbox: running }) => {
+        const target = running ? embeddedTarget(running, s.sandboxDb) : given;
+        if (!target) throw new Error('stock: no target after checkTarget');
+        const ending = await runStockChanges(
+          {
+            file,
+            format,
+            country: s.country,
+            columns: stockColumns(format, mapping),
+            read: { encoding: s.encoding, delimiter: s.delimiter, inputType: s.inputType },
+            settings,
+            timeoutMs: s.timeout * 1000,
+            target,
+            ...(s.state !== undefined ? { state: s.state } : {}),
+            ...(shard ? { shard } : {}),
+          },
+          {
+            log,
+            env: ctx.env,
+            interrupt: stop.signal,
+            ...(ctx.network ? { network: ctx.network } : {}),
+            ...(file === '-' ? { stdin: process.stdin } : {}),
+          },
+        );
+        note(ending);
+        return printEnding(ending, stop.signal, s, ctx);
+      },
+    ),
   );
 }
 

@@ -6,12 +6,13 @@ import type { BackendChoice } from '../storage/sqlite.js';
 import type { InvalidBudget } from '../upload/budget.js';
 import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
 import { resolveShard, type Shard } from '../upload/shard.js';
+import { type AlertInputs, withAlerts } from './alerting.js';
 import type { CommandContext } from './context.js';
 import { type FeedSettings, feedOptionsFrom, workersFrom } from './feed-settings.js';
 import { embeddedTarget, printEnding } from './product-ending.js';
 import { requireTarget, withSending } from './sending.js';
 
-export interface UploadCommandSettings extends FeedSettings, UploadInputs {
+export interface UploadCommandSettings extends FeedSettings, UploadInputs, AlertInputs {
   apiUrl?: string;
   /** Seconds. */
   timeout: number;
@@ -53,31 +54,40 @@ export async function runUpload(
         givenUrl: s.apiUrl,
       }
     : undefined;
-  return withSending(
-    log,
-    {
-      stopMessage: 'finishing the requests in flight',
-      ...(sandbox ? { sandbox } : {}),
-      ...(files.includes('-') ? { stdin: process.stdin } : {}),
-    },
-    async ({ stop, sandbox: running }) => {
-      const to: NightlyTarget | undefined = running ? embeddedTarget(running, s.sandboxDb) : target;
-      const ending = await runNightly(
-        { ...plan, ...(to ? { target: to } : {}) },
-        {
-          log,
-          env: ctx.env,
-          interrupt: stop.signal,
-          ...(ctx.network ? { network: ctx.network } : {}),
-          ...(files.includes('-') ? { stdin: process.stdin } : {}),
-          ...(s.quiet || s.json ? {} : { progress: ctx.stderr }),
-          onLogger: (say) => {
-            stop.say = say;
+  const alerted = {
+    command: 'upload' as const,
+    url: s.sandbox ? undefined : s.apiUrl,
+    format: plan.feed.format,
+    ...(plan.shard ? { shard: `${plan.shard.index}/${plan.shard.count}` } : {}),
+  };
+  return withAlerts(s, alerted, ctx, (note) =>
+    withSending(
+      log,
+      {
+        stopMessage: 'finishing the requests in flight',
+        ...(sandbox ? { sandbox } : {}),
+        ...(files.includes('-') ? { stdin: process.stdin } : {}),
+      },
+      async ({ stop, sandbox: running }) => {
+        const to: NightlyTarget | undefined = running ? embeddedTarget(running, s.sandboxDb) : target;
+        const ending = await runNightly(
+          { ...plan, ...(to ? { target: to } : {}) },
+          {
+            log,
+            env: ctx.env,
+            interrupt: stop.signal,
+            ...(ctx.network ? { network: ctx.network } : {}),
+            ...(files.includes('-') ? { stdin: process.stdin } : {}),
+            ...(s.quiet || s.json ? {} : { progress: ctx.stderr }),
+            onLogger: (say) => {
+              stop.say = say;
+            },
           },
-        },
-      );
-      return printEnding(ending, stop.signal, s, ctx);
-    },
+        );
+        note(ending);
+        return printEnding(ending, stop.signal, s, ctx);
+      },
+    ),
   );
 }
 
