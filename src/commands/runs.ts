@@ -1,10 +1,11 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { duration, exitText, failureLines, num, runsTable, type TargetRuns } from '../report/runs-text.js';
 import { ExitCode, UsageError } from '../shared/errors.js';
 import { printable } from '../shared/printable.js';
 import { type Shard, shardName } from '../upload/shard.js';
 import { stateFileProblem } from '../upload/state/health.js';
-import { listRuns, type RunRecord, runReport } from '../upload/state/runs.js';
+import { listRuns, runReport } from '../upload/state/runs.js';
 import { UploadState } from '../upload/state/store.js';
 import { defaultStateDir } from '../upload/state/target.js';
 import type { CommandContext } from './context.js';
@@ -18,13 +19,6 @@ export interface RunsSettings {
   json?: boolean;
   /** `--shard I/N`: only that shard's history (1/1: the unsharded targets). */
   shard?: Shard;
-}
-
-interface TargetRuns {
-  target: string;
-  /** `2/4` for a shard's state. */
-  shard?: string;
-  runs: RunRecord[];
 }
 
 /** Whether a state file's target is the shard asked for (every file without `--shard`). */
@@ -85,65 +79,6 @@ function allRuns(dir: string, shard: Shard | undefined, damaged: string[]): Targ
     .filter((t): t is TargetRuns => t !== undefined && wanted(t, shard));
 }
 
-const num = (n: number | undefined) => (n === undefined ? '-' : n.toLocaleString('en-US'));
-
-function duration(ms: number | undefined): string {
-  if (ms === undefined) return '-';
-  return ms < 60_000
-    ? `${(ms / 1000).toFixed(1)} s`
-    : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
-
-/** A run with no exit code was killed, or is still going. */
-function exitText(r: RunRecord): string {
-  return r.exitCode === undefined ? 'none (killed, or running)' : String(r.exitCode);
-}
-
-export function runsTable(targets: TargetRuns[]): string[] {
-  const head = [
-    'id',
-    'start',
-    'duration',
-    'feed',
-    'rows',
-    'sent',
-    'accepted',
-    'rejected',
-    'failed',
-    'unchanged',
-    'exit',
-  ];
-  const sharded = targets.some((t) => t.shard !== undefined && t.runs.length > 0);
-  if (sharded) head.push('shard');
-  const rows: string[][] = [];
-  for (const t of targets)
-    for (const r of t.runs)
-      rows.push(
-        [
-          r.id,
-          r.started.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
-          duration(r.durationMs),
-          r.feed,
-          num(r.rows),
-          num(r.sent),
-          num(r.accepted),
-          num(r.rejected),
-          num(r.failed),
-          num(r.unchanged),
-          r.exitCode === undefined ? '-' : String(r.exitCode),
-          ...(sharded ? [t.shard ?? '-'] : []),
-        ].map(printable),
-      );
-  rows.sort((a, b) => b[1].localeCompare(a[1]));
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i >= 4 && i <= 10 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
-      .join('  ')
-      .trimEnd();
-  return [line(head), ...rows.map(line)];
-}
-
 export async function runRuns(words: string[], s: RunsSettings, ctx: CommandContext): Promise<number> {
   const dir = s.state ?? defaultStateDir(ctx.env);
   const [action, id, ...rest] = words;
@@ -202,22 +137,5 @@ export async function runRuns(words: string[], s: RunsSettings, ctx: CommandCont
   throw new UsageError(
     `no run ${id} in ${dir}`,
     '`genser runs` lists the runs kept (the last 100 of each target)',
-  );
-}
-
-/** The rows the run did not get accepted, from its stored report. */
-function failureLines(report: string | undefined): string[] {
-  if (report === undefined) return [];
-  let doc: {
-    failures?: { kind: string; file: string; row: number; line: number; sku?: string; message: string }[];
-  };
-  try {
-    doc = JSON.parse(report);
-  } catch {
-    return [];
-  }
-  return (doc.failures ?? []).map(
-    (f) =>
-      `  ${f.kind}: ${f.file} row ${f.row} (line ${f.line}${f.sku !== undefined ? `, sku ${f.sku}` : ''}): ${f.message}`,
   );
 }
