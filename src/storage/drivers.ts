@@ -4,8 +4,8 @@ import { UsageError } from '../shared/errors.js';
 /**
  * The two SQLite drivers genser can run on, loaded only when asked for: Node's built-in
  * `node:sqlite` (Node >= 22.13, no install) and better-sqlite3 (Node 20 only: a clone's `npm ci`
- * builds it through the optional local package `packages/sqlite-node20`; an installed genser
- * declares it an optional peer, installed beside it: README "Install"). Both expose the same synchronous
+ * builds it through the optional local package `packages/sqlite-node20`; on Node 20 an installed
+ * genser needs it installed beside it: README "Install"). Both expose the same synchronous
  * shape, described here by the little of it that src/storage/sqlite.ts uses.
  */
 export type Backend = 'node' | 'better-sqlite3';
