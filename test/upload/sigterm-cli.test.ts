@@ -104,7 +104,8 @@ describe('SIGTERM stops a run in order (exit 143)', () => {
       stopped?: { reason: string };
     };
     expect([300, 600]).toContain(doc.summary.accepted);
-    expect(doc.summary.rows).toBeLessThan(800);
+    // Rows already piped are read (a pause hands them on); the feed's end never came.
+    expect(doc.summary.rows).toBeLessThanOrEqual(800);
     expect(doc.stopped?.reason).toBe('interrupted');
     expect(locksIn(stateDir)).toBe(0);
   });
