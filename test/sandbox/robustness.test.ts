@@ -240,7 +240,7 @@ describe('robustness', () => {
           : send(sb.url, '/collectors/products', envelope([product(`CC-${i}`)]), { apiKey: API_KEY }),
       ),
     );
-    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(results.filter((r) => r.status !== 200).map((r) => r.status)).toEqual([]);
     expect(
       (await get(sb.url, '/_sandbox/products?status=pending&format=standard&limit=1')).total,
     ).toBeGreaterThanOrEqual(100);
