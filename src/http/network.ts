@@ -1,8 +1,6 @@
-import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as tls from 'node:tls';
 import { buildConnector, type Dispatcher, Pool, ProxyAgent } from 'undici';
-import { UsageError } from '../shared/errors.js';
 import { PEM } from './ca-file.js';
 import { type ProxyChoice, type ProxySettings, proxyFor } from './proxy.js';
 import { openSocket, type PeerCertificate, probeTls } from './tls-probe.js';

@@ -2,8 +2,8 @@
 // `LOAD <url>` each (test/cli/startup.test.ts reads which packages a command pulled in).
 import { register } from 'node:module';
 
-register(
-  `data:text/javascript,${encodeURIComponent(
-    'export async function load(url, context, next) { if (url.startsWith("file:")) process.stderr.write(`LOAD ${url}\\n`); return next(url, context); }',
-  )}`,
-);
+const hook =
+  'export async function load(url, context, next) {' +
+  ' if (url.startsWith("file:")) process.stderr.write("LOAD " + url + "\\n");' +
+  ' return next(url, context); }';
+register(`data:text/javascript,${encodeURIComponent(hook)}`);
