@@ -194,7 +194,7 @@ function figure(runs, rows, bytes) {
 }
 
 /** Starts the sink server; resolves with `{ url, stop(), stats() }`. */
-function startSink(recordFile) {
+export function startSink(recordFile) {
   const args = [join(root, 'bench', 'tools', 'sink-server.mjs')];
   if (recordFile) args.push('--record', recordFile);
   const child = spawn(NODE, args, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -595,11 +595,11 @@ async function benchStartup(o) {
 /** Rows whose price the nightly copy changes: every 100th (never one of the invalid rows). */
 const NIGHTLY_EVERY = 100;
 const NIGHTLY_OFFSET = 37;
-const nightlyChanged = (rows) =>
+export const nightlyChanged = (rows) =>
   rows < NIGHTLY_OFFSET ? 0 : Math.floor((rows - NIGHTLY_OFFSET) / NIGHTLY_EVERY) + 1;
 
 /** The catalog of `rows` again, byte for byte, but for 1% of rows priced one unit higher. */
-async function writeNightlyCopy(rows, seed, file) {
+export async function writeNightlyCopy(rows, seed, file) {
   const out = createWriteStream(file);
   const done = new Promise((ok, fail) => {
     out.on('finish', ok);
