@@ -71,9 +71,9 @@ describe('the published package, as a user installs it', () => {
     const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n');
     const folders = new Set(tracked.filter((f) => f.includes('/')).map((f) => f.split('/')[0]));
     const topFiles = new Set(tracked.filter((f) => f !== '' && !f.includes('/')));
-    const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const pathWord = new RegExp(
-      `(?<![\\w/.:@-])((?:${[...folders].map(escape).join('|')})/[\\w./*-]*|(?:${[...topFiles].map(escape).join('|')})(?![\\w/-]))`,
+      `(?<![\\w/.:@-])((?:${[...folders].map(literal).join('|')})/[\\w./*-]*|(?:${[...topFiles].map(literal).join('|')})(?![\\w/-]))`,
       'g',
     );
     const aboutTheRepository: Record<string, RegExp> = {
