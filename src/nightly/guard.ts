@@ -34,7 +34,7 @@ export type GuardOutcome =
  * The mass-change guard (`--max-change`, docs/nightly.md): the feed is read once, before anything
  * is sent, counting the known products it changes and (with `--missing out-of-stock`) those gone
  * from it, while what the upload must still see goes to a spool on disk (src/upload/spool.ts).
- * Over the limit, nothing is sent and the run exits 1; otherwise the upload replays the spool
+ * Over the limit, nothing is sent and the run exits 6 (a guard); otherwise the upload replays the spool
  * instead of reading the feed again. Not applied (no spool: the upload streams the feed) to a
  * first run (nothing known) or a limit of 100% or more.
  */
@@ -165,7 +165,7 @@ export function massChangeError(
       ? `${n(changed)} changed and ${n(gone)} gone from the feed`
       : `${n(changed)} changed`;
   return new ExitError(
-    ExitCode.data,
+    ExitCode.guard,
     `${what} of ${n(known)} known products (${n(total)}) is more than --max-change allows (${limit.kind === 'count' ? n(limit.max) : `${limit.max}%`}, ${n(max)}): nothing was sent`,
     'check the feed; if the change is meant, run again with a higher --max-change (e.g. --max-change 100%)',
   );

@@ -177,7 +177,7 @@ describe('genser upload with known products and the guard', () => {
     expect(spools(stateDir)).toEqual([]);
   });
 
-  it('still refuses 28% gone or 24% changed: nothing sent, exit 1, the spool removed', async () => {
+  it('still refuses 28% gone or 24% changed: nothing sent, exit 6 (a guard), the spool removed', async () => {
     server = await acceptingServer();
     const stateDir = fresh('refuse');
     const env = {
@@ -189,13 +189,13 @@ describe('genser upload with known products and the guard', () => {
     server.requests.length = 0;
 
     const gone = await genser(['upload', feedFile(csv(all(18))), '--missing', 'out-of-stock'], env);
-    expect(gone.code).toBe(1);
+    expect(gone.code).toBe(6);
     expect(gone.stderr).toContain(
       'genser: 0 changed and 7 gone from the feed of 25 known products (7) is more than --max-change allows (20%, 5): nothing was sent',
     );
     const reprice = Object.fromEntries([1, 2, 3, 4, 5, 6].map((i) => [i, '1234']));
     const changed = await genser(['upload', feedFile(csv(all(25), reprice))], env);
-    expect(changed.code).toBe(1);
+    expect(changed.code).toBe(6);
     expect(changed.stderr).toContain('6 changed of 25 known products (6)');
     expect(server.requests).toEqual([]);
     expect(spools(stateDir)).toEqual([]);
@@ -230,7 +230,7 @@ describe('genser upload with known products and the guard', () => {
     const reprice = Object.fromEntries([1, 2, 3, 4, 5, 6].map((i) => [i, '1234']));
     const refused = await piped(csv(all(25), reprice));
     expect(refused.stderr).toContain('6 changed of 25 known products (6) is more than --max-change allows');
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(6);
     expect(server.requests).toEqual([]);
     const one = await piped(csv(all(25), { 9: '9999' }));
     expect(one.stderr).toContain('state: 0 new, 1 changed, 24 unchanged (not sent)');

@@ -583,7 +583,7 @@ describe('products gone from the feed', () => {
 
     // 8 of 25 gone (32%): over the default 20%; nothing sent.
     const refused = await genser(['upload', catalog({ 1: '999' }, 17), '--missing', 'out-of-stock'], env);
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(6);
     expect(refused.stderr).toContain('1 changed and 8 gone from the feed of 25 known products (9)');
     expect(refused.stderr).toContain('--max-change');
     expect((await product(1)).receivedCount).toBe(1);
