@@ -12,6 +12,7 @@ import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 import { describeNextBatch } from '../time/zones.js';
 import { type Shard, type ShardCounts, shardLine, shardReport } from '../upload/shard.js';
 import { deltaLine } from '../upload/state/delta.js';
+import { recordComplete } from '../upload/state/last-complete.js';
 import type { UploadResult } from '../upload/types.js';
 import type { NightlyDeps, NightlyPlan } from './plan.js';
 import type { StateRun } from './state-run.js';
@@ -76,7 +77,11 @@ export async function settleRun(
     meta.sandbox = { url, applied, ...(db ? { db } : {}) };
   } else if (!plan.settings.dryRun && result.summary.accepted > 0)
     meta.searchable = searchableLine(feed.format, feed.kind, feed.country);
-  stateRun?.delta.finish(result.readToEnd && !result.stop);
+  const complete = result.readToEnd && !result.stop;
+  stateRun?.delta.finish(complete);
+  // What the guards compare the next run with (docs/nightly.md, "Before and after the run").
+  if (stateRun && complete && !plan.retry)
+    recordComplete(stateRun.state.db, feedRowsOf(stateRun, shard, result.summary.rows));
   if (shard && !plan.retry) meta.shard = shardReport(shard.of, shard.counts);
   const code = runExitCode(result, deps.interrupt);
   if (history)
@@ -104,6 +109,11 @@ export async function settleRun(
       ...notes.filter((line): line is string => line !== undefined),
     ],
   };
+}
+
+/** The feed's rows, all shards': as the guards' pass counted, or the shard filter, or the engine (less the gone rows). */
+function feedRowsOf(stateRun: StateRun, shard: NightlyRun['shard'], engineRows: number): number {
+  return stateRun.feedRows ?? shard?.counts.rows ?? engineRows - (stateRun.gone ?? 0);
 }
 
 function stateLine(stateRun: StateRun): string {

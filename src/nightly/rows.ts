@@ -50,7 +50,7 @@ export type MissingMode = 'ignore' | 'out-of-stock';
 const GONE_LABEL = '(gone from the feed)';
 
 /** The payload with availability OutOfStock (standard) or isInStock false (legacy). */
-function outOfStock(format: PayloadFormat, payload: Uint8Array): Uint8Array {
+export function outOfStock(format: PayloadFormat, payload: Uint8Array): Uint8Array {
   const product = JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown>;
   if (format === 'legacy') product.isInStock = false;
   else {

@@ -34,6 +34,8 @@ export interface StateRun {
   dir: string;
   /** Products gone from the feed and sent as out of stock (`--missing out-of-stock`), once counted. */
   gone?: number;
+  /** The feed's rows, all shards', as the guards' pass counted them (when it ran). */
+  feedRows?: number;
   /** Records the run's start in the history; returns its id. */
   startRun(files: string[], label?: string): string;
   /** Completes the run's history row (never throws: the run's own outcome matters more). */

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FeedRow } from '../../src/feed/index.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { Spool, spooledHooks, UNCHANGED } from '../../src/upload/spool.js';
+import { GUARDS_OFF } from '../helpers/guards-off.js';
 import { genser } from '../helpers/run-cli.js';
 import { json, productsOf, type ScriptedServer, scriptedServer, sleepMs } from './servers.js';
 
@@ -200,7 +201,10 @@ describe('genser upload with known products and the guard', () => {
     expect(server.requests).toEqual([]);
     expect(spools(stateDir)).toEqual([]);
     // Allowed once raised: the 6 go.
-    const raised = await genser(['upload', feedFile(csv(all(25), reprice)), '--max-change', '6'], env);
+    const raised = await genser(
+      ['upload', feedFile(csv(all(25), reprice)), '--max-change', '6', '--price-shock', 'off'],
+      env,
+    );
     expect(raised.code).toBe(0);
     expect(sentSkus(server).sort()).toEqual([1, 2, 3, 4, 5, 6].map(sku).sort());
   });
@@ -302,7 +306,7 @@ describe('genser upload with known products and the guard', () => {
       return { ...ran, bodies, report: JSON.parse(readFileSync(report, 'utf8')) as unknown };
     };
     const a = await runOf(spooled, []);
-    const b = await runOf(streamed, ['--max-change', '100%']);
+    const b = await runOf(streamed, ['--max-change', '100%', ...GUARDS_OFF]);
 
     expect(a.code).toBe(1);
     expect(a.stderr).toContain('state: 2 new, 2 changed, 20 unchanged (not sent); 1 gone from the feed');

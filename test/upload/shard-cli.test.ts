@@ -8,6 +8,7 @@ import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { openDatabase } from '../../src/storage/sqlite.js';
 import { shardOf } from '../../src/upload/shard.js';
+import { GUARDS_OFF } from '../helpers/guards-off.js';
 import { genser } from '../helpers/run-cli.js';
 import { json, productsOf, type ScriptedServer, scriptedServer } from './servers.js';
 
@@ -176,7 +177,17 @@ describe('--shard against the sandbox', () => {
       [noSku],
     );
     const run = await genser(
-      ['upload', broken, '--shard', '2/3', '--missing', 'out-of-stock', '--max-change', '100%'],
+      [
+        'upload',
+        broken,
+        '--shard',
+        '2/3',
+        '--missing',
+        'out-of-stock',
+        '--max-change',
+        '100%',
+        ...GUARDS_OFF,
+      ],
       env,
     );
     expect(run.code).toBe(0);

@@ -23,6 +23,7 @@ import {
   stateFileName,
   stateSalt,
 } from '../../src/upload/state/target.js';
+import { GUARDS_OFF } from '../helpers/guards-off.js';
 import { json, productsOf, type ScriptedServer, scriptedServer } from './servers.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -628,7 +629,17 @@ describe('legacy format', () => {
     expect(first.code).toBe(0);
     expect(first.stderr).toContain(`state: ${lines.length - 1} new`);
     const second = await genser(
-      ['upload', fewer, '--format', 'legacy', '--missing', 'out-of-stock', '--max-change', '100%'],
+      [
+        'upload',
+        fewer,
+        '--format',
+        'legacy',
+        '--missing',
+        'out-of-stock',
+        '--max-change',
+        '100%',
+        ...GUARDS_OFF,
+      ],
       env,
     );
     expect(second.code).toBe(0);

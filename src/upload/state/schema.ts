@@ -96,6 +96,13 @@ export const MIGRATIONS: readonly string[] = [
      SELECT sku, file, row, line, run_id, payload FROM retry
      WHERE run_id = (SELECT id FROM runs ORDER BY seq DESC LIMIT 1) ORDER BY seq;
    DROP TABLE retry;`,
+  // 6 -> 7: what the guards compare a run with (docs/nightly.md, "Before and after the run"): the
+  // feed rows of the last complete run (one read to its end, not refused, not stopped).
+  `CREATE TABLE IF NOT EXISTS last_complete (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     rows INTEGER NOT NULL,
+     finished TEXT NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

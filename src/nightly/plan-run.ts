@@ -1,0 +1,97 @@
+import { UsageError } from '../shared/errors.js';
+import { payloadHash } from '../upload/state/delta.js';
+import type { UploadState } from '../upload/state/store.js';
+import { guardedRead } from './guard.js';
+import type { GuardTrip, OnGuard } from './guard-rules.js';
+import type { NightlyDeps, NightlyPlan } from './plan.js';
+import { newTally, type PlanTally } from './plan-tally.js';
+import { outOfStock } from './rows.js';
+import { openState } from './run.js';
+
+/**
+ * `genser plan` (docs/nightly.md, "Before and after the run"): what an upload of the same feed,
+ * settings and state would do, sending nothing. It reads the feed with the guards' own pass
+ * (./guard.ts), so the counts are the ones the upload's guards decide on.
+ */
+export interface RunPlan {
+  /** The feed's rows (all shards'). */
+  rows: number;
+  known: number;
+  tally: PlanTally;
+  /** Out-of-stock marks that would be sent (`--missing out-of-stock`); undefined: not asked. */
+  outOfStock?: number;
+  /** Products gone from the feed that the target already holds as out of stock (not sent again). */
+  alreadyOut?: number;
+  trips: GuardTrip[];
+  /** False: the feed could not be read fully, so only its size is judged. */
+  decided: boolean;
+  onGuard: OnGuard;
+  lastRows?: number;
+  full: boolean;
+  /** Stopped by Ctrl-C or SIGTERM before the feed was read. */
+  interrupted: boolean;
+}
+
+export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<RunPlan> {
+  const guards = plan.guards;
+  const stateRun = openState(plan, deps);
+  if (!stateRun || !guards)
+    throw new UsageError(
+      'a plan needs the upload state of a target',
+      'give the --api-url and key of the upload (or --sandbox with --state and --sandbox-db), and no --retry-failed',
+    );
+  try {
+    const pass = await guardedRead({
+      files: plan.files,
+      feed: plan.feed,
+      run: stateRun,
+      rules: guards,
+      missing: plan.missing,
+      log: deps.log,
+      workers: plan.workers,
+      interrupt: deps.interrupt,
+      planOnly: true,
+      ...(deps.stdin ? { stdin: deps.stdin } : {}),
+      ...(plan.shard ? { shard: { of: plan.shard, counts: { rows: 0, mine: 0 } } } : {}),
+    });
+    const found = pass.found;
+    const base = { onGuard: guards.onGuard, full: plan.full };
+    if (!found)
+      return { ...base, rows: 0, known: 0, tally: newTally(), trips: [], decided: false, interrupted: true };
+    const marks =
+      plan.missing === 'out-of-stock' && found.complete
+        ? goneMarks(stateRun.state, stateRun.delta.seenSkus, plan.feed.format)
+        : undefined;
+    return {
+      ...base,
+      rows: found.tally.rows,
+      known: found.known,
+      tally: found.tally,
+      ...(marks ? { outOfStock: marks.send, alreadyOut: marks.already } : {}),
+      trips: found.trips,
+      decided: found.decided,
+      ...(found.lastRows !== undefined ? { lastRows: found.lastRows } : {}),
+      interrupted: false,
+    };
+  } finally {
+    stateRun.state.close();
+  }
+}
+
+/**
+ * The products gone from the feed, as the upload would treat them (./rows.ts): an out-of-stock
+ * payload the target already holds is unchanged and not sent again.
+ */
+function goneMarks(
+  state: UploadState,
+  seen: ReadonlySet<string>,
+  format: NightlyPlan['feed']['format'],
+): { send: number; already: number } {
+  let send = 0;
+  let already = 0;
+  for (const { sku, payload } of state.absent((sku) => seen.has(sku))) {
+    if (payloadHash(outOfStock(format, payload)) === state.acceptedHash(sku)) already++;
+    else send++;
+  }
+  return { send, already };
+}
