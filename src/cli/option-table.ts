@@ -843,6 +843,14 @@ export const OPTIONS = {
     choices: ['ignore', 'out-of-stock'],
     commands: ['upload'],
   }),
+  missingAfter: opt({
+    flag: '--missing-after <k>',
+    help: 'with --missing out-of-stock: mark a product out of stock only once it has been missing from k complete runs in a row (a removal delay)',
+    env: 'GENSER_MISSING_AFTER',
+    default: 1,
+    parse: p.int(1),
+    commands: ['upload'],
+  }),
   maxChange: opt({
     flag: '--max-change <n|p%>',
     help: 'a guard: send nothing (exit 6) when more known products than this change or (with --missing out-of-stock) are gone',

@@ -24,6 +24,7 @@ export interface UploadCommandSettings extends FeedSettings, UploadInputs, Alert
   state?: string;
   full?: boolean;
   missing?: MissingMode;
+  missingAfter?: number;
   maxChange?: InvalidBudget;
   minRows?: number;
   minShare?: number;
@@ -128,6 +129,7 @@ export function planOf(files: string[], s: UploadCommandSettings, ctx: CommandCo
     ...(s.state !== undefined ? { state: s.state } : {}),
     full: s.full === true,
     missing: s.missing ?? 'ignore',
+    missingAfter: s.missingAfter ?? 1,
     ...(retry ? {} : { guards: guardRulesFrom(s) }),
     ...(s.maxInvalid ? { maxInvalid: s.maxInvalid } : {}),
     ...(shard ? { shard } : {}),

@@ -9,14 +9,22 @@ import { lastCompleteRows } from '../upload/state/last-complete.js';
 import type { UploadState } from '../upload/state/store.js';
 import { feedSizeTrip, type GuardRules, type GuardTrip, guardRefusal, guardTrips } from './guard-rules.js';
 import { newTally, type PlanTally, tallyUpdate } from './plan-tally.js';
-import type { MissingMode } from './rows.js';
+import { type MissingMode, markedGone } from './rows.js';
 
 export interface GuardPass {
   files: string[];
   feed: FeedOptions;
-  run: { state: UploadState; delta: Delta; full: boolean; dir: string };
+  run: {
+    state: UploadState;
+    delta: Delta;
+    full: boolean;
+    dir: string;
+    missingRuns: ReadonlyMap<string, number>;
+  };
   rules: GuardRules;
   missing: MissingMode;
+  /** `--missing-after K`: only products missing from K complete runs in a row count as gone. */
+  missingAfter: number;
   log: Logger;
   stdin?: NodeJS.ReadableStream;
   workers?: number | 'auto';
@@ -101,7 +109,8 @@ export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
       spool?.remove();
       return { interrupted: true };
     }
-    const found = findings(read, { state, delta, known, missing, rules });
+    const isGone = markedGone(delta.seenSkus, run.missingRuns, pass.missingAfter);
+    const found = findings(read, { state, isGone, known, missing, rules });
     if (!spool) return { interrupted: false, found };
     const { trips } = found;
     if (trips.length > 0 && rules.onGuard === 'refuse') throw guardRefusal(trips);
@@ -125,12 +134,18 @@ function shockMoveOf(rules: GuardRules): number {
 /** The counts of a whole pass, and (for a feed read fully) the guards that trip. */
 function findings(
   read: { tally: PlanTally; decides: boolean; complete: boolean },
-  on: { state: UploadState; delta: Delta; known: number; missing: MissingMode; rules: GuardRules },
+  on: {
+    state: UploadState;
+    isGone(sku: string): boolean;
+    known: number;
+    missing: MissingMode;
+    rules: GuardRules;
+  },
 ): PassFindings {
-  const { state, delta, known } = on;
+  const { state, known } = on;
   let gone = 0;
   if (on.missing === 'out-of-stock' && read.decides)
-    for (const sku of state.acceptedSkus()) if (!delta.seenSkus.has(sku)) gone++;
+    for (const sku of state.acceptedSkus()) if (on.isGone(sku)) gone++;
   const lastRows = lastCompleteRows(state.db);
   const counts = {
     rows: read.tally.rows,

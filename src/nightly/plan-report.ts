@@ -19,6 +19,8 @@ export interface PlanDocument {
   /** Present with --missing out-of-stock. */
   outOfStock?: number;
   alreadyOutOfStock?: number;
+  /** Absent from the feed, not yet for `--missing-after` complete runs: not marked tonight. */
+  waitingMissing?: number;
   /** Out-of-stock marks a tripped guard holds back (`--on-guard hold-removals`). */
   heldBack?: number;
   fields: Record<string, number>;
@@ -53,6 +55,7 @@ export function planDocument(plan: RunPlan, where: { target: string; files: stri
         ? { outOfStock: 0, heldBack: plan.outOfStock, alreadyOutOfStock: plan.alreadyOut ?? 0 }
         : { outOfStock: plan.outOfStock, alreadyOutOfStock: plan.alreadyOut ?? 0 }
       : {}),
+    ...(plan.waiting ? { waitingMissing: plan.waiting } : {}),
     fields: Object.fromEntries(fieldCounts(t)),
     largestPriceMoves: t.moves.map((m) => ({ ...m, percent: Math.round(m.percent * 10) / 10 })),
     guards: { decided: plan.decided, tripped, onGuard: plan.onGuard, outcome },
@@ -75,7 +78,7 @@ export function planLines(doc: PlanDocument): string[] {
   if (doc.outOfStock !== undefined) {
     const held = doc.heldBack !== undefined ? `; ${n(doc.heldBack)} held back: --on-guard hold-removals` : '';
     lines.push(
-      `  out of stock  ${n(doc.outOfStock)} (gone from the feed; ${n(doc.alreadyOutOfStock ?? 0)} already out of stock${held})`,
+      `  out of stock  ${n(doc.outOfStock)} (gone from the feed; ${n(doc.alreadyOutOfStock ?? 0)} already out of stock${held}${waiting(doc)})`,
     );
   }
   lines.push(`  refused       ${n(doc.refused)} (invalid rows: never sent; 'genser validate' shows why)`);
@@ -89,6 +92,10 @@ export function planLines(doc: PlanDocument): string[] {
     );
   lines.push(...guardLines(doc));
   return lines;
+}
+
+function waiting(doc: PlanDocument): string {
+  return doc.waitingMissing ? `; ${n(doc.waitingMissing)} missing for fewer runs than --missing-after` : '';
 }
 
 function guardLines(doc: PlanDocument): string[] {

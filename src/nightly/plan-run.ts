@@ -5,7 +5,7 @@ import { guardedRead } from './guard.js';
 import type { GuardTrip, OnGuard } from './guard-rules.js';
 import type { NightlyDeps, NightlyPlan } from './plan.js';
 import { newTally, type PlanTally } from './plan-tally.js';
-import { outOfStock } from './rows.js';
+import { markedGone, outOfStock } from './rows.js';
 import { openState } from './run.js';
 
 /**
@@ -22,6 +22,8 @@ export interface RunPlan {
   outOfStock?: number;
   /** Products gone from the feed that the target already holds as out of stock (not sent again). */
   alreadyOut?: number;
+  /** Products absent from the feed, not yet for `--missing-after` complete runs: not marked yet. */
+  waiting?: number;
   trips: GuardTrip[];
   /** False: the feed could not be read fully, so only its size is judged. */
   decided: boolean;
@@ -47,6 +49,7 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
       run: stateRun,
       rules: guards,
       missing: plan.missing,
+      missingAfter: plan.missingAfter,
       log: deps.log,
       workers: plan.workers,
       interrupt: deps.interrupt,
@@ -60,14 +63,19 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
       return { ...base, rows: 0, known: 0, tally: newTally(), trips: [], decided: false, interrupted: true };
     const marks =
       plan.missing === 'out-of-stock' && found.complete
-        ? goneMarks(stateRun.state, stateRun.delta.seenSkus, plan.feed.format)
+        ? goneMarks(
+            stateRun.state,
+            stateRun.delta.seenSkus,
+            markedGone(stateRun.delta.seenSkus, stateRun.missingRuns, plan.missingAfter),
+            plan.feed.format,
+          )
         : undefined;
     return {
       ...base,
       rows: found.tally.rows,
       known: found.known,
       tally: found.tally,
-      ...(marks ? { outOfStock: marks.send, alreadyOut: marks.already } : {}),
+      ...(marks ? { outOfStock: marks.send, alreadyOut: marks.already, waiting: marks.waiting } : {}),
       trips: found.trips,
       decided: found.decided,
       ...(found.lastRows !== undefined ? { lastRows: found.lastRows } : {}),
@@ -85,13 +93,16 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
 function goneMarks(
   state: UploadState,
   seen: ReadonlySet<string>,
+  isGone: (sku: string) => boolean,
   format: NightlyPlan['feed']['format'],
-): { send: number; already: number } {
+): { send: number; already: number; waiting: number } {
   let send = 0;
   let already = 0;
+  let waiting = 0;
   for (const { sku, payload } of state.absent((sku) => seen.has(sku))) {
-    if (payloadHash(outOfStock(format, payload)) === state.acceptedHash(sku)) already++;
+    if (!isGone(sku)) waiting++;
+    else if (payloadHash(outOfStock(format, payload)) === state.acceptedHash(sku)) already++;
     else send++;
   }
-  return { send, already };
+  return { send, already, waiting };
 }

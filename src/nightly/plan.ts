@@ -40,6 +40,8 @@ export interface NightlyPlan {
   state?: string;
   full: boolean;
   missing: MissingMode;
+  /** `--missing-after K`: marked out of stock once missing from K complete runs in a row. */
+  missingAfter: number;
   /** The guards (docs/nightly.md, "Before and after the run"); undefined: none (a retry run). */
   guards?: GuardRules;
   maxInvalid?: InvalidBudget;

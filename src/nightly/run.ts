@@ -10,7 +10,7 @@ import { guardedRead } from './guard.js';
 import { heldLine } from './guard-rules.js';
 import { checkInvalidBudget } from './invalid-budget.js';
 import type { NightlyDeps, NightlyPlan } from './plan.js';
-import { type NightlyRow, nightlyRows, retryLines, retryRows, withOrigin } from './rows.js';
+import { markedGone, type NightlyRow, nightlyRows, retryLines, retryRows, withOrigin } from './rows.js';
 import { productSender } from './sender.js';
 import { openStateRun, type StateRun } from './state-run.js';
 
@@ -110,6 +110,7 @@ async function sourceOf(run: NightlyRun): Promise<Source> {
     run: stateRun,
     rules: plan.guards,
     missing: plan.missing,
+    missingAfter: plan.missingAfter,
     log: deps.log,
     workers: plan.workers,
     interrupt: deps.interrupt,
@@ -119,6 +120,7 @@ async function sourceOf(run: NightlyRun): Promise<Source> {
   if (!guard.spool)
     return guard.interrupted ? { rows: noRows(), fromFeed: false, history } : { fromFeed: true, history };
   stateRun.feedRows = guard.found.tally.rows;
+  stateRun.held = guard.holdRemovals;
   if (guard.holdRemovals) deps.log.warn(heldLine(guard.found.trips, guard.found.gone));
   return {
     rows: withOrigin(guard.spool.rows(), 'feed'),
@@ -177,7 +179,7 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
           ? {
               gone: {
                 state: stateRun.state,
-                delta: stateRun.delta,
+                isGone: markedGone(stateRun.delta.seenSkus, stateRun.missingRuns, plan.missingAfter),
                 counted: (n: number) => (stateRun.gone = n),
               },
             }

@@ -5,6 +5,7 @@ import type { Logger } from '../shared/logger.js';
 import type { PayloadFormat } from '../shared/types.js';
 import { type Shard, shardName } from '../upload/shard.js';
 import { Delta } from '../upload/state/delta.js';
+import { missingRuns } from '../upload/state/last-complete.js';
 import { finishRun, startRun } from '../upload/state/runs.js';
 import { UploadState } from '../upload/state/store.js';
 import {
@@ -36,6 +37,10 @@ export interface StateRun {
   gone?: number;
   /** The feed's rows, all shards', as the guards' pass counted them (when it ran). */
   feedRows?: number;
+  /** A guard tripped and the run held back its removals: it is no complete run for the guards. */
+  held?: boolean;
+  /** Per SKU absent from the feed, the complete runs in a row it has been (`--missing-after`). */
+  missingRuns: ReadonlyMap<string, number>;
   /** Records the run's start in the history; returns its id. */
   startRun(files: string[], label?: string): string;
   /** Completes the run's history row (never throws: the run's own outcome matters more). */
@@ -113,6 +118,7 @@ export function openStateRun(
     full,
     ...(note ? { note } : {}),
     dir,
+    missingRuns: missingRuns(state.db),
     startRun(files, label) {
       const id = startRun(state.db, label ?? files.map((f) => (f === '-' ? f : resolve(f))).join(' '));
       this.delta.runId = id;

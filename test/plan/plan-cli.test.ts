@@ -178,6 +178,32 @@ describe('genser plan', () => {
     });
   });
 
+  it('--missing-after 2: a product is marked out of stock on the second complete run it is missing from', async () => {
+    const env = await target();
+    const s = server!;
+    expect((await genser(['upload', feed(range(1, 10))], env)).code).toBe(0);
+    const args = ['--missing', 'out-of-stock', '--missing-after', '2'];
+    const night = async (keep: number[]) => {
+      s.requests.length = 0;
+      const file = feed(keep);
+      const doc = JSON.parse((await genser(['plan', file, ...args, '--json'], env)).stdout) as PlanDocument;
+      expect((await genser(['upload', file, ...args], env)).code).toBe(0);
+      return { doc, marked: sent(s, new Set(range(1, 10).map(sku))).outOfStock };
+    };
+    // 10 and 9 go missing on different nights; 9 comes back before its second night.
+    const one = await night(range(1, 9));
+    expect(one.doc).toMatchObject({ outOfStock: 0, waitingMissing: 1 });
+    expect(one.marked).toEqual([]);
+    const two = await night(range(1, 8));
+    expect(two.doc).toMatchObject({ outOfStock: 1, waitingMissing: 1 });
+    expect(two.marked).toEqual([sku(10)]);
+    const three = await night([...range(1, 8), 9]);
+    expect(three.marked).toEqual([]);
+    const four = await night(range(1, 8));
+    expect(four.doc).toMatchObject({ outOfStock: 0, alreadyOutOfStock: 1, waitingMissing: 1 });
+    expect(four.marked).toEqual([]);
+  });
+
   it('an empty feed trips --min-rows; a plan needs a target', async () => {
     const env = await target();
     expect((await genser(['upload', feed(range(1, 5))], env)).code).toBe(0);
