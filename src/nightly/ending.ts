@@ -12,7 +12,6 @@ import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 import { describeNextBatch } from '../time/zones.js';
 import { type Shard, type ShardCounts, shardLine, shardReport } from '../upload/shard.js';
 import { deltaLine } from '../upload/state/delta.js';
-import { recordComplete, recordMissing } from '../upload/state/last-complete.js';
 import type { UploadResult } from '../upload/types.js';
 import type { NightlyDeps, NightlyPlan } from './plan.js';
 import type { StateRun } from './state-run.js';
@@ -78,16 +77,16 @@ export async function settleRun(
   } else if (!plan.settings.dryRun && result.summary.accepted > 0)
     meta.searchable = searchableLine(feed.format, feed.kind, feed.country);
   const complete = result.readToEnd && !result.stop;
-  stateRun?.delta.finish(complete);
+  await stateRun?.delta.finish(complete);
   // What the guards compare the next run with (docs/nightly.md, "Before and after the run").
   if (stateRun && complete && !plan.retry && !stateRun.held) {
-    recordComplete(stateRun.state.db, feedRowsOf(stateRun, shard, result.summary.rows));
-    if (plan.missing === 'out-of-stock') recordAbsent(stateRun);
+    await stateRun.state.recordComplete(feedRowsOf(stateRun, shard, result.summary.rows));
+    if (plan.missing === 'out-of-stock') await recordAbsent(stateRun);
   }
   if (shard && !plan.retry) meta.shard = shardReport(shard.of, shard.counts);
   const code = runExitCode(result, deps.interrupt);
   if (history)
-    stateRun?.finishRun(
+    await stateRun?.finishRun(
       history.id,
       result,
       code,
@@ -114,10 +113,11 @@ export async function settleRun(
 }
 
 /** `--missing-after`: each known product absent from this complete run, counted one run more. */
-function recordAbsent(stateRun: StateRun): void {
+async function recordAbsent(stateRun: StateRun): Promise<void> {
   const seen = stateRun.delta.seenSkus;
-  const absent = [...stateRun.state.acceptedSkus()].filter((sku) => !seen.has(sku));
-  recordMissing(stateRun.state.db, absent, stateRun.missingRuns);
+  const absent: string[] = [];
+  for await (const sku of stateRun.state.acceptedSkus()) if (!seen.has(sku)) absent.push(sku);
+  await stateRun.state.recordMissing(absent, stateRun.missingRuns);
 }
 
 /** The feed's rows, all shards': as the guards' pass counted, or the shard filter, or the engine (less the gone rows). */

@@ -5,7 +5,6 @@ import { untilStopped } from '../shared/until-stopped.js';
 import { inShard, type Shard, type ShardCounts } from '../upload/shard.js';
 import { Spool, UNCHANGED } from '../upload/spool.js';
 import type { Delta } from '../upload/state/delta.js';
-import { lastCompleteRows } from '../upload/state/last-complete.js';
 import type { UploadState } from '../upload/state/store.js';
 import { feedSizeTrip, type GuardRules, type GuardTrip, guardRefusal, guardTrips } from './guard-rules.js';
 import { newTally, type PlanTally, tallyUpdate } from './plan-tally.js';
@@ -79,16 +78,16 @@ export function guardsApply(rules: GuardRules, known: number): boolean {
 export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
   const { run, rules, missing, log } = pass;
   const { state, delta } = run;
-  const known = state.knownCount();
+  const known = await state.knownCount();
   if (!pass.planOnly && !guardsApply(rules, known)) return { interrupted: false };
   // The accepted source keys, read while the feed's threads start: rows with one of them are not
   // mapped again (--full maps all). The other rows' hashes: when most rows are skipped, the few
   // others are looked up one by one; else (--full, a state from before source keys) all are read
   // in one scan (BENCHMARKS.md, "The nightly case").
   const keys = {
-    known: () => {
-      const table = run.full ? KnownSources.build([]) : state.knownSources();
-      if (table.size < known / 2) delta.preloadHashes(state.acceptedHashes());
+    known: async () => {
+      const table = run.full ? KnownSources.build([]) : await state.knownSources();
+      if (table.size < known / 2) delta.preloadHashes(await state.acceptedHashes());
       return table;
     },
   };
@@ -110,7 +109,7 @@ export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
       return { interrupted: true };
     }
     const isGone = markedGone(delta.seenSkus, run.missingRuns, pass.missingAfter);
-    const found = findings(read, { state, isGone, known, missing, rules });
+    const found = await findings(read, { state, isGone, known, missing, rules });
     if (!spool) return { interrupted: false, found };
     const { trips } = found;
     if (trips.length > 0 && rules.onGuard === 'refuse') throw guardRefusal(trips);
@@ -132,7 +131,7 @@ function shockMoveOf(rules: GuardRules): number {
 }
 
 /** The counts of a whole pass, and (for a feed read fully) the guards that trip. */
-function findings(
+async function findings(
   read: { tally: PlanTally; decides: boolean; complete: boolean },
   on: {
     state: UploadState;
@@ -141,12 +140,12 @@ function findings(
     missing: MissingMode;
     rules: GuardRules;
   },
-): PassFindings {
+): Promise<PassFindings> {
   const { state, known } = on;
   let gone = 0;
   if (on.missing === 'out-of-stock' && read.decides)
-    for (const sku of state.acceptedSkus()) if (on.isGone(sku)) gone++;
-  const lastRows = lastCompleteRows(state.db);
+    for await (const sku of state.acceptedSkus()) if (on.isGone(sku)) gone++;
+  const lastRows = await state.lastCompleteRows();
   const counts = {
     rows: read.tally.rows,
     changed: read.tally.updated,
@@ -226,26 +225,26 @@ async function spoolFeed(
     }
     // The state's own comparison (an unanswered earlier batch counts); it notes the keys of rows
     // found the same, so the next run skips them.
-    const { last, same } = delta.compare(item.sku, json, item.source);
+    const { last, same } = await delta.compare(item.sku, json, item.source);
     if (last === undefined) tally.created++;
     else if (same) tally.unchanged++;
-    else tallyChange(tally, run, item.sku, json);
+    else await tallyChange(tally, run, item.sku, json);
     spool.add(item, same && !run.full ? UNCHANGED : json);
   }
-  delta.flushNotes();
+  await delta.flushNotes();
   // The whole feed was read (a reading failure throws before this; a stop leaves the table as it was).
-  if (shard && !run.interrupt.aborted) run.state.replaceOtherShards(otherShards);
+  if (shard && !run.interrupt.aborted) await run.state.replaceOtherShards(otherShards);
   return { tally, skipped, decides, complete };
 }
 
 /** An update counted with the payload it replaces (its fields and price move). */
-function tallyChange(
+async function tallyChange(
   tally: PlanTally,
   run: { state: UploadState; shockMove: number },
   sku: string,
   json: Uint8Array,
-): void {
-  const before = run.state.acceptedPayload(sku);
+): Promise<void> {
+  const before = (await run.state.acceptedPayloads([sku])).get(sku);
   const parse = (bytes: Uint8Array) =>
     JSON.parse(Buffer.from(bytes).toString('utf8')) as Record<string, unknown>;
   if (before) tallyUpdate(tally, sku, parse(before), parse(json), run.shockMove);

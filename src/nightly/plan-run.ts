@@ -36,12 +36,14 @@ export interface RunPlan {
 
 export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<RunPlan> {
   const guards = plan.guards;
-  const stateRun = openState(plan, deps);
-  if (!stateRun || !guards)
+  const stateRun = await openState(plan, deps);
+  if (!stateRun || !guards) {
+    await stateRun?.state.close();
     throw new UsageError(
       'a plan needs the upload state of a target',
       'give the --api-url and key of the upload (or --sandbox with --state and --sandbox-db), and no --retry-failed',
     );
+  }
   try {
     const pass = await guardedRead({
       files: plan.files,
@@ -63,7 +65,7 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
       return { ...base, rows: 0, known: 0, tally: newTally(), trips: [], decided: false, interrupted: true };
     const marks =
       plan.missing === 'out-of-stock' && found.complete
-        ? goneMarks(
+        ? await goneMarks(
             stateRun.state,
             stateRun.delta.seenSkus,
             markedGone(stateRun.delta.seenSkus, stateRun.missingRuns, plan.missingAfter),
@@ -82,7 +84,7 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
       interrupted: false,
     };
   } finally {
-    stateRun.state.close();
+    await stateRun.state.close();
   }
 }
 
@@ -90,18 +92,18 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
  * The products gone from the feed, as the upload would treat them (./rows.ts): an out-of-stock
  * payload the target already holds is unchanged and not sent again.
  */
-function goneMarks(
+async function goneMarks(
   state: UploadState,
   seen: ReadonlySet<string>,
   isGone: (sku: string) => boolean,
   format: NightlyPlan['feed']['format'],
-): { send: number; already: number; waiting: number } {
+): Promise<{ send: number; already: number; waiting: number }> {
   let send = 0;
   let already = 0;
   let waiting = 0;
-  for (const { sku, payload } of state.absent((sku) => seen.has(sku))) {
+  for await (const { sku, payload } of state.absent((sku) => seen.has(sku))) {
     if (!isGone(sku)) waiting++;
-    else if (payloadHash(outOfStock(format, payload)) === state.acceptedHash(sku)) already++;
+    else if (payloadHash(outOfStock(format, payload)) === (await state.acceptedHash(sku))) already++;
     else send++;
   }
   return { send, already, waiting };

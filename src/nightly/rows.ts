@@ -93,7 +93,7 @@ async function* goneRows(
   }
   if (broken) return counted(0);
   let count = 0;
-  for (const { sku, payload } of state.absent((sku) => !isGone(sku))) {
+  for await (const { sku, payload } of state.absent((sku) => !isGone(sku))) {
     count++;
     yield {
       origin: 'gone',
