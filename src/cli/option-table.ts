@@ -845,7 +845,7 @@ export const OPTIONS = {
   }),
   missingAfter: opt({
     flag: '--missing-after <k>',
-    help: 'with --missing out-of-stock: mark a product out of stock only once it has been missing from k complete runs in a row (a removal delay)',
+    help: 'with --missing out-of-stock, mark a product out of stock only once it has been missing from k complete runs in a row (a removal delay)',
     env: 'GENSER_MISSING_AFTER',
     default: 1,
     parse: p.int(1),
