@@ -27,6 +27,11 @@ export async function runPlan(
       'genser plan takes a feed: --retry-failed has nothing to plan',
       'drop --retry-failed',
     );
+  if (s.sandbox && s.state === undefined)
+    throw new UsageError(
+      'a plan needs the upload state of a target: --sandbox keeps none without --state',
+      'give --state DIR and --sandbox-db FILE, as the uploads to that sandbox do',
+    );
   const plan = planOf(files, { ...s, dryRun: false }, ctx);
   const target = s.sandbox ? undefined : checkTarget({ ...s, dryRun: false }, false, loadedKey);
   const sandbox = s.sandbox
