@@ -217,7 +217,7 @@ describe('genser plan', () => {
     const noTarget = await genser(['plan', empty], { GENSER_STATE_DIR: env.GENSER_STATE_DIR });
     expect(noTarget.code).toBe(2);
     expect(noTarget.stderr).toContain('no product API url');
-    const noState = await genser(['plan', empty, '--sandbox'], { GENSER_STATE_DIR: env.GENSER_STATE_DIR });
+    const noState = await genser(['plan', empty, '--sandbox']);
     expect(noState.code).toBe(2);
     expect(noState.stderr).toContain('--sandbox keeps none without --state');
     expect(noState.stderr).not.toContain('started an embedded sandbox');
