@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Papa from 'papaparse';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PlanDocument } from '../../src/nightly/plan-report.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { genser } from '../helpers/run-cli.js';
+import { catalogCsv, catalogHeader, catalogPrice, catalogSku } from '../helpers/sample-catalog.js';
 import { json, productsOf, type ScriptedServer, scriptedServer } from '../upload/servers.js';
 
 /**
@@ -13,31 +13,16 @@ import { json, productsOf, type ScriptedServer, scriptedServer } from '../upload
  * would send, sending nothing; the upload then sends exactly that. Against a real server on 127.0.0.1.
  */
 
-const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'genser-plan-'));
 let n = 0;
 const fresh = (name: string) => join(dir, `${name}-${++n}`);
+const sku = catalogSku;
+const price = catalogPrice;
 
-const [header, ...sample] = Papa.parse<string[]>(
-  readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8'),
-  {
-    skipEmptyLines: true,
-  },
-).data;
-const PRICE = header.indexOf('price');
-const SKU = header.indexOf('sku');
-const sku = (i: number) => sample[i - 1][SKU];
-const price = (i: number) => Number(sample[i - 1][PRICE]);
-
-/** The fixture's rows `keep` (1-based), some with another price. */
+/** The fixture's rows `keep` (1-based), some with another price, in a file. */
 function feed(keep: number[], reprice: Record<number, string> = {}): string {
-  const rows = keep.map((i) => {
-    const row = [...sample[i - 1]];
-    if (reprice[i] !== undefined) row[PRICE] = reprice[i];
-    return row;
-  });
   const file = `${fresh('feed')}.csv`;
-  writeFileSync(file, `${Papa.unparse([header, ...rows], { newline: '\n' })}\n`);
+  writeFileSync(file, catalogCsv(keep, reprice));
   return file;
 }
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -208,7 +193,7 @@ describe('genser plan', () => {
     const env = await target();
     expect((await genser(['upload', feed(range(1, 5))], env)).code).toBe(0);
     const empty = `${fresh('empty')}.csv`;
-    writeFileSync(empty, `${header.join(',')}\n`);
+    writeFileSync(empty, `${catalogHeader.join(',')}\n`);
     const refused = await genser(['upload', empty, '--min-share', '0'], env);
     expect(refused.code).toBe(6);
     expect(refused.stderr).toContain(

@@ -3,13 +3,13 @@ import { constants, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, w
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Papa from 'papaparse';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FeedRow } from '../../src/feed/index.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { Spool, spooledHooks, UNCHANGED } from '../../src/upload/spool.js';
 import { GUARDS_OFF } from '../helpers/guards-off.js';
 import { genser } from '../helpers/run-cli.js';
+import { catalogCsv, catalogSku } from '../helpers/sample-catalog.js';
 import { json, productsOf, type ScriptedServer, scriptedServer, sleepMs } from './servers.js';
 
 /**
@@ -28,25 +28,8 @@ const freshDir = (name: string) => {
   return d;
 };
 
-const [header, ...sample] = Papa.parse<string[]>(
-  readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8'),
-  {
-    skipEmptyLines: true,
-  },
-).data;
-const PRICE = header.indexOf('price');
-const SKU = header.indexOf('sku');
-const sku = (i: number) => sample[i - 1][SKU];
-
-/** The fixture's rows `keep` (1-based, in order), with some given another price. */
-function csv(keep: number[], reprice: Record<number, string> = {}): string {
-  const rows = keep.map((i) => {
-    const row = [...sample[i - 1]];
-    if (reprice[i] !== undefined) row[PRICE] = reprice[i];
-    return row;
-  });
-  return `${Papa.unparse([header, ...rows], { newline: '\n' })}\n`;
-}
+const sku = catalogSku;
+const csv = catalogCsv;
 
 function feedFile(text: string): string {
   const file = `${fresh('feed')}.csv`;
