@@ -92,8 +92,20 @@ const opt = <S extends OptionSpec<any>>(spec: S): S => spec;
 const FEED: CommandName[] = ['validate', 'convert', 'upload'];
 const ALL: CommandName[] = [...COMMANDS];
 const REPORTING: CommandName[] = ['validate', 'convert', 'upload', 'events validate', 'events send'];
-/** The commands that make requests to a configured host (docs/networks.md). */
-const NETWORK: CommandName[] = ['upload', 'stock', 'events send', 'events backfill', 'search', 'doctor'];
+/**
+ * The commands that make requests (docs/networks.md): to a configured host, or for a feed given
+ * as an http(s) URL (validate, convert).
+ */
+const NETWORK: CommandName[] = [
+  'validate',
+  'convert',
+  'upload',
+  'stock',
+  'events send',
+  'events backfill',
+  'search',
+  'doctor',
+];
 
 export const FORMATS = ['standard', 'legacy'] as const satisfies readonly PayloadFormat[];
 export const KINDS = ['products', 'contents', 'filters'] as const satisfies readonly LegacyKind[];

@@ -8,6 +8,7 @@ import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
 import { resolveShard, type Shard } from '../upload/shard.js';
 import { type AlertInputs, withAlerts } from './alerting.js';
 import type { CommandContext } from './context.js';
+import { feedRemote } from './feed-remote.js';
 import { type FeedSettings, feedOptionsFrom, workersFrom } from './feed-settings.js';
 import { embeddedTarget, printEnding } from './product-ending.js';
 import { requireTarget, withSending } from './sending.js';
@@ -77,6 +78,7 @@ export async function runUpload(
             env: ctx.env,
             interrupt: stop.signal,
             ...(ctx.network ? { network: ctx.network } : {}),
+            remote: feedRemote(ctx),
             ...(files.includes('-') ? { stdin: process.stdin } : {}),
             ...(s.quiet || s.json ? {} : { progress: ctx.stderr }),
             onLogger: (say) => {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { emptyStats, type FeedRow, type FeedStats, feedRows, isClean, tally } from '../feed/index.js';
 import { oneLine } from '../http/response.js';
+import { isUrl, sourceName } from '../read/index.js';
 import { missingFieldLines } from '../report/missing-fields.js';
 import { buildValidateReport, type ValidateReport, validateSummaryLines } from '../report/validate-report.js';
 import { ExitError, UsageError } from '../shared/errors.js';
@@ -9,6 +10,7 @@ import type { Logger } from '../shared/logger.js';
 import { startSpinner } from '../shared/spinner.js';
 import type { FeedOptions } from '../shared/types.js';
 import type { CommandContext } from './context.js';
+import { feedRemote } from './feed-remote.js';
 import { type FeedSettings, feedOptionsFrom, workersFrom } from './feed-settings.js';
 import { finishReports, reportersOf } from './reporting.js';
 
@@ -27,7 +29,7 @@ export interface FeedRun {
 
 export function prepareRun(files: string[], settings: FeedSettings, ctx: CommandContext): FeedRun {
   for (const file of files) {
-    if (file !== '-' && !existsSync(file)) {
+    if (file !== '-' && !isUrl(file) && !existsSync(file)) {
       throw new UsageError(`input file ${file} does not exist`, 'check the path (use - to read stdin)');
     }
   }
@@ -94,7 +96,7 @@ export async function driveFeed(
       run.options,
       progress.log,
       files.includes('-') ? process.stdin : undefined,
-      { serialize: onItem !== undefined, workers: workersFrom(run.settings) },
+      { serialize: onItem !== undefined, workers: workersFrom(run.settings), remote: feedRemote(ctx) },
     )) {
       tally(stats, item);
       if (item.row > 0) lastRow = item.row;
@@ -110,7 +112,7 @@ export async function driveFeed(
   const report = buildValidateReport({
     format: run.options.format,
     kind: run.options.kind,
-    files,
+    files: files.map(sourceName),
     stats,
     collector,
   });

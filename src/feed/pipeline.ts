@@ -7,7 +7,7 @@ import { transformReads } from '../map/transforms/index.js';
 import { buildLegacy } from '../payload/legacy.js';
 import { normalizeLegacyObject, normalizeStandardNode } from '../payload/normalize.js';
 import { buildStandardProduct } from '../payload/standard.js';
-import { readFeed } from '../read/index.js';
+import { readFeed, sourceName } from '../read/index.js';
 import { inputTypeFromName } from '../read/input-type.js';
 import { isObject } from '../shared/is-object.js';
 import type { Logger } from '../shared/logger.js';
@@ -139,7 +139,7 @@ export async function* processReads(
 ): AsyncGenerator<FeedRow> {
   options = withRunDate(options);
   const feed = new FeedProcessor(options, mapping, sources, keying);
-  const settler = new Settler(sources, options);
+  const settler = new Settler(sources.map(sourceName), options);
   const runDate = new Date(options.runDate!);
   const out: ProcessedItem[] = [];
   const rows: FeedRow[] = [];

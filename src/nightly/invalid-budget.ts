@@ -1,4 +1,5 @@
 import { feedRows } from '../feed/index.js';
+import { isUrl, sourceName } from '../read/index.js';
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { redact } from '../shared/secrets.js';
@@ -18,6 +19,12 @@ export async function checkInvalidBudget(plan: NightlyPlan, deps: NightlyDeps): 
     throw new UsageError(
       '--max-invalid cannot be used with stdin ("-")',
       'stdin cannot be read twice; save the feed to a file',
+    );
+  const url = plan.files.find(isUrl);
+  if (url)
+    throw new UsageError(
+      `--max-invalid cannot be used with a feed from a URL (${sourceName(url)})`,
+      'its pass would download the feed a second time; download it to a file first, or use --max-change',
     );
   let rows = 0;
   let invalid = 0;

@@ -111,6 +111,7 @@ async function sourceOf(run: NightlyRun): Promise<Source> {
     workers: plan.workers,
     interrupt: deps.interrupt,
     ...(deps.stdin ? { stdin: deps.stdin } : {}),
+    ...(deps.remote ? { remote: deps.remote } : {}),
     ...(run.shard ? { shard: run.shard } : {}),
   });
   if (guard.spool)
@@ -153,6 +154,7 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
       feedRows(plan.files, plan.feed, progress.log, deps.stdin, {
         serialize: true,
         workers: plan.workers,
+        remote: deps.remote,
         // With state, each row's source key is kept with its accepted payload; rows with a key
         // accepted before are skipped (docs/nightly.md, "Unchanged rows"), unless --full.
         ...(stateRun ? { keys: stateRun.full ? {} : { known: () => stateRun.state.knownSources() } } : {}),

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isUrl, sourceName } from '../read/index.js';
 import { ExitCode } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { PayloadFormat } from '../shared/types.js';
@@ -112,7 +113,10 @@ export function openStateRun(
     ...(note ? { note } : {}),
     dir,
     startRun(files, label) {
-      const id = startRun(state.db, label ?? files.map((f) => (f === '-' ? f : resolve(f))).join(' '));
+      const id = startRun(
+        state.db,
+        label ?? files.map((f) => (f === '-' ? f : isUrl(f) ? sourceName(f) : resolve(f))).join(' '),
+      );
       this.delta.runId = id;
       return id;
     },

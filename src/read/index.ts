@@ -7,7 +7,8 @@ import { readNdjson } from './ndjson.js';
 import { planRead, type ReadOptions, type ReadPlan } from './plan.js';
 
 export { inputTypeFromName } from './input-type.js';
-export { delimiterOption, type ReadOptions, type ReadPlan, STDIN_NAME } from './plan.js';
+export { delimiterOption, type ReadOptions, type ReadPlan, STDIN_NAME, sourceName } from './plan.js';
+export { FeedUnchanged, feedAuthHeader, isUrl, type RemoteSettings, type Validators } from './remote.js';
 
 /**
  * Reads one feed as records in order, with issues where problems occur (docs/reading.md).
