@@ -345,6 +345,14 @@ export const OPTIONS = {
     commands: [...REPORTING, 'stock'],
     isPath: true,
   }),
+  rejects: opt({
+    flag: '--rejects <file>',
+    help: 'write every refused or rejected row as it was in the source, plus genser_row, genser_line, genser_problem (CSV in, CSV out; JSON/NDJSON in, NDJSON out), to fix and feed back',
+    env: 'GENSER_REJECTS',
+    parse: p.path,
+    commands: FEED,
+    isPath: true,
+  }),
   reporter: opt({
     flag: '--reporter <name[=file]>',
     help: 'write a report: human (stderr), json, junit, github, html; =FILE writes it to a file (repeatable; docs/ci.md)',

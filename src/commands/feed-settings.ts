@@ -1,4 +1,6 @@
 import { readMappingDefaults } from '../map/mapping-file.js';
+import type { RejectsFile } from '../report/rejects.js';
+import type { Logger } from '../shared/logger.js';
 import type {
   EncodingName,
   FeedOptions,
@@ -29,6 +31,24 @@ export interface FeedSettings {
   json?: boolean;
   quiet?: boolean;
   warnings: boolean;
+  /** `--rejects FILE`: refused and rejected rows as they were in the source (src/report/rejects.ts). */
+  rejects?: string;
+}
+
+/** Writes the rows owed to `--rejects` (read again from their files) and says what was written. */
+export async function finishRejects(
+  rejects: RejectsFile,
+  files: string[],
+  feed: FeedOptions,
+  log: Logger,
+): Promise<void> {
+  const read = { encoding: feed.encoding, delimiter: feed.delimiter, inputType: feed.inputType };
+  const missed = await rejects.finish(files, read, log);
+  log.info(`--rejects: ${rejects.written} row(s) written to ${rejects.path}`);
+  if (missed > 0)
+    log.warn(
+      `--rejects: ${missed} row(s) could not be written (their feed came from stdin or a URL, which is read once); the report names them`,
+    );
 }
 
 /**

@@ -1,7 +1,10 @@
+import type { NightlyEnding } from '../nightly/ending.js';
 import type { NightlyPlan, NightlyTarget } from '../nightly/plan.js';
 import type { MissingMode } from '../nightly/rows.js';
 import { runNightly } from '../nightly/run.js';
+import { RejectsFile, rejectsKind } from '../report/rejects.js';
 import { UsageError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
 import type { BackendChoice } from '../storage/sqlite.js';
 import type { InvalidBudget } from '../upload/budget.js';
 import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
@@ -9,7 +12,7 @@ import { resolveShard, type Shard } from '../upload/shard.js';
 import { type AlertInputs, withAlerts } from './alerting.js';
 import type { CommandContext } from './context.js';
 import { feedRemote } from './feed-remote.js';
-import { type FeedSettings, feedOptionsFrom, workersFrom } from './feed-settings.js';
+import { type FeedSettings, feedOptionsFrom, finishRejects, workersFrom } from './feed-settings.js';
 import { embeddedTarget, printEnding } from './product-ending.js';
 import { requireTarget, withSending } from './sending.js';
 
@@ -71,26 +74,56 @@ export async function runUpload(
       },
       async ({ stop, sandbox: running }) => {
         const to: NightlyTarget | undefined = running ? embeddedTarget(running, s.sandboxDb) : target;
-        const ending = await runNightly(
-          { ...plan, ...(to ? { target: to } : {}) },
-          {
-            log,
-            env: ctx.env,
-            interrupt: stop.signal,
-            ...(ctx.network ? { network: ctx.network } : {}),
-            remote: feedRemote(ctx),
-            ...(files.includes('-') ? { stdin: process.stdin } : {}),
-            ...(s.quiet || s.json ? {} : { progress: ctx.stderr }),
-            onLogger: (say) => {
-              stop.say = say;
+        const rejects = s.rejects
+          ? new RejectsFile(s.rejects, rejectsKind(files, plan.feed.inputType))
+          : undefined;
+        if (rejects) plan.feed.keepRecords = true;
+        const ending = await withRejects(rejects, files, plan, log, () =>
+          runNightly(
+            { ...plan, ...(to ? { target: to } : {}) },
+            {
+              log,
+              env: ctx.env,
+              interrupt: stop.signal,
+              ...(ctx.network ? { network: ctx.network } : {}),
+              remote: feedRemote(ctx),
+              ...(rejects ? { rejects } : {}),
+              ...(files.includes('-') ? { stdin: process.stdin } : {}),
+              ...(s.quiet || s.json ? {} : { progress: ctx.stderr }),
+              onLogger: (say) => {
+                stop.say = say;
+              },
             },
-          },
+          ),
         );
         note(ending);
         return printEnding(ending, stop.signal, s, ctx);
       },
     ),
   );
+}
+
+/**
+ * `--rejects`: the rows the service rejected are owed to the file once the run is over (invalid
+ * rows were written as they passed); the file is finished even when the run fails.
+ */
+async function withRejects(
+  rejects: RejectsFile | undefined,
+  files: string[],
+  plan: NightlyPlan,
+  log: Logger,
+  run: () => Promise<NightlyEnding>,
+): Promise<NightlyEnding> {
+  if (!rejects) return run();
+  let ending: NightlyEnding | undefined;
+  try {
+    ending = await run();
+    return ending;
+  } finally {
+    for (const f of ending?.result.failures ?? [])
+      if (f.kind === 'rejected') rejects.rejected(f.file, f.row, f.line, f.message);
+    await finishRejects(rejects, files, plan.feed, log);
+  }
 }
 
 /** The run's plan from the settings; a feed with --retry-failed (or none without it) is a usage error. */

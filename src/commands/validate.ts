@@ -3,6 +3,7 @@ import { emptyStats, type FeedRow, type FeedStats, feedRows, isClean, tally } fr
 import { oneLine } from '../http/response.js';
 import { isUrl, sourceName } from '../read/index.js';
 import { missingFieldLines } from '../report/missing-fields.js';
+import { RejectsFile, rejectsKind } from '../report/rejects.js';
 import { buildValidateReport, type ValidateReport, validateSummaryLines } from '../report/validate-report.js';
 import { ExitError, UsageError } from '../shared/errors.js';
 import { IssueCollector } from '../shared/issue-collector.js';
@@ -11,7 +12,7 @@ import { startSpinner } from '../shared/spinner.js';
 import type { FeedOptions } from '../shared/types.js';
 import type { CommandContext } from './context.js';
 import { feedRemote } from './feed-remote.js';
-import { type FeedSettings, feedOptionsFrom, workersFrom } from './feed-settings.js';
+import { type FeedSettings, feedOptionsFrom, finishRejects, workersFrom } from './feed-settings.js';
 import { finishReports, reportersOf } from './reporting.js';
 
 /**
@@ -25,6 +26,8 @@ export interface FeedRun {
   maxErrors: number;
   /** Issues kept in detail for --json/--report (more than the human list shows). */
   keepIssues: number;
+  /** `--rejects FILE`: the refused rows, written as they pass. */
+  rejects?: RejectsFile;
 }
 
 export function prepareRun(files: string[], settings: FeedSettings, ctx: CommandContext): FeedRun {
@@ -34,13 +37,18 @@ export function prepareRun(files: string[], settings: FeedSettings, ctx: Command
     }
   }
   if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be read only once');
+  const options = feedOptionsFrom(settings, ctx);
+  if (settings.rejects) options.keepRecords = true;
   // Given anywhere (flag, env, config), the cap also applies to the JSON report; else it keeps 10,000.
   return {
-    options: feedOptionsFrom(settings, ctx),
+    options,
     settings,
     log: ctx.log,
     maxErrors: settings.maxErrors ?? 20,
     keepIssues: settings.maxErrors ?? 10_000,
+    ...(settings.rejects
+      ? { rejects: new RejectsFile(settings.rejects, rejectsKind(files, options.inputType)) }
+      : {}),
   };
 }
 
@@ -101,6 +109,7 @@ export async function driveFeed(
       tally(stats, item);
       if (item.row > 0) lastRow = item.row;
       for (const issue of item.issues) collector.add(issue);
+      run.rejects?.refused(item);
       if (onItem) await onItem(item);
       progress.tick(stats.rows);
     }
@@ -109,6 +118,7 @@ export async function driveFeed(
   } finally {
     progress.stop();
   }
+  if (run.rejects) await finishRejects(run.rejects, files, run.options, run.log);
   const report = buildValidateReport({
     format: run.options.format,
     kind: run.options.kind,

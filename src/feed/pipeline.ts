@@ -206,6 +206,7 @@ export class FileReads {
     if (attached) {
       processed.issues.unshift(...attached);
       processed.valid = processed.valid && !attached.some((i) => i.severity === 'error');
+      if (!processed.valid && this.feed.keepsRecords) processed.record = record.fields;
     }
     out.push(processed);
   }
@@ -431,6 +432,11 @@ export class FeedProcessor {
     return this.finish(record, payload, problems);
   }
 
+  /** `--rejects`: invalid items keep their source record. */
+  get keepsRecords(): boolean {
+    return this.options.keepRecords === true;
+  }
+
   private finish(
     record: SourceRecord,
     payload: Record<string, unknown> | undefined,
@@ -456,6 +462,7 @@ export class FeedProcessor {
     const gtin = gtinOf(payload);
     if (gtin !== undefined) item.gtin = gtin;
     if (payload) item.payload = payload;
+    if (!valid && this.options.keepRecords) item.record = record.fields;
     return item;
   }
 }

@@ -1,4 +1,5 @@
 import { feedRows } from '../feed/index.js';
+import type { RejectsFile } from '../report/rejects.js';
 import { untilStopped } from '../shared/until-stopped.js';
 import { newStats, uploadFeed } from '../upload/engine.js';
 import { countLines } from '../upload/estimate.js';
@@ -121,6 +122,22 @@ async function sourceOf(run: NightlyRun): Promise<Source> {
 
 async function* noRows(): AsyncGenerator<NightlyRow> {}
 
+/** The rows, each invalid one written to `--rejects` as it passes (an iterator: no promise per row). */
+function tapped(items: AsyncIterable<NightlyRow>, rejects: RejectsFile): AsyncIterableIterator<NightlyRow> {
+  const it = items[Symbol.asyncIterator]();
+  const tap = (result: IteratorResult<NightlyRow>): IteratorResult<NightlyRow> => {
+    if (!result.done && !result.value.valid) rejects.refused(result.value);
+    return result;
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next: () => it.next().then(tap),
+    return: async () => (await it.return?.()) ?? { done: true, value: undefined },
+  };
+}
+
 /** The engine's run: sender, progress, the rows until a stop, the state's hooks. */
 async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> {
   const { plan, deps, stateRun } = run;
@@ -177,7 +194,8 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
       })
     : rows;
   try {
-    return await uploadFeed(untilStopped(items, deps.interrupt), settings, {
+    const refused = deps.rejects ? tapped(items, deps.rejects) : items;
+    return await uploadFeed(untilStopped(refused, deps.interrupt), settings, {
       poster,
       log: progress.log,
       interrupt: deps.interrupt,
