@@ -162,16 +162,18 @@ export function stopWithPartial(
   throw outcome.stoppedBy;
 }
 
-/** The human summary on stderr: the verdict and problems are the output of validate, shown even with --quiet. */
+/** The human summary on stderr: the verdict and problems are the output of validate (with --quiet: the errors and the last line). */
 export function printSummary(report: ValidateReport, run: FeedRun, ctx: CommandContext): void {
+  const quiet = run.settings.quiet === true;
   const lines = [
     ...validateSummaryLines(report, {
       color: run.log.fancy,
       maxErrors: run.maxErrors,
-      warnings: run.settings.warnings && !run.settings.quiet,
+      warnings: run.settings.warnings,
+      quiet,
     }),
     // A required field missing on many rows: the one flag or mapping line that fills it.
-    ...missingFieldLines(report, { country: run.options.country }),
+    ...(quiet ? [] : missingFieldLines(report, { country: run.options.country })),
   ];
   for (const line of lines) ctx.stderr.write(`${line}\n`);
 }

@@ -1,7 +1,7 @@
 import { feedRows } from '../feed/index.js';
 import { isUrl, sourceName } from '../read/index.js';
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
+import { errorsOnly } from '../shared/logger.js';
 import { redact } from '../shared/secrets.js';
 import { untilStopped } from '../shared/until-stopped.js';
 import { exceedsBudget } from '../upload/budget.js';
@@ -28,7 +28,8 @@ export async function checkInvalidBudget(plan: NightlyPlan, deps: NightlyDeps): 
     );
   let rows = 0;
   let invalid = 0;
-  const items = feedRows(plan.files, plan.feed, quietLogger(deps.log), undefined, { serialize: false });
+  // The budget pass reads the feed once more; its warnings were or will be shown by the real pass.
+  const items = feedRows(plan.files, plan.feed, errorsOnly(deps.log), undefined, { serialize: false });
   for await (const item of untilStopped(items, deps.interrupt)) {
     if (item.row === 0) continue;
     rows++;
@@ -44,9 +45,4 @@ export async function checkInvalidBudget(plan: NightlyPlan, deps: NightlyDeps): 
     ),
     "run 'genser validate' on the feed to see every problem",
   );
-}
-
-/** The budget pass reads the feed once more; its warnings were or will be shown by the real pass. */
-function quietLogger(log: Logger): Logger {
-  return { ...log, info() {}, warn() {}, debug() {} };
 }

@@ -2,7 +2,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import Papa from 'papaparse';
 import { REJECTS_COLUMNS } from '../feed/settle.js';
 import { inputTypeFromName, isUrl, type ReadOptions, readFeed, sourceName } from '../read/index.js';
-import type { Logger } from '../shared/logger.js';
+import { errorsOnly, type Logger } from '../shared/logger.js';
 import { redact } from '../shared/secrets.js';
 import type { FeedItem, InputType } from '../shared/types.js';
 
@@ -82,7 +82,7 @@ export class RejectsFile {
         missed += owed.size;
         continue;
       }
-      for await (const item of readFeed(source, { ...read, remote: undefined }, quiet(log))) {
+      for await (const item of readFeed(source, { ...read, remote: undefined }, errorsOnly(log))) {
         if (item.type !== 'record') continue;
         const o = owed.get(item.record.row);
         if (!o) continue;
@@ -151,8 +151,4 @@ function withoutOwnColumns(record: Record<string, unknown>): Record<string, unkn
 function text(value: unknown): string {
   if (value === undefined || value === null) return '';
   return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
-function quiet(log: Logger): Logger {
-  return { ...log, info() {}, warn() {}, debug() {} };
 }
