@@ -44,7 +44,7 @@ export interface FeedRowsOptions {
      * Builds the table; called once the feed's workers are starting, so that reading the state
      * and their start-up (modules, schemas) overlap.
      */
-    known?: () => KnownSources;
+    known?: () => Promise<KnownSources>;
   };
 }
 
@@ -137,9 +137,9 @@ export async function* feedRows(
     );
     workers = 0;
   }
-  const known = () => options.keys?.known?.().data;
+  const known = async () => (await options.keys?.known?.())?.data;
   if (workers === 0) {
-    const keying = options.keys && { known: known() };
+    const keying = options.keys && { known: await known() };
     // processReads asks for the files in order: each is planned at its turn.
     let i = 0;
     const read = async () => {
@@ -166,7 +166,7 @@ export async function* feedRows(
   const ordered = new InOrder(pool, workers * PER_WORKER, new Settler(files.map(sourceName), feed));
   try {
     // Built while the workers start (see FeedRowsOptions.keys); every job carries it.
-    const table = known();
+    const table = await known();
     const withKnown = <J extends Job>(job: J): J => {
       if (table) job.known = table;
       return job;

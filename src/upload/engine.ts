@@ -130,7 +130,9 @@ export async function uploadFeed(
         const json = !item.valid ? undefined : item.unchanged && deps.state ? UNCHANGED : payloadJson(item);
         if (json === undefined) stats.invalid++;
         else {
-          const plan = deps.state ? deps.state.plan(item.sku, json, item.source) : { type: settings.type };
+          const plan = deps.state
+            ? await deps.state.plan(item.sku, json, item.source)
+            : { type: settings.type };
           if (plan === undefined) stats.unchanged++;
           else {
             // Serialized once; this very buffer is in every body (and retry) that carries the product.
