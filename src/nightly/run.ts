@@ -7,6 +7,7 @@ import { startProgress } from '../upload/progress.js';
 import { type Spool, spooledHooks } from '../upload/spool.js';
 import type { UploadResult } from '../upload/types.js';
 import { failedCode, type NightlyEnding, type NightlyRun, type RunHistory, settleRun } from './ending.js';
+import { conditionalFeed } from './feed-validators.js';
 import { guardedRead } from './guard.js';
 import { checkInvalidBudget } from './invalid-budget.js';
 import type { NightlyDeps, NightlyPlan } from './plan.js';
@@ -33,6 +34,8 @@ export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<
   let result: UploadResult | undefined;
   let spool: Spool | undefined;
   try {
+    const conditional = await conditionalFeed(plan, deps, stateRun);
+    if (conditional) run.deps = { ...deps, remote: conditional.remote };
     const source = await sourceOf(run);
     spool = source.spool;
     history = source.history;
@@ -41,7 +44,9 @@ export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<
         `state: ${stateRun.delta.resumable} batch(es) of an earlier run were never answered: sent again with their own envelope ids`,
       );
     result = await sendRows(run, source);
-    return await settleRun(run, result, history);
+    const ending = await settleRun(run, result, history);
+    if (history) await conditional?.keep(history.id, ending.code);
+    return ending;
   } catch (err) {
     if (history)
       await stateRun?.finishRun(history.id, result, failedCode(err), undefined, Date.now() - history.started);

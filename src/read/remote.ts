@@ -1,7 +1,7 @@
 import { type Download, download } from '../http/download.js';
 import type { NetworkSettings } from '../http/network.js';
 import { describeTransportError } from '../http/transport-error.js';
-import { UsageError } from '../shared/errors.js';
+import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
 import { printable } from '../shared/printable.js';
 import { registerUrlSecrets } from '../shared/secrets.js';
 import { gunzip } from './open.js';
@@ -17,6 +17,8 @@ import { gunzip } from './open.js';
 export interface Validators {
   etag?: string;
   lastModified?: string;
+  /** The run that saw them (for the message when the feed is unchanged). */
+  runId?: string;
 }
 
 export interface RemoteSettings {
@@ -31,10 +33,19 @@ export interface RemoteSettings {
   seen?: (source: string, validators: Validators) => void;
 }
 
-/** The server answered 304 to the validators of the last complete run: nothing to read. */
-export class FeedUnchanged extends Error {
-  constructor(readonly source: string) {
-    super(`${urlName(source)}: unchanged since the last complete run`);
+/**
+ * The server answered 304 to the validators of the last run that ended well: nothing is read or
+ * sent, and the run ends with exit 0 (a success, not a problem).
+ */
+export class FeedUnchanged extends ExitError {
+  constructor(
+    readonly source: string,
+    since: Validators,
+  ) {
+    super(
+      ExitCode.ok,
+      `feed unchanged since run ${since.runId ?? '(unknown)'}: ${urlName(source)} answered 304 Not Modified; nothing was downloaded or sent`,
+    );
     this.name = 'FeedUnchanged';
   }
 }
@@ -100,7 +111,7 @@ export async function openUrl(
   }
   if (res.status === 304 && since) {
     await res.close();
-    throw new FeedUnchanged(source);
+    throw new FeedUnchanged(source, since);
   }
   if (res.status !== 200) {
     await res.close();

@@ -150,3 +150,64 @@ describe('genser upload URL', () => {
     });
   }
 });
+
+describe('genser upload URL: an unchanged feed is not downloaded', () => {
+  const runIdOf = (stderr: string) => /feed unchanged since run ([0-9a-f]{8})/.exec(stderr)?.[1];
+
+  it('sends If-None-Match after a run that ended well: 304 is exit 0 and nothing is sent; a new ETag is read', async () => {
+    api = await scriptedServer((_req, res) => json(res, 200, {}));
+    const env = {
+      GENSER_API_URL: api.url,
+      GENSER_API_KEY: 'etag-key-123456',
+      GENSER_STATE_DIR: fresh('state'),
+    };
+    feeds.serve('/feed.csv', { body: catalog, etag: '"v1"' });
+    const url = `${feeds.url}/feed.csv?token=etag-query-secret`;
+    const first = await genser(['upload', url], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(feeds.requests[0].headers['if-none-match']).toBeUndefined();
+    const sent = api.requests.length;
+    expect(sent).toBeGreaterThan(0);
+
+    const second = await genser(['upload', url, '--missing', 'out-of-stock'], env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(feeds.requests[1].headers['if-none-match']).toBe('"v1"');
+    const since = runIdOf(second.stderr);
+    expect(since).toBeDefined();
+    expect(api.requests.length).toBe(sent);
+    const runs = await genser(['runs', '--json'], env);
+    expect(runs.stdout).toContain(since);
+    expect(runs.stdout + second.stderr).not.toContain('etag-query-secret');
+
+    feeds.serve('/feed.csv', { body: catalog, etag: '"v2"' });
+    const third = await genser(['upload', url], env);
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr).not.toContain('feed unchanged');
+  });
+
+  it('Last-Modified alone works too; a run that did not end well keeps nothing to compare with', async () => {
+    let reject = true;
+    api = await scriptedServer((q, res) => {
+      if (reject) return json(res, 503, {});
+      json(res, 200, {});
+    });
+    const env = {
+      GENSER_API_URL: api.url,
+      GENSER_API_KEY: 'lm-key-123456',
+      GENSER_STATE_DIR: fresh('state'),
+      GENSER_RETRIES: '0',
+    };
+    const lastModified = 'Wed, 25 Nov 2026 03:00:00 GMT';
+    feeds.serve('/feed.csv', { body: catalog, lastModified });
+    const failed = await genser(['upload', `${feeds.url}/feed.csv`], env);
+    expect(failed.code).not.toBe(0);
+    reject = false;
+    const again = await genser(['upload', `${feeds.url}/feed.csv`], env);
+    expect(feeds.requests[1].headers['if-modified-since']).toBeUndefined();
+    expect(again.code, again.stderr).toBe(0);
+    const unchanged = await genser(['upload', `${feeds.url}/feed.csv`], env);
+    expect(feeds.requests[2].headers['if-modified-since']).toBe(lastModified);
+    expect(unchanged.code).toBe(0);
+    expect(runIdOf(unchanged.stderr)).toBeDefined();
+  });
+});

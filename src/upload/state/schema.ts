@@ -96,6 +96,15 @@ export const MIGRATIONS: readonly string[] = [
      SELECT sku, file, row, line, run_id, payload FROM retry
      WHERE run_id = (SELECT id FROM runs ORDER BY seq DESC LIMIT 1) ORDER BY seq;
    DROP TABLE retry;`,
+  // 6 -> 7: the ETag / Last-Modified of each feed URL of the last run that ended well, by the
+  // URL's SHA-256 (a token in its query is not stored), so an unchanged feed is not downloaded
+  // (docs/reading.md, "Feeds from a URL").
+  `CREATE TABLE feed_validators (
+     url_hash TEXT PRIMARY KEY,
+     etag TEXT,
+     last_modified TEXT,
+     run_id TEXT NOT NULL
+   ) WITHOUT ROWID;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
