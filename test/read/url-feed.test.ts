@@ -187,7 +187,7 @@ describe('genser upload URL: an unchanged feed is not downloaded', () => {
 
   it('Last-Modified alone works too; a run that did not end well keeps nothing to compare with', async () => {
     let reject = true;
-    api = await scriptedServer((q, res) => {
+    api = await scriptedServer((_q, res) => {
       if (reject) return json(res, 503, {});
       json(res, 200, {});
     });
