@@ -135,8 +135,10 @@ export async function openStateRun(
                   sent: sum.sent,
                   accepted: sum.accepted,
                   rejected: sum.rejected,
-                  failed: sum.failed + sum.unconfirmed + sum.notSent,
+                  failed: sum.failed,
                   unchanged: sum.unchanged ?? 0,
+                  unconfirmed: sum.unconfirmed,
+                  notSent: sum.notSent,
                 },
               }
             : {}),

@@ -105,6 +105,11 @@ export const MIGRATIONS: readonly string[] = [
      last_modified TEXT,
      run_id TEXT NOT NULL
    ) WITHOUT ROWID;`,
+  // 7 -> 8: a run's rows that were never sent, or sent without a clear answer, counted apart
+  // from those the service failed (`genser runs` labelled all three "failed"). Older runs keep
+  // their sum in `failed`.
+  `ALTER TABLE runs ADD COLUMN unconfirmed INTEGER;
+   ALTER TABLE runs ADD COLUMN not_sent INTEGER;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
