@@ -1,4 +1,5 @@
 import { feedRows } from '../feed/index.js';
+import { FeedUnchanged } from '../read/index.js';
 import type { RejectsFile } from '../report/rejects.js';
 import { untilStopped } from '../shared/until-stopped.js';
 import { newStats, uploadFeed } from '../upload/engine.js';
@@ -7,7 +8,7 @@ import { startProgress } from '../upload/progress.js';
 import { type Spool, spooledHooks } from '../upload/spool.js';
 import type { UploadResult } from '../upload/types.js';
 import { failedCode, type NightlyEnding, type NightlyRun, type RunHistory, settleRun } from './ending.js';
-import { conditionalFeed } from './feed-validators.js';
+import { type ConditionalFeed, conditionalFeed } from './feed-validators.js';
 import { guardedRead } from './guard.js';
 import { checkInvalidBudget } from './invalid-budget.js';
 import type { NightlyDeps, NightlyPlan } from './plan.js';
@@ -33,8 +34,10 @@ export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<
   let history: RunHistory | undefined;
   let result: UploadResult | undefined;
   let spool: Spool | undefined;
+  let conditional: ConditionalFeed | undefined;
+  const started = Date.now();
   try {
-    const conditional = await conditionalFeed(plan, deps, stateRun);
+    conditional = await conditionalFeed(plan, deps, stateRun);
     if (conditional) run.deps = { ...deps, remote: conditional.remote };
     const source = await sourceOf(run);
     spool = source.spool;
@@ -48,8 +51,15 @@ export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<
     if (history) await conditional?.keep(history.id, ending.code);
     return ending;
   } catch (err) {
-    if (history)
-      await stateRun?.finishRun(history.id, result, failedCode(err), undefined, Date.now() - history.started);
+    // Thrown in the guard's read, the history row is started but not yet returned: the delta has its id.
+    const id = history?.id ?? stateRun?.delta.runId;
+    if (id !== undefined) {
+      const code = failedCode(err);
+      await stateRun?.finishRun(id, result, code, undefined, Date.now() - (history?.started ?? started));
+      // A failed run keeps no validators (the run's own error is what is said if that fails too);
+      // a feed unchanged leaves those of the run it matched.
+      if (!(err instanceof FeedUnchanged)) await conditional?.keep(id, code).catch(() => undefined);
+    }
     throw err;
   } finally {
     spool?.remove();

@@ -177,6 +177,10 @@ describe('genser upload URL: an unchanged feed is not downloaded', () => {
     expect(api.requests.length).toBe(sent);
     const runs = await genser(['runs', '--json'], env);
     expect(runs.stdout).toContain(since);
+    // The unchanged run is in the history, ended with exit 0 (not left as if killed).
+    const [newest] = (JSON.parse(runs.stdout) as { runs: { id: string; exitCode?: number }[] }[])[0].runs;
+    expect(newest.id).not.toBe(since);
+    expect(newest.exitCode).toBe(0);
     expect(runs.stdout + second.stderr).not.toContain('etag-query-secret');
 
     feeds.serve('/feed.csv', { body: catalog, etag: '"v2"' });
