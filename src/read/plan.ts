@@ -6,11 +6,11 @@ import type { EncodingName, InputType, ReadItem } from '../shared/types.js';
 import { binaryKind } from './binary.js';
 import { undetectedUsage, utf32Usage } from './decode.js';
 import { type ConcreteEncoding, detectEncoding, utf32Bom } from './detect-encoding.js';
+import { isUrl, type RemoteSettings, urlName } from './feed-url.js';
 import { inputTypeFromName } from './input-type.js';
 import { issueItem } from './issues.js';
 import { HEAD_BYTES } from './limits.js';
 import { checkFile, gunzip, isGzip, openBytes, peek, READ_CHUNK } from './open.js';
-import { isUrl, openUrl, type RemoteSettings, urlName } from './remote.js';
 import { excelSepLine, guessNewline, sniffDelimiter } from './sniff.js';
 import { EXPORT_CSV, spreadsheetByBytes, spreadsheetByName, spreadsheetMessage } from './spreadsheet.js';
 import { firstInvalidUtf8, incompleteTail } from './utf8.js';
@@ -49,6 +49,8 @@ async function openSource(
       `${file}: this command reads files, not URLs`,
       'Download the feed first, e.g. with curl -o.',
     );
+  // Loaded only now: a feed from a file (and every feed worker) never loads the HTTP client.
+  const { openUrl } = await import('./remote.js');
   return openUrl(source, file, options.remote);
 }
 
