@@ -100,11 +100,12 @@ describe('--rejects', () => {
     });
     const file = feed(5, 4);
     const rejects = fresh('rejects.csv');
-    const r = await genser(['upload', file, '--rejects', rejects, '--threads', '1'], {
+    const env = {
       GENSER_API_URL: server.url,
       GENSER_API_KEY: 'rejects-key-123456',
       GENSER_STATE_DIR: fresh('state'),
-    });
+    };
+    const r = await genser(['upload', file, '--rejects', rejects, '--threads', '1'], env);
     expect(r.code).toBe(1);
     const rows = parsed(rejects);
     expect(rows.map((x) => [x.sku, x.genser_row])).toEqual([
@@ -112,6 +113,13 @@ describe('--rejects', () => {
       [rejectedSku, '2'],
     ]);
     expect(rows[1].genser_problem).toBe('brand unknown');
+    // The next night knows the products: the guard's spool replays the invalid row with its record.
+    const again = fresh('again.csv');
+    expect((await genser(['upload', file, '--rejects', again, '--threads', '1'], env)).code).toBe(1);
+    expect(parsed(again).map((x) => [x.sku, x.genser_row])).toEqual([
+      [sample[3][SKU], '4'],
+      [rejectedSku, '2'],
+    ]);
     expect(rows[1]['name@en']).toBe(sample[1][header.indexOf('name@en')]);
     expect(rows[1]['name@en']).toBeTruthy();
   });
