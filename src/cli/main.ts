@@ -20,7 +20,9 @@ export function exitCodeFor(err: unknown, io: Pick<Io, 'stderr'>, debug: boolean
   }
   if (err instanceof ExitError) {
     // One line each, nothing in them a terminal interprets (a value from the feed may be quoted).
-    io.stderr.write(`${printable(redact(`genser: ${err.message}`))}\n`);
+    // Exit 0 (a feed unchanged since the last run): a plain line, not an error.
+    const prefix = err.exitCode === ExitCode.ok ? '' : 'genser: ';
+    io.stderr.write(`${printable(redact(`${prefix}${err.message}`))}\n`);
     if (err.hint) io.stderr.write(`${printable(redact(`hint: ${err.hint}`))}\n`);
     if (debug && err.stack) io.stderr.write(redact(`${err.stack}\n`));
     return err.exitCode;

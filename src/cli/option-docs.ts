@@ -75,6 +75,7 @@ export function renderOptionDocs(): string {
   out.push(
     '| `GENSER_API_KEY` | the product API key itself (or `--api-key-file`); never a flag | upload, stock (the sandbox: its test key) |',
     '| `GENSER_SERVICE_KEY` | the event service key itself (or `--service-key-file`); never a flag | events send (the sandbox: its test key) |',
+    '| `GENSER_FEED_AUTH` | a header for a feed fetched from a URL: `Bearer TOKEN`, `Basic BASE64` or `Name: value`; never a flag, never shown | validate, convert, upload |',
     '',
     END,
   );

@@ -42,7 +42,6 @@ export const COMMANDS: readonly CommandName[] = [
   'validate',
   'convert',
   'upload',
-  'plan',
   'stock',
   'sandbox',
   'events example',
@@ -95,8 +94,21 @@ const opt = <S extends OptionSpec<any>>(spec: S): S => spec;
 const FEED: CommandName[] = ['validate', 'convert', 'upload'];
 const ALL: CommandName[] = [...COMMANDS];
 const REPORTING: CommandName[] = ['validate', 'convert', 'upload', 'events validate', 'events send'];
-/** The commands that make requests to a configured host (docs/networks.md). */
-const NETWORK: CommandName[] = ['upload', 'stock', 'events send', 'events backfill', 'search', 'doctor'];
+/**
+ * The commands that make requests (docs/networks.md): to a configured host, or for a feed given
+ * as an http(s) URL (validate, convert).
+ */
+const NETWORK: CommandName[] = [
+  'validate',
+  'convert',
+  'upload',
+  'plan',
+  'stock',
+  'events send',
+  'events backfill',
+  'search',
+  'doctor',
+];
 
 export const FORMATS = ['standard', 'legacy'] as const satisfies readonly PayloadFormat[];
 export const KINDS = ['products', 'contents', 'filters'] as const satisfies readonly LegacyKind[];
@@ -334,6 +346,14 @@ export const OPTIONS = {
     env: 'GENSER_REPORT',
     parse: p.path,
     commands: [...REPORTING, 'stock'],
+    isPath: true,
+  }),
+  rejects: opt({
+    flag: '--rejects <file>',
+    help: 'write every refused or rejected row as it was in the source, plus genser_row, genser_line, genser_problem (CSV in, CSV out; JSON/NDJSON in, NDJSON out), to fix and feed back',
+    env: 'GENSER_REJECTS',
+    parse: p.path,
+    commands: FEED,
     isPath: true,
   }),
   reporter: opt({

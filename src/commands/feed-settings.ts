@@ -29,6 +29,8 @@ export interface FeedSettings {
   json?: boolean;
   quiet?: boolean;
   warnings: boolean;
+  /** `--rejects FILE`: refused and rejected rows as they were in the source (src/report/rejects.ts). */
+  rejects?: string;
 }
 
 /**

@@ -4,6 +4,7 @@ import { planNightly } from '../nightly/plan-run.js';
 import { ExitCode, UsageError } from '../shared/errors.js';
 import { redact } from '../shared/secrets.js';
 import type { CommandContext } from './context.js';
+import { feedRemote } from './feed-remote.js';
 import { embeddedTarget } from './product-ending.js';
 import { withSending } from './sending.js';
 import { checkTarget, planOf, type UploadCommandSettings } from './upload.js';
@@ -26,6 +27,11 @@ export async function runPlan(
     throw new UsageError(
       'genser plan takes a feed: --retry-failed has nothing to plan',
       'drop --retry-failed',
+    );
+  if (s.rejects !== undefined)
+    throw new UsageError(
+      'genser plan writes no rejects file: it reads the feed to count, and sends nothing',
+      'write the refused rows with genser validate FILE --rejects OUT, or drop --rejects',
     );
   if (s.sandbox && s.state === undefined)
     throw new UsageError(
@@ -52,6 +58,8 @@ export async function runPlan(
           log: ctx.log,
           env: ctx.env,
           interrupt: stop.signal,
+          ...(ctx.network ? { network: ctx.network } : {}),
+          remote: feedRemote(ctx),
           ...(files.includes('-') ? { stdin: process.stdin } : {}),
         },
       );

@@ -29,7 +29,7 @@ export function embeddedTarget(
 export function printEnding(
   ending: NightlyEnding,
   interrupt: AbortSignal,
-  s: ReportingSettings,
+  s: ReportingSettings & { quiet?: boolean },
   ctx: CommandContext,
 ): number {
   const { result, meta } = ending;
@@ -37,7 +37,7 @@ export function printEnding(
   const nothingRead = result.summary.rows === 0 && result.feed.fileErrors === 0;
   return endRun({ stop: result.stop, nothingRead, code: ending.code }, interrupt, () =>
     finishReports(reportersOf(s, ctx), { command: 'upload', report: uploadReport(result, meta) }, ctx, () => {
-      for (const line of ending.lines(ctx.log.fancy)) ctx.stderr.write(redact(`${line}\n`));
+      for (const line of ending.lines(ctx.log.fancy, s.quiet === true)) ctx.stderr.write(redact(`${line}\n`));
     }),
   );
 }

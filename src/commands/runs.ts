@@ -1,6 +1,13 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { duration, exitText, failureLines, num, runsTable, type TargetRuns } from '../report/runs-text.js';
+import {
+  countsLine,
+  duration,
+  exitText,
+  failureLines,
+  runsTable,
+  type TargetRuns,
+} from '../report/runs-text.js';
 import { ExitCode, UsageError } from '../shared/errors.js';
 import { printable } from '../shared/printable.js';
 import { type Shard, shardName } from '../upload/shard.js';
@@ -132,7 +139,7 @@ export async function runRuns(words: string[], s: RunsSettings, ctx: CommandCont
       `run ${r.id}: ${found.target.apiUrl} (${found.target.format}${found.target.shard ? `, shard ${found.target.shard}` : ''})`,
       `started ${r.started} by pid ${r.pid}, took ${duration(r.durationMs)}, exit code ${exitText(r)}`,
       `feed: ${r.feed}`,
-      `rows ${num(r.rows)}, sent ${num(r.sent)}, accepted ${num(r.accepted)}, rejected ${num(r.rejected)}, failed ${num(r.failed)}, unchanged ${num(r.unchanged)}`,
+      countsLine(r),
       ...failureLines(found.report),
     ];
     for (const l of lines) ctx.stdout.write(`${printable(l)}\n`);

@@ -2,6 +2,7 @@ import type { GuardRules, OnGuard, PriceShock } from '../nightly/guard-rules.js'
 import type { NightlyPlan, NightlyTarget } from '../nightly/plan.js';
 import type { MissingMode } from '../nightly/rows.js';
 import { runNightly } from '../nightly/run.js';
+import { RejectsFile, rejectsKind } from '../report/rejects.js';
 import { UsageError } from '../shared/errors.js';
 import type { BackendChoice } from '../storage/sqlite.js';
 import type { InvalidBudget } from '../upload/budget.js';
@@ -9,8 +10,10 @@ import { type UploadInputs, uploadSettingsFrom } from '../upload/settings.js';
 import { resolveShard, type Shard } from '../upload/shard.js';
 import { type AlertInputs, withAlerts } from './alerting.js';
 import type { CommandContext } from './context.js';
+import { feedRemote } from './feed-remote.js';
 import { type FeedSettings, feedOptionsFrom, workersFrom } from './feed-settings.js';
 import { embeddedTarget, printEnding } from './product-ending.js';
+import { withRejects } from './rejects.js';
 import { requireTarget, withSending } from './sending.js';
 
 export interface UploadCommandSettings extends FeedSettings, UploadInputs, AlertInputs {
@@ -76,19 +79,27 @@ export async function runUpload(
       },
       async ({ stop, sandbox: running }) => {
         const to: NightlyTarget | undefined = running ? embeddedTarget(running, s.sandboxDb) : target;
-        const ending = await runNightly(
-          { ...plan, ...(to ? { target: to } : {}) },
-          {
-            log,
-            env: ctx.env,
-            interrupt: stop.signal,
-            ...(ctx.network ? { network: ctx.network } : {}),
-            ...(files.includes('-') ? { stdin: process.stdin } : {}),
-            ...(s.quiet || s.json ? {} : { progress: ctx.stderr }),
-            onLogger: (say) => {
-              stop.say = say;
+        const rejects = s.rejects
+          ? new RejectsFile(s.rejects, rejectsKind(files, plan.feed.inputType))
+          : undefined;
+        if (rejects) plan.feed.keepRecords = true;
+        const ending = await withRejects(rejects, files, plan, log, () =>
+          runNightly(
+            { ...plan, ...(to ? { target: to } : {}) },
+            {
+              log,
+              env: ctx.env,
+              interrupt: stop.signal,
+              ...(ctx.network ? { network: ctx.network } : {}),
+              remote: feedRemote(ctx),
+              ...(rejects ? { rejects } : {}),
+              ...(files.includes('-') ? { stdin: process.stdin } : {}),
+              ...(s.quiet || s.json ? {} : { progress: ctx.stderr }),
+              onLogger: (say) => {
+                stop.say = say;
+              },
             },
-          },
+          ),
         );
         note(ending);
         return printEnding(ending, stop.signal, s, ctx);

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { emptyStats, type FeedRow, type FeedStats, feedRows, isClean, tally } from '../feed/index.js';
 import { oneLine } from '../http/response.js';
+import { isUrl, sourceName } from '../read/index.js';
 import { missingFieldLines } from '../report/missing-fields.js';
+import { RejectsFile, rejectsKind } from '../report/rejects.js';
 import { buildValidateReport, type ValidateReport, validateSummaryLines } from '../report/validate-report.js';
 import { ExitError, UsageError } from '../shared/errors.js';
 import { IssueCollector } from '../shared/issue-collector.js';
@@ -9,7 +11,9 @@ import type { Logger } from '../shared/logger.js';
 import { startSpinner } from '../shared/spinner.js';
 import type { FeedOptions } from '../shared/types.js';
 import type { CommandContext } from './context.js';
+import { feedRemote } from './feed-remote.js';
 import { type FeedSettings, feedOptionsFrom, workersFrom } from './feed-settings.js';
+import { finishRejects } from './rejects.js';
 import { finishReports, reportersOf } from './reporting.js';
 
 /**
@@ -23,22 +27,29 @@ export interface FeedRun {
   maxErrors: number;
   /** Issues kept in detail for --json/--report (more than the human list shows). */
   keepIssues: number;
+  /** `--rejects FILE`: the refused rows, written as they pass. */
+  rejects?: RejectsFile;
 }
 
 export function prepareRun(files: string[], settings: FeedSettings, ctx: CommandContext): FeedRun {
   for (const file of files) {
-    if (file !== '-' && !existsSync(file)) {
+    if (file !== '-' && !isUrl(file) && !existsSync(file)) {
       throw new UsageError(`input file ${file} does not exist`, 'check the path (use - to read stdin)');
     }
   }
   if (files.filter((f) => f === '-').length > 1) throw new UsageError('stdin (-) can be read only once');
+  const options = feedOptionsFrom(settings, ctx);
+  if (settings.rejects) options.keepRecords = true;
   // Given anywhere (flag, env, config), the cap also applies to the JSON report; else it keeps 10,000.
   return {
-    options: feedOptionsFrom(settings, ctx),
+    options,
     settings,
     log: ctx.log,
     maxErrors: settings.maxErrors ?? 20,
     keepIssues: settings.maxErrors ?? 10_000,
+    ...(settings.rejects
+      ? { rejects: new RejectsFile(settings.rejects, rejectsKind(files, options.inputType)) }
+      : {}),
   };
 }
 
@@ -94,11 +105,12 @@ export async function driveFeed(
       run.options,
       progress.log,
       files.includes('-') ? process.stdin : undefined,
-      { serialize: onItem !== undefined, workers: workersFrom(run.settings) },
+      { serialize: onItem !== undefined, workers: workersFrom(run.settings), remote: feedRemote(ctx) },
     )) {
       tally(stats, item);
       if (item.row > 0) lastRow = item.row;
       for (const issue of item.issues) collector.add(issue);
+      run.rejects?.refused(item);
       if (onItem) await onItem(item);
       progress.tick(stats.rows);
     }
@@ -107,10 +119,11 @@ export async function driveFeed(
   } finally {
     progress.stop();
   }
+  if (run.rejects) await finishRejects(run.rejects, files, run.options, run.log);
   const report = buildValidateReport({
     format: run.options.format,
     kind: run.options.kind,
-    files,
+    files: files.map(sourceName),
     stats,
     collector,
   });
@@ -150,16 +163,18 @@ export function stopWithPartial(
   throw outcome.stoppedBy;
 }
 
-/** The human summary on stderr: the verdict and problems are the output of validate, shown even with --quiet. */
+/** The human summary on stderr: the verdict and problems are the output of validate (with --quiet: the errors and the last line). */
 export function printSummary(report: ValidateReport, run: FeedRun, ctx: CommandContext): void {
+  const quiet = run.settings.quiet === true;
   const lines = [
     ...validateSummaryLines(report, {
       color: run.log.fancy,
       maxErrors: run.maxErrors,
-      warnings: run.settings.warnings && !run.settings.quiet,
+      warnings: run.settings.warnings,
+      quiet,
     }),
     // A required field missing on many rows: the one flag or mapping line that fills it.
-    ...missingFieldLines(report, { country: run.options.country }),
+    ...(quiet ? [] : missingFieldLines(report, { country: run.options.country })),
   ];
   for (const line of lines) ctx.stderr.write(`${line}\n`);
 }

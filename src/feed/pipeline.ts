@@ -7,7 +7,7 @@ import { transformReads } from '../map/transforms/index.js';
 import { buildLegacy } from '../payload/legacy.js';
 import { normalizeLegacyObject, normalizeStandardNode } from '../payload/normalize.js';
 import { buildStandardProduct } from '../payload/standard.js';
-import { readFeed } from '../read/index.js';
+import { readFeed, sourceName } from '../read/index.js';
 import { inputTypeFromName } from '../read/input-type.js';
 import { isObject } from '../shared/is-object.js';
 import type { Logger } from '../shared/logger.js';
@@ -139,7 +139,7 @@ export async function* processReads(
 ): AsyncGenerator<FeedRow> {
   options = withRunDate(options);
   const feed = new FeedProcessor(options, mapping, sources, keying);
-  const settler = new Settler(sources, options);
+  const settler = new Settler(sources.map(sourceName), options);
   const runDate = new Date(options.runDate!);
   const out: ProcessedItem[] = [];
   const rows: FeedRow[] = [];
@@ -206,6 +206,7 @@ export class FileReads {
     if (attached) {
       processed.issues.unshift(...attached);
       processed.valid = processed.valid && !attached.some((i) => i.severity === 'error');
+      if (!processed.valid && this.feed.keepsRecords) processed.record = record.fields;
     }
     out.push(processed);
   }
@@ -431,6 +432,11 @@ export class FeedProcessor {
     return this.finish(record, payload, problems);
   }
 
+  /** `--rejects`: invalid items keep their source record. */
+  get keepsRecords(): boolean {
+    return this.options.keepRecords === true;
+  }
+
   private finish(
     record: SourceRecord,
     payload: Record<string, unknown> | undefined,
@@ -456,6 +462,7 @@ export class FeedProcessor {
     const gtin = gtinOf(payload);
     if (gtin !== undefined) item.gtin = gtin;
     if (payload) item.payload = payload;
+    if (!valid && this.options.keepRecords) item.record = record.fields;
     return item;
   }
 }

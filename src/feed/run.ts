@@ -3,8 +3,9 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { resolveFeedMapping } from '../map/presets.js';
 import { transformReads } from '../map/transforms/index.js';
+import { isUrl, type RemoteSettings } from '../read/feed-url.js';
 import { readPlanned } from '../read/index.js';
-import { type Cut, cutOf, decodeSample, planRead, type ReadPlan, STDIN_NAME } from '../read/plan.js';
+import { type Cut, cutOf, decodeSample, planRead, type ReadPlan, sourceName } from '../read/plan.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions, ReadItem } from '../shared/types.js';
 import { WorkerPool } from '../shared/worker-pool.js';
@@ -36,6 +37,8 @@ export interface FeedRowsOptions {
    * An upload with state: key every row (`source`), and skip those whose key is in `known`
    * (`unchanged`; docs/nightly.md, "Unchanged rows").
    */
+  /** How feeds given as http(s) URLs are fetched (proxy, CAs, GENSER_FEED_AUTH, validators). */
+  remote?: RemoteSettings;
   keys?: {
     /**
      * Builds the table; called once the feed's workers are starting, so that reading the state
@@ -105,7 +108,12 @@ export async function* feedRows(
   // bad mapping file is said before anything is read.
   feed = withRunDate(feed);
   const mapping = resolveFeedMapping(feed);
-  const readOptions = { encoding: feed.encoding, delimiter: feed.delimiter, inputType: feed.inputType };
+  const readOptions = {
+    encoding: feed.encoding,
+    delimiter: feed.delimiter,
+    inputType: feed.inputType,
+    remote: options.remote,
+  };
   // The first file is planned here to choose the workers; the others at their turn.
   let first: ReadPlan | ReadItem | undefined =
     files.length > 0 ? await planRead(files[0], readOptions, log, stdin) : undefined;
@@ -155,7 +163,7 @@ export async function* feedRows(
     name: 'feed',
   });
   pool.start();
-  const ordered = new InOrder(pool, workers * PER_WORKER, new Settler(files, feed));
+  const ordered = new InOrder(pool, workers * PER_WORKER, new Settler(files.map(sourceName), feed));
   try {
     // Built while the workers start (see FeedRowsOptions.keys); every job carries it.
     const table = await known();
@@ -174,12 +182,7 @@ export async function* feedRows(
         throw err;
       }
       if (!('bytes' in p)) {
-        yield* ordered.put(
-          one(p),
-          fileIndex,
-          files[fileIndex] === '-' ? STDIN_NAME : files[fileIndex],
-          withKnown,
-        );
+        yield* ordered.put(one(p), fileIndex, sourceName(files[fileIndex]), withKnown);
         continue;
       }
       const cut = workers >= 2 && !mapping?.transform ? cutOf(p) : undefined;
@@ -207,7 +210,8 @@ async function* one(item: ReadItem): AsyncGenerator<ReadItem> {
 function inputBytes(files: string[]): number | undefined {
   let bytes = 0;
   for (const file of files) {
-    if (file === '-') return undefined;
+    // Stdin and URLs: the size is not known before reading.
+    if (file === '-' || isUrl(file)) return undefined;
     try {
       bytes += statSync(file).size;
     } catch {

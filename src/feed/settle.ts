@@ -35,6 +35,9 @@ export interface ColumnsSeen {
   preset?: string;
 }
 
+/** The columns `--rejects` adds (src/report/rejects.ts). */
+export const REJECTS_COLUMNS: ReadonlySet<string> = new Set(['genser_row', 'genser_line', 'genser_problem']);
+
 /** It has a payload (or is unchanged: a product all the same) and a SKU: duplicates are checked. */
 export function isChecked(item: FeedItem): boolean {
   return (item.payload !== undefined || item.unchanged === true) && item.sku !== undefined;
@@ -198,7 +201,8 @@ class ColumnWarnings {
         message: `the mapping reads column "${m.column}" for ${m.target}, but ${file} has no such column`,
       });
     }
-    const ignored = seen.ignored.filter((c) => !this.reported.has(c));
+    // A --rejects file fed back keeps genser's own columns: they are expected, not a mistake.
+    const ignored = seen.ignored.filter((c) => !this.reported.has(c) && !REJECTS_COLUMNS.has(c));
     if (seen.preset && !this.reported.has('\u0000preset')) {
       this.reported.add('\u0000preset');
       out.push({

@@ -16,9 +16,9 @@ export const SOURCE_KEY_BYTES = 16;
 
 /** What the run's payloads depend on besides the record: one digest per run. */
 export function settingsDigest(options: FeedOptions, mapping: Mapping | undefined): string {
-  // The run's instant is left out: what depends on it is in the mapping (relative dates,
+  // The run's instant (and whether invalid rows keep their record) is left out: what depends on it is in the mapping (relative dates,
   // resolved) or in the record (a shop transform's sale price, applied before keying).
-  const { runDate: _runDate, ...settings } = options;
+  const { runDate: _runDate, keepRecords: _keepRecords, ...settings } = options;
   const text = JSON.stringify({ code: codeDigest(), settings, mapping }, (_key, value: unknown) => {
     if (value instanceof Map) return { map: [...value] };
     if (value instanceof Set) return { set: [...value] };

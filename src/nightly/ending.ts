@@ -40,7 +40,8 @@ export interface NightlyEnding {
   /** The exit code: the stop's (143 for SIGTERM, 130 for Ctrl-C, ...), else 1 for data problems, else 0. */
   code: number;
   /** The summary for people (stderr): issues, counts, then the run's own notes. */
-  lines(color: boolean): string[];
+  /** `quiet` (`--quiet`): the errors and the summary only. */
+  lines(color: boolean, quiet?: boolean): string[];
 }
 
 /** The exit code of a finished run (the one a stop or a data problem gives). */
@@ -102,12 +103,10 @@ export async function settleRun(
     result,
     meta,
     code,
-    lines: (color) => [
-      ...uploadIssueLines(result, meta, { color, maxErrors: result.collector.maxIssues }),
-      ...uploadSummaryLines(result, meta),
-      // A required field missing on many rows: the one flag or mapping line that fills it.
-      ...missingFieldLines(uploadReport(result, meta)),
-      ...notes.filter((line): line is string => line !== undefined),
+    lines: (color, quiet = false) => [
+      ...uploadIssueLines(result, meta, { color, maxErrors: result.collector.maxIssues, quiet }),
+      ...uploadSummaryLines(result, meta, quiet),
+      ...(quiet ? [] : hintLines(result, meta, notes)),
     ],
   };
 }
@@ -123,6 +122,15 @@ async function recordAbsent(stateRun: StateRun): Promise<void> {
 /** The feed's rows, all shards': as the guards' pass counted, or the shard filter, or the engine (less the gone rows). */
 function feedRowsOf(stateRun: StateRun, shard: NightlyRun['shard'], engineRows: number): number {
   return stateRun.feedRows ?? shard?.counts.rows ?? engineRows - (stateRun.gone ?? 0);
+}
+
+/** What a quiet run leaves out: the one line that fills a missing field, the run's notes. */
+function hintLines(result: UploadResult, meta: UploadReportMeta, notes: (string | undefined)[]): string[] {
+  return [
+    // A required field missing on many rows: the one flag or mapping line that fills it.
+    ...missingFieldLines(uploadReport(result, meta)),
+    ...notes.filter((line): line is string => line !== undefined),
+  ];
 }
 
 function stateLine(stateRun: StateRun): string {

@@ -1,4 +1,5 @@
 import { type FeedRow, feedRows, KEY_TEXT_LENGTH, KnownSources, payloadJson } from '../feed/index.js';
+import type { RemoteSettings } from '../read/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
 import { untilStopped } from '../shared/until-stopped.js';
@@ -26,6 +27,7 @@ export interface GuardPass {
   missingAfter: number;
   log: Logger;
   stdin?: NodeJS.ReadableStream;
+  remote?: RemoteSettings;
   workers?: number | 'auto';
   /** `--shard I/N`: other shards' rows are counted here and never spooled. */
   shard?: { of: Shard; counts: ShardCounts };
@@ -95,7 +97,12 @@ export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
   try {
     const read = await spoolFeed(
       untilStopped(
-        feedRows(pass.files, pass.feed, log, pass.stdin, { serialize: true, workers: pass.workers, keys }),
+        feedRows(pass.files, pass.feed, log, pass.stdin, {
+          serialize: true,
+          workers: pass.workers,
+          keys,
+          remote: pass.remote,
+        }),
         pass.interrupt,
       ),
       spool ?? countOnly,

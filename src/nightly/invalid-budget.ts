@@ -1,6 +1,7 @@
 import { feedRows } from '../feed/index.js';
+import { isUrl, sourceName } from '../read/index.js';
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
+import { errorsOnly } from '../shared/logger.js';
 import { redact } from '../shared/secrets.js';
 import { untilStopped } from '../shared/until-stopped.js';
 import { exceedsBudget } from '../upload/budget.js';
@@ -19,9 +20,16 @@ export async function checkInvalidBudget(plan: NightlyPlan, deps: NightlyDeps): 
       '--max-invalid cannot be used with stdin ("-")',
       'stdin cannot be read twice; save the feed to a file',
     );
+  const url = plan.files.find(isUrl);
+  if (url)
+    throw new UsageError(
+      `--max-invalid cannot be used with a feed from a URL (${sourceName(url)})`,
+      'its pass would download the feed a second time; download it to a file first, or use --max-change',
+    );
   let rows = 0;
   let invalid = 0;
-  const items = feedRows(plan.files, plan.feed, quietLogger(deps.log), undefined, { serialize: false });
+  // The budget pass reads the feed once more; its warnings were or will be shown by the real pass.
+  const items = feedRows(plan.files, plan.feed, errorsOnly(deps.log), undefined, { serialize: false });
   for await (const item of untilStopped(items, deps.interrupt)) {
     if (item.row === 0) continue;
     rows++;
@@ -37,9 +45,4 @@ export async function checkInvalidBudget(plan: NightlyPlan, deps: NightlyDeps): 
     ),
     "run 'genser validate' on the feed to see every problem",
   );
-}
-
-/** The budget pass reads the feed once more; its warnings were or will be shown by the real pass. */
-function quietLogger(log: Logger): Logger {
-  return { ...log, info() {}, warn() {}, debug() {} };
 }

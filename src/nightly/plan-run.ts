@@ -56,6 +56,7 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
       workers: plan.workers,
       interrupt: deps.interrupt,
       planOnly: true,
+      ...(deps.remote ? { remote: deps.remote } : {}),
       ...(deps.stdin ? { stdin: deps.stdin } : {}),
       ...(plan.shard ? { shard: { of: plan.shard, counts: { rows: 0, mine: 0 } } } : {}),
     });

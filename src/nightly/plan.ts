@@ -1,4 +1,6 @@
 import type { NetworkSettings } from '../http/network.js';
+import type { RemoteSettings } from '../read/index.js';
+import type { RejectsFile } from '../report/rejects.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
 import type { InvalidBudget } from '../upload/budget.js';
@@ -60,6 +62,10 @@ export interface NightlyDeps {
   interrupt: AbortSignal;
   /** Proxies and CAs (docs/networks.md), as the command resolved them. */
   network?: NetworkSettings;
+  /** How a feed given as an http(s) URL is fetched (docs/reading.md, "Feeds from a URL"). */
+  remote?: RemoteSettings;
+  /** `--rejects FILE`: the feed's invalid rows are written to it as they pass. */
+  rejects?: RejectsFile;
   /** The feed `-` reads this (touched only then: it creates a handle). */
   stdin?: NodeJS.ReadableStream;
   /** Where the progress shows (a spinner on a TTY, a line every 10 s off one); undefined: none. */

@@ -1,4 +1,6 @@
 import { feedRows } from '../feed/index.js';
+import { FeedUnchanged } from '../read/index.js';
+import type { RejectsFile } from '../report/rejects.js';
 import { untilStopped } from '../shared/until-stopped.js';
 import { newStats, uploadFeed } from '../upload/engine.js';
 import { countLines } from '../upload/estimate.js';
@@ -6,6 +8,7 @@ import { startProgress } from '../upload/progress.js';
 import { type Spool, spooledHooks } from '../upload/spool.js';
 import type { UploadResult } from '../upload/types.js';
 import { failedCode, type NightlyEnding, type NightlyRun, type RunHistory, settleRun } from './ending.js';
+import { type ConditionalFeed, conditionalFeed } from './feed-validators.js';
 import { guardedRead } from './guard.js';
 import { heldLine } from './guard-rules.js';
 import { checkInvalidBudget } from './invalid-budget.js';
@@ -32,7 +35,11 @@ export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<
   let history: RunHistory | undefined;
   let result: UploadResult | undefined;
   let spool: Spool | undefined;
+  let conditional: ConditionalFeed | undefined;
+  const started = Date.now();
   try {
+    conditional = await conditionalFeed(plan, deps, stateRun);
+    if (conditional) run.deps = { ...deps, remote: conditional.remote };
     const source = await sourceOf(run);
     spool = source.spool;
     history = source.history;
@@ -41,10 +48,19 @@ export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<
         `state: ${stateRun.delta.resumable} batch(es) of an earlier run were never answered: sent again with their own envelope ids`,
       );
     result = await sendRows(run, source);
-    return await settleRun(run, result, history);
+    const ending = await settleRun(run, result, history);
+    if (history) await conditional?.keep(history.id, ending.code);
+    return ending;
   } catch (err) {
-    if (history)
-      await stateRun?.finishRun(history.id, result, failedCode(err), undefined, Date.now() - history.started);
+    // Thrown in the guard's read, the history row is started but not yet returned: the delta has its id.
+    const id = history?.id ?? stateRun?.delta.runId;
+    if (id !== undefined) {
+      const code = failedCode(err);
+      await stateRun?.finishRun(id, result, code, undefined, Date.now() - (history?.started ?? started));
+      // A failed run keeps no validators (the run's own error is what is said if that fails too);
+      // a feed unchanged leaves those of the run it matched.
+      if (!(err instanceof FeedUnchanged)) await conditional?.keep(id, code).catch(() => undefined);
+    }
     throw err;
   } finally {
     spool?.remove();
@@ -115,6 +131,7 @@ async function sourceOf(run: NightlyRun): Promise<Source> {
     workers: plan.workers,
     interrupt: deps.interrupt,
     ...(deps.stdin ? { stdin: deps.stdin } : {}),
+    ...(deps.remote ? { remote: deps.remote } : {}),
     ...(run.shard ? { shard: run.shard } : {}),
   });
   if (!guard.spool)
@@ -132,6 +149,22 @@ async function sourceOf(run: NightlyRun): Promise<Source> {
 }
 
 async function* noRows(): AsyncGenerator<NightlyRow> {}
+
+/** The rows, each invalid one written to `--rejects` as it passes (an iterator: no promise per row). */
+function tapped(items: AsyncIterable<NightlyRow>, rejects: RejectsFile): AsyncIterableIterator<NightlyRow> {
+  const it = items[Symbol.asyncIterator]();
+  const tap = (result: IteratorResult<NightlyRow>): IteratorResult<NightlyRow> => {
+    if (!result.done && !result.value.valid) rejects.refused(result.value);
+    return result;
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next: () => it.next().then(tap),
+    return: async () => (await it.return?.()) ?? { done: true, value: undefined },
+  };
+}
 
 /** The engine's run: sender, progress, the rows until a stop, the state's hooks. */
 async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> {
@@ -166,6 +199,7 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
       feedRows(plan.files, plan.feed, progress.log, deps.stdin, {
         serialize: true,
         workers: plan.workers,
+        remote: deps.remote,
         // With state, each row's source key is kept with its accepted payload; rows with a key
         // accepted before are skipped (docs/nightly.md, "Unchanged rows"), unless --full.
         ...(stateRun ? { keys: stateRun.full ? {} : { known: () => stateRun.state.knownSources() } } : {}),
@@ -188,7 +222,8 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
       })
     : rows;
   try {
-    return await uploadFeed(untilStopped(items, deps.interrupt), settings, {
+    const refused = deps.rejects ? tapped(items, deps.rejects) : items;
+    return await uploadFeed(untilStopped(refused, deps.interrupt), settings, {
       poster,
       log: progress.log,
       interrupt: deps.interrupt,

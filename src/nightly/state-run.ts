@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isUrl, sourceName } from '../read/index.js';
 import { ExitCode } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { PayloadFormat } from '../shared/types.js';
@@ -121,7 +122,9 @@ export async function openStateRun(
     dir,
     missingRuns: await state.missingRuns(),
     async startRun(files, label) {
-      const id = await state.startRun(label ?? files.map((f) => (f === '-' ? f : resolve(f))).join(' '));
+      const id = await state.startRun(
+        label ?? files.map((f) => (f === '-' ? f : isUrl(f) ? sourceName(f) : resolve(f))).join(' '),
+      );
       delta.runId = id;
       return id;
     },
@@ -139,8 +142,10 @@ export async function openStateRun(
                   sent: sum.sent,
                   accepted: sum.accepted,
                   rejected: sum.rejected,
-                  failed: sum.failed + sum.unconfirmed + sum.notSent,
+                  failed: sum.failed,
                   unchanged: sum.unchanged ?? 0,
+                  unconfirmed: sum.unconfirmed,
+                  notSent: sum.notSent,
                 },
               }
             : {}),

@@ -6,8 +6,9 @@ import { readJson } from './json.js';
 import { readNdjson } from './ndjson.js';
 import { planRead, type ReadOptions, type ReadPlan } from './plan.js';
 
+export { FeedUnchanged, feedAuthHeader, isUrl, type RemoteSettings, type Validators } from './feed-url.js';
 export { inputTypeFromName } from './input-type.js';
-export { delimiterOption, type ReadOptions, type ReadPlan, STDIN_NAME } from './plan.js';
+export { delimiterOption, type ReadOptions, type ReadPlan, STDIN_NAME, sourceName } from './plan.js';
 
 /**
  * Reads one feed as records in order, with issues where problems occur (docs/reading.md).

@@ -6,6 +6,7 @@ import type { EncodingName, InputType, ReadItem } from '../shared/types.js';
 import { binaryKind } from './binary.js';
 import { undetectedUsage, utf32Usage } from './decode.js';
 import { type ConcreteEncoding, detectEncoding, utf32Bom } from './detect-encoding.js';
+import { isUrl, type RemoteSettings, urlName } from './feed-url.js';
 import { inputTypeFromName } from './input-type.js';
 import { issueItem } from './issues.js';
 import { HEAD_BYTES } from './limits.js';
@@ -25,9 +26,33 @@ export interface ReadOptions {
   delimiter?: string;
   /** Undefined: from the file name (required for stdin). */
   inputType?: InputType;
+  /** How http(s) sources are fetched; absent: a URL is refused (the command reads files only). */
+  remote?: RemoteSettings;
 }
 
 export const STDIN_NAME = '<stdin>';
+
+/** How messages and reports name a source: `<stdin>`, a URL without its query, or the path. */
+export function sourceName(source: string): string {
+  return source === '-' ? STDIN_NAME : isUrl(source) ? urlName(source) : source;
+}
+
+async function openSource(
+  source: string,
+  file: string,
+  options: ReadOptions,
+  stdin: NodeJS.ReadableStream | undefined,
+): Promise<AsyncIterable<Buffer>> {
+  if (!isUrl(source)) return openBytes(source, file, () => stdin ?? process.stdin);
+  if (!options.remote)
+    throw new UsageError(
+      `${file}: this command reads files, not URLs`,
+      'Download the feed first, e.g. with curl -o.',
+    );
+  // Loaded only now: a feed from a file (and every feed worker) never loads the HTTP client.
+  const { openUrl } = await import('./remote.js');
+  return openUrl(source, file, options.remote);
+}
 
 export interface ReadPlan {
   /** The path, or '-' for stdin. */
@@ -61,7 +86,7 @@ export async function planRead(
   log: Logger,
   stdin?: NodeJS.ReadableStream,
 ): Promise<ReadPlan | ReadItem> {
-  const file = source === '-' ? STDIN_NAME : source;
+  const file = sourceName(source);
   if (source === '-' && !options.inputType) {
     throw new UsageError(
       'reading stdin (-) needs --input-type',
@@ -71,7 +96,7 @@ export async function planRead(
   const delimiter = delimiterOption(options.delimiter);
   const type = await inputType(source, file, options);
   // process.stdin is touched only when it is read: the getter opens the stream.
-  let peeked = await peek(await openBytes(source, file, () => stdin ?? process.stdin), HEAD_BYTES);
+  let peeked = await peek(await openSource(source, file, options, stdin), HEAD_BYTES);
   try {
     const gzip = isGzip(peeked.head);
     if (gzip) peeked = await peek(gunzip(peeked.all, file), HEAD_BYTES);
@@ -107,6 +132,11 @@ export async function planRead(
 async function inputType(source: string, file: string, options: ReadOptions): Promise<InputType> {
   const type = options.inputType ?? inputTypeFromName(source);
   if (type) return type;
+  if (isUrl(source))
+    throw new UsageError(
+      `${file}: cannot tell the input type from the URL`,
+      "Pass --input-type csv|json|ndjson (the URL's path does not end in .csv, .json, .ndjson...).",
+    );
   if (source !== '-') await checkFile(source, file); // a missing file is the first thing to say
   const sheet = spreadsheetByName(source);
   if (sheet) {
@@ -219,7 +249,8 @@ export interface Cut {
  */
 export function cutOf(plan: ReadPlan): Cut | undefined {
   const { type, head, encoding } = plan;
-  if (plan.source === '-' || plan.gzip || (type !== 'csv' && type !== 'ndjson')) return undefined;
+  if (plan.source === '-' || isUrl(plan.source) || plan.gzip || (type !== 'csv' && type !== 'ndjson'))
+    return undefined;
   if (encoding !== 'utf-8' && encoding !== 'cp949' && encoding !== 'shift_jis') return undefined;
   const final = head.length < HEAD_BYTES;
   const whole = final ? head : head.subarray(0, head.length - incompleteTail(head));

@@ -24,20 +24,33 @@ export function exitText(r: RunRecord): string {
   return r.exitCode === undefined ? 'none (killed, or running)' : String(r.exitCode);
 }
 
+/** The table's columns: the counts (right-aligned) between the feed and the target. */
+const HEAD = [
+  'id',
+  'start',
+  'duration',
+  'feed',
+  'rows',
+  'sent',
+  'accepted',
+  'rejected',
+  'failed',
+  'unconfirmed',
+  'not sent',
+  'unchanged',
+  'exit',
+  'target',
+];
+const FIRST_COUNT = 4;
+const LAST_COUNT = 12;
+
+/**
+ * Every target's runs, newest first. Each outcome has its own column: rows never sent (the run
+ * stopped first) or sent without a clear answer (they may have landed) are not "failed". Runs
+ * recorded before they were counted apart show `-` there, their sum under `failed`.
+ */
 export function runsTable(targets: TargetRuns[]): string[] {
-  const head = [
-    'id',
-    'start',
-    'duration',
-    'feed',
-    'rows',
-    'sent',
-    'accepted',
-    'rejected',
-    'failed',
-    'unchanged',
-    'exit',
-  ];
+  const head = [...HEAD];
   const sharded = targets.some((t) => t.shard !== undefined && t.runs.length > 0);
   if (sharded) head.push('shard');
   const rows: string[][] = [];
@@ -54,8 +67,11 @@ export function runsTable(targets: TargetRuns[]): string[] {
           num(r.accepted),
           num(r.rejected),
           num(r.failed),
+          num(r.unconfirmed),
+          num(r.notSent),
           num(r.unchanged),
           r.exitCode === undefined ? '-' : String(r.exitCode),
+          t.target,
           ...(sharded ? [t.shard ?? '-'] : []),
         ].map(printable),
       );
@@ -63,10 +79,19 @@ export function runsTable(targets: TargetRuns[]): string[] {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i >= 4 && i <= 10 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .map((c, i) => (i >= FIRST_COUNT && i <= LAST_COUNT ? c.padStart(widths[i]) : c.padEnd(widths[i])))
       .join('  ')
       .trimEnd();
   return [line(head), ...rows.map(line)];
+}
+
+/** One run's counts in words (`genser runs show ID`). */
+export function countsLine(r: RunRecord): string {
+  const apart =
+    r.unconfirmed !== undefined || r.notSent !== undefined
+      ? `, unconfirmed ${num(r.unconfirmed)}, not sent ${num(r.notSent)}`
+      : '';
+  return `rows ${num(r.rows)}, sent ${num(r.sent)}, accepted ${num(r.accepted)}, rejected ${num(r.rejected)}, failed ${num(r.failed)}${apart}, unchanged ${num(r.unchanged)}`;
 }
 
 /** The rows the run did not get accepted, from its stored report. */
@@ -82,6 +107,6 @@ export function failureLines(report: string | undefined): string[] {
   }
   return (doc.failures ?? []).map(
     (f) =>
-      `  ${f.kind}: ${f.file} row ${f.row} (line ${f.line}${f.sku !== undefined ? `, sku ${f.sku}` : ''}): ${f.message}`,
+      `  ${f.kind.replace('_', ' ')}: ${f.file} row ${f.row} (line ${f.line}${f.sku !== undefined ? `, sku ${f.sku}` : ''}): ${f.message}`,
   );
 }

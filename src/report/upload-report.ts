@@ -87,7 +87,7 @@ export function uploadReport(result: UploadResult, meta: UploadReportMeta): Uplo
 export function uploadIssueLines(
   result: UploadResult,
   meta: UploadReportMeta,
-  options: { color: boolean; maxErrors: number },
+  options: { color: boolean; maxErrors: number; quiet?: boolean },
 ): string[] {
   if (result.collector.total === 0) return [];
   // validate's last line is its verdict; the upload summary says it instead.
@@ -129,8 +129,8 @@ function outcomeLines(failures: readonly Failure[]): string[] {
   return lines;
 }
 
-/** The end-of-run lines for people (stderr). */
-export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta): string[] {
+/** The end-of-run lines for people (stderr); `quiet`: what went wrong and the counts, no more. */
+export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta, quiet = false): string[] {
   const s = result.summary;
   const lines: string[] = [];
   if (s.dryRun) {
@@ -144,7 +144,7 @@ export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta)
       `${outcomeWords(s)}; ${s.notSent > 0 ? `${count(s.notSent, 'valid row')} not sent; ` : ''}` +
       `${count(s.retries, 'retry', 'retries')}; ${duration(s.durationMs)} (${rate(s.rows, s.durationMs, 'row')})`,
   );
-  lines.push(...concurrencyLines(s.concurrency));
+  if (!quiet) lines.push(...concurrencyLines(s.concurrency));
   if (result.stop)
     lines.push(
       result.readToEnd
@@ -152,6 +152,6 @@ export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta)
         : `stopped after row ${n(result.lastRow)}: rows after it were not read or sent`,
     );
   lines.push(...outcomeLines(result.failures));
-  if (meta.searchable && s.accepted > 0) lines.push(`searchable ${meta.searchable}`);
+  if (meta.searchable && s.accepted > 0 && !quiet) lines.push(`searchable ${meta.searchable}`);
   return lines.map(printable);
 }

@@ -93,14 +93,15 @@ function issueText(issue: Issue): string {
 export function validateSummaryLines(
   report: ValidateReport,
   /** `stopped`: the feed was not read to its end; the last line says so instead of a verdict. */
-  options: { color?: boolean; maxErrors: number; stopped?: boolean; warnings?: boolean },
+  /** `quiet`: the errors listed and the last line only (no groups, no warnings). */
+  options: { color?: boolean; maxErrors: number; stopped?: boolean; warnings?: boolean; quiet?: boolean },
 ): string[] {
   const c = new Chalk({ level: options.color ? 1 : 0 });
   const oneFile = report.files.length <= 1;
   const lines: string[] = [];
   // --no-warnings: warnings are counted on the last line, not listed.
-  const shown = (severity: string) => options.warnings !== false || severity === 'error';
-  const groups = report.groups.filter((g) => shown(g.severity));
+  const shown = (severity: string) => (options.warnings !== false && !options.quiet) || severity === 'error';
+  const groups = options.quiet ? [] : report.groups.filter((g) => shown(g.severity));
   if (groups.length > 0) {
     lines.push('Problems by kind:');
     for (const g of groups) {
@@ -116,7 +117,7 @@ export function validateSummaryLines(
   }
   const listed = report.issues.filter((i) => shown(i.severity)).slice(0, options.maxErrors);
   if (listed.length > 0) {
-    const total = report.counts.errors + (options.warnings === false ? 0 : report.counts.warnings);
+    const total = report.counts.errors + (shown('warning') ? report.counts.warnings : 0);
     lines.push(total > listed.length ? `First ${listed.length} of ${total} issues:` : `Issues:`);
     for (const issue of listed) {
       const label = issue.severity === 'error' ? c.red('error') : c.yellow('warning');

@@ -3,7 +3,9 @@ import type { Issue, Severity } from './types.js';
 /**
  * Collects issues in bounded memory: every issue is counted into its group (severity, code,
  * field), but only the first `maxIssues` are kept in detail and each group keeps only its
- * first few rows. A million bad rows cost a few groups, not a million objects.
+ * first few rows. A million bad rows cost a few groups, not a million objects. The issues kept
+ * are errors first, then warnings (each in the order they came): a feed whose first rows carry
+ * only warnings still shows the error that makes it fail.
  */
 export interface IssueGroup {
   severity: Severity;
@@ -27,15 +29,24 @@ export function messageWithHint(issue: Pick<Issue, 'message' | 'hint'>): string 
 const INDICES = /\[\d+\]/g;
 
 export class IssueCollector {
-  readonly issues: Issue[] = [];
+  private readonly errors: Issue[] = [];
+  private readonly warnings: Issue[] = [];
   private readonly groupMap = new Map<string, IssueGroup>();
   total = 0;
 
   constructor(readonly maxIssues: number) {}
 
+  /** The issues kept: errors first, then warnings, at most `maxIssues`. */
+  get issues(): Issue[] {
+    const room = Math.max(0, this.maxIssues - this.errors.length);
+    return [...this.errors, ...this.warnings.slice(0, room)];
+  }
+
   add(issue: Issue): void {
     this.total++;
-    if (this.issues.length < this.maxIssues) this.issues.push(issue);
+    // Each list alone may fill the kept issues; warnings give way to errors at the end.
+    const kept = issue.severity === 'error' ? this.errors : this.warnings;
+    if (kept.length < this.maxIssues) kept.push(issue);
     // `offers.image[3].contentUrl` and `offers.image[0].contentUrl` are the same problem.
     const field = issue.field?.includes('[') ? issue.field.replace(INDICES, '') : issue.field;
     const key = `${issue.severity}\u0000${issue.code}\u0000${field ?? ''}`;
@@ -57,7 +68,7 @@ export class IssueCollector {
   }
 
   get truncated(): boolean {
-    return this.total > this.issues.length;
+    return this.total > Math.min(this.maxIssues, this.errors.length + this.warnings.length);
   }
 
   /** Errors first, then by count. */

@@ -100,3 +100,8 @@ export class RepeatedWarnings {
     return lines;
   }
 }
+
+/** The logger without its info, warnings and debug (a second read of a feed, said once already). */
+export function errorsOnly(log: Logger): Logger {
+  return { ...log, info() {}, warn() {}, debug() {} };
+}

@@ -86,6 +86,11 @@ export interface FeedItem {
    * serialized (no payload), since it would give the accepted bytes again.
    */
   unchanged?: true;
+  /**
+   * `--rejects`: an invalid row's source record as it was read (CSV: column -> text; JSON: the
+   * object), so it can be written back for fixing. Only on invalid rows, only when asked for.
+   */
+  record?: Record<string, unknown>;
 }
 
 export type EncodingName = 'auto' | 'utf-8' | 'cp949' | 'euc-kr' | 'shift_jis' | 'utf-16le' | 'utf-16be';
@@ -100,6 +105,8 @@ export interface FeedOptions {
   preset?: string;
   /** `FIELD=VALUE` entries filling fields the rows lack (`availability_ends=+1y`). */
   set?: string[];
+  /** `--rejects`: keep each invalid row's source record on its item (FeedItem.record). */
+  keepRecords?: boolean;
   /** ISO instant the run started: relative dates and sale windows count from it. Default: now. */
   runDate?: string;
   encoding: EncodingName;

@@ -41,6 +41,8 @@ interface ItemHeader {
   u?: 1;
   /** The row's source key. */
   k?: string;
+  /** An invalid row's source record (`--rejects`). */
+  x?: Record<string, unknown>;
 }
 
 interface RunHeader {
@@ -101,6 +103,7 @@ export class Spool {
     const head: ItemHeader = { f: item.file, r: item.row, l: item.line, v: item.valid ? 1 : 0 };
     if (item.sku !== undefined) head.s = item.sku;
     if (item.issues.length > 0) head.i = item.issues;
+    if (item.record !== undefined) head.x = item.record;
     if (json === UNCHANGED) head.u = 1;
     else if (item.source !== undefined) head.k = item.source;
     this.records++;
@@ -215,6 +218,7 @@ function* itemsOf(line: Buffer): Generator<FeedRow> {
   const item: FeedRow = { file: h.f, row: h.r, line: h.l, issues: h.i ?? [], valid: h.v === 1 };
   if (h.s !== undefined) item.sku = h.s;
   if (h.k !== undefined) item.source = h.k;
+  if (h.x !== undefined) item.record = h.x;
   // A copy: the batch keeps these bytes until sent, and must not pin the whole read chunk.
   if (tab >= 0) item.json = Buffer.from(line.subarray(tab + 1));
   else if (h.u === 1) item.json = UNCHANGED;

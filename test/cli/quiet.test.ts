@@ -17,7 +17,32 @@ describe('--quiet and --no-warnings', () => {
       expect(r.code).toBe(plain.code);
       expect(r.stderr, flag).not.toMatch(/warning recommended|^warning:/m);
       expect(r.stderr, flag).toMatch(/\d+ warning\(s\)/);
-      expect(r.stderr, flag).toMatch(/error required/);
+      // --quiet lists the errors themselves, without the groups by kind.
+      expect(r.stderr, flag).toMatch(flag === '--quiet' ? /^ {2}error \S+ row \d+/m : /error required/);
     }
   });
+});
+
+describe('--quiet on the real Shopify export', () => {
+  const feed = join(root, 'fixtures', 'real', 'shopify-product-data.csv');
+  /** What --quiet may print: the errors listed (with their heading and "... more"), and the last line. */
+  const allowed =
+    /^( {2}error |First \d+ of \d+ issues:|Issues:| {2}\.\.\. \d+ more|FAILED: |OK: |dry run: )/;
+
+  for (const command of ['validate', 'upload']) {
+    it(`${command}: only the errors and the final line, no groups, warnings or hints`, async () => {
+      const args = [command, feed, '--preset', 'shopify', ...(command === 'upload' ? ['--dry-run'] : [])];
+      const loud = await genser(args);
+      const quiet = await genser([...args, '--quiet']);
+      expect(quiet.code).toBe(loud.code);
+      const lines = quiet.stderr.trimEnd().split('\n');
+      for (const line of lines) expect(line).toMatch(allowed);
+      expect(lines.filter((l) => l.startsWith('  error ')).length).toBe(20);
+      expect(lines.at(-1)).toMatch(
+        command === 'validate' ? /^FAILED: 21 row\(s\)/ : /^dry run: 21 rows, 21 invalid/,
+      );
+      expect(loud.stderr).toMatch(/Problems by kind|Required fields your feed lacks/);
+      expect(lines.length).toBeLessThan(loud.stderr.trimEnd().split('\n').length);
+    });
+  }
 });

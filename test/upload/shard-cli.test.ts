@@ -113,7 +113,7 @@ describe('--shard against the sandbox', () => {
     // The history: per shard with --shard, all of them without.
     const all = await genser(['runs'], env);
     expect(all.stdout.trim().split('\n')).toHaveLength(1 + 9);
-    expect(all.stdout.split('\n')[0]).toMatch(/\sexit\s+shard$/);
+    expect(all.stdout.split('\n')[0]).toMatch(/\sexit\s+target\s+shard$/);
     const three = await genser(['runs', '--shard', '3/3', '--json'], env);
     const targets = JSON.parse(three.stdout) as { shard: string; runs: { id: string; rows: number }[] }[];
     expect(targets.map((t) => t.shard)).toEqual(['3/3']);

@@ -140,6 +140,9 @@ function toSchema2(dir: string) {
     db.exec(`ALTER TABLE accepted DROP COLUMN source;
       ALTER TABLE lock DROP COLUMN heartbeat;
       DROP TABLE owed;
+      DROP TABLE feed_validators;
+      ALTER TABLE runs DROP COLUMN unconfirmed;
+      ALTER TABLE runs DROP COLUMN not_sent;
       CREATE TABLE retry (run_id TEXT NOT NULL, seq INTEGER NOT NULL, file TEXT NOT NULL, row INTEGER NOT NULL,
         line INTEGER NOT NULL, sku TEXT, payload BLOB NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
       UPDATE meta SET value = '2' WHERE key = 'schema_version';`);

@@ -143,6 +143,7 @@ describe('state database', () => {
     // Back to version 1's layout, with three accepted products in it.
     const db = openDatabase(file);
     db.exec(`DROP TABLE accepted; DROP TABLE payloads; DROP TABLE other_shards; DROP TABLE lock; DROP TABLE owed;
+      DROP TABLE feed_validators; ALTER TABLE runs DROP COLUMN unconfirmed; ALTER TABLE runs DROP COLUMN not_sent;
       CREATE TABLE lock (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, host TEXT NOT NULL, started TEXT NOT NULL);
       CREATE TABLE retry (run_id TEXT NOT NULL, seq INTEGER NOT NULL, file TEXT NOT NULL, row INTEGER NOT NULL,
         line INTEGER NOT NULL, sku TEXT, payload BLOB NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
@@ -290,7 +291,8 @@ describe('state database', () => {
     await state.close();
     const out = await genser(['runs', '--state', d], {});
     expect(out.stdout).toContain('feed-104.csv');
-    expect(out.stdout.split('\n')[2]).toMatch(/feed-103\.csv\s+-\s+-\s+-\s+-\s+-\s+-\s+-$/);
+    // rows .. unchanged and exit: all '-' for a run never finished; then the target.
+    expect(out.stdout.split('\n')[2]).toMatch(/feed-103\.csv(\s+-){9}\s+https?:\/\/\S+ \(standard\)$/);
   });
 
   it('lock: a live holder stops the run with exit 5 naming pid, start and heartbeat; a dead one is taken over', async () => {
@@ -402,11 +404,13 @@ describe('genser upload with state (sandbox on 127.0.0.1)', () => {
     expect(runs.code).toBe(0);
     const lines = runs.stdout.trim().split('\n');
     expect(lines[0]).toMatch(
-      /^id\s+start\s+duration\s+feed\s+rows\s+sent\s+accepted\s+rejected\s+failed\s+unchanged\s+exit$/,
+      /^id\s+start\s+duration\s+feed\s+rows\s+sent\s+accepted\s+rejected\s+failed\s+unconfirmed\s+not sent\s+unchanged\s+exit\s+target$/,
     );
     expect(lines).toHaveLength(5);
-    expect(lines[1]).toMatch(/^[0-9a-f]{8}\s.*\s25\s+25\s+25\s+0\s+0\s+0\s+0$/);
-    expect(lines[3]).toMatch(/\s25\s+0\s+0\s+0\s+0\s+25\s+0$/);
+    const targetText = `${sandbox.url} (standard)`;
+    expect(lines[1]).toMatch(/^[0-9a-f]{8}\s.*\s25\s+25\s+25\s+0\s+0\s+0\s+0\s+0\s+0\s+\S+ \(standard\)$/);
+    expect(lines[1].endsWith(targetText)).toBe(true);
+    expect(lines[3]).toMatch(/\s25\s+0\s+0\s+0\s+0\s+0\s+0\s+25\s+0\s+\S+ \(standard\)$/);
     const id = lines[1].split(/\s+/)[0];
     const shown = await genser(['runs', 'show', id, '--json'], env);
     expect(JSON.parse(shown.stdout)).toEqual(report);
@@ -720,7 +724,8 @@ describe('resume after kill -9', () => {
     // The killed run is in the history with no exit code; a third run sends nothing.
     const runs = await genser(['runs'], env);
     expect(runs.stdout.trim().split('\n')).toHaveLength(3);
-    expect(runs.stdout.trim().split('\n')[2]).toMatch(/\s-$/);
+    // No exit code, then the target.
+    expect(runs.stdout.trim().split('\n')[2]).toMatch(/\s-\s+\S+ \(standard\)$/);
     const third = await genser(['upload', file], env);
     expect(third.stderr).toContain('0 new, 0 changed, 25 unchanged (not sent)');
   }, 20_000);

@@ -13,8 +13,13 @@ export interface RunCounts {
   sent: number;
   accepted: number;
   rejected: number;
+  /** Failed only (since schema 8; before, failed + unconfirmed + not sent). */
   failed: number;
   unchanged: number;
+  /** Sent, answer lost or ambiguous (may have landed). */
+  unconfirmed?: number;
+  /** Never put in a request (the run stopped first). */
+  notSent?: number;
 }
 
 export interface RunRecord extends Partial<RunCounts> {
@@ -38,6 +43,8 @@ interface RunRow {
   rejected: number | null;
   failed: number | null;
   unchanged: number | null;
+  unconfirmed: number | null;
+  not_sent: number | null;
   exit_code: number | null;
 }
 
@@ -64,7 +71,7 @@ export function finishRun(
   const c = end.counts;
   db.prepare(
     `UPDATE runs SET duration_ms = ?, rows = ?, sent = ?, accepted = ?, rejected = ?, failed = ?,
-       unchanged = ?, exit_code = ?, report = ? WHERE id = ?`,
+       unchanged = ?, unconfirmed = ?, not_sent = ?, exit_code = ?, report = ? WHERE id = ?`,
   ).run(
     end.durationMs,
     c?.rows ?? null,
@@ -73,6 +80,8 @@ export function finishRun(
     c?.rejected ?? null,
     c?.failed ?? null,
     c?.unchanged ?? null,
+    c?.unconfirmed ?? null,
+    c?.notSent ?? null,
     end.exitCode,
     end.report ?? null,
     id,
@@ -85,6 +94,8 @@ function record(r: RunRow): RunRecord {
   if (r.exit_code !== null) out.exitCode = r.exit_code;
   for (const k of ['rows', 'sent', 'accepted', 'rejected', 'failed', 'unchanged'] as const)
     if (r[k] !== null) out[k] = r[k];
+  if (r.unconfirmed !== null) out.unconfirmed = r.unconfirmed;
+  if (r.not_sent !== null) out.notSent = r.not_sent;
   return out;
 }
 

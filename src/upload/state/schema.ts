@@ -105,6 +105,20 @@ export const MIGRATIONS: readonly string[] = [
      finished TEXT NOT NULL
    );
    CREATE TABLE IF NOT EXISTS missing_runs (sku TEXT PRIMARY KEY, runs INTEGER NOT NULL) WITHOUT ROWID;`,
+  // 7 -> 8: the ETag / Last-Modified of each feed URL of the last run that ended well, by the
+  // URL's SHA-256 (a token in its query is not stored), so an unchanged feed is not downloaded
+  // (docs/reading.md, "Feeds from a URL").
+  `CREATE TABLE feed_validators (
+     url_hash TEXT PRIMARY KEY,
+     etag TEXT,
+     last_modified TEXT,
+     run_id TEXT NOT NULL
+   ) WITHOUT ROWID;`,
+  // 8 -> 9: a run's rows that were never sent, or sent without a clear answer, counted apart
+  // from those the service failed (`genser runs` labelled all three "failed"). Older runs keep
+  // their sum in `failed`.
+  `ALTER TABLE runs ADD COLUMN unconfirmed INTEGER;
+   ALTER TABLE runs ADD COLUMN not_sent INTEGER;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

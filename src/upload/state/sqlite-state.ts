@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,15 @@ import { lastCompleteRows, missingRuns, recordComplete, recordMissing } from './
 import { decideLock, HEARTBEAT_MS, type LockHolder } from './lock.js';
 import { finishRun, listRuns, runReport, startRun } from './runs.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
-import type { AcceptedRow, InflightRow, OwedRow, RetryRow, RunEnd, UploadState } from './store.js';
+import type {
+  AcceptedRow,
+  FeedValidators,
+  InflightRow,
+  OwedRow,
+  RetryRow,
+  RunEnd,
+  UploadState,
+} from './store.js';
 import { type StateTarget, stateFileName } from './target.js';
 
 /**
@@ -427,6 +436,33 @@ export class SqliteState implements UploadState {
     recordMissing(this.db, absent, before);
   }
 
+  async feedValidators(url: string): Promise<FeedValidators | undefined> {
+    const row = this.db
+      .prepare<{ etag: string | null; last_modified: string | null; run_id: string }>(
+        'SELECT etag, last_modified, run_id FROM feed_validators WHERE url_hash = ?',
+      )
+      .get(urlHash(url));
+    if (!row) return undefined;
+    return {
+      runId: row.run_id,
+      ...(row.etag !== null ? { etag: row.etag } : {}),
+      ...(row.last_modified !== null ? { lastModified: row.last_modified } : {}),
+    };
+  }
+
+  async keepFeedValidators(
+    runId: string,
+    feeds: readonly { url: string; etag?: string; lastModified?: string }[],
+  ): Promise<void> {
+    const insert = this.db.prepare(
+      'INSERT OR REPLACE INTO feed_validators (url_hash, etag, last_modified, run_id) VALUES (?, ?, ?, ?)',
+    );
+    this.db.transaction(() => {
+      this.db.exec('DELETE FROM feed_validators');
+      for (const f of feeds) insert.run(urlHash(f.url), f.etag ?? null, f.lastModified ?? null, runId);
+    });
+  }
+
   async close(): Promise<void> {
     this.closeNow();
   }
@@ -470,4 +506,9 @@ function checkTarget(db: Database, file: string, target: StateTarget): void {
         );
     }
   });
+}
+
+/** A feed URL as the state keeps it: its SHA-256, so a token in its query is never stored. */
+function urlHash(url: string): string {
+  return createHash('sha256').update(url).digest('base64url');
 }

@@ -72,8 +72,24 @@ export interface UploadState {
   missingRuns(): Promise<Map<string, number>>;
   /** After a complete run: the SKUs absent from it, each one run more than `before`; the rest reset. */
   recordMissing(absent: Iterable<string>, before: ReadonlyMap<string, number>): Promise<void>;
+  /**
+   * The ETag / Last-Modified a feed URL answered in the last run that ended well (exit 0), and
+   * that run's id; undefined when there is none (docs/reading.md, "Feeds from a URL").
+   */
+  feedValidators(url: string): Promise<FeedValidators | undefined>;
+  /** After a run: its feed URLs' validators replace the kept ones (none: nothing is kept). */
+  keepFeedValidators(
+    runId: string,
+    feeds: readonly { url: string; etag?: string; lastModified?: string }[],
+  ): Promise<void>;
   /** Releases the lock (when held) and closes the state. */
   close(): Promise<void>;
+}
+
+export interface FeedValidators {
+  etag?: string;
+  lastModified?: string;
+  runId: string;
 }
 
 export interface RunEnd {
