@@ -17,13 +17,7 @@ import { maxDepthFor } from './bisect.js';
 import { Dispatcher } from './dispatch.js';
 import { RowLedger } from './ledger.js';
 import { UNCHANGED } from './state/delta.js';
-import type {
-  LiveStats,
-  StateHooks,
-  UploadResult,
-  UploadSettings,
-  UploadSummary,
-} from './types.js';
+import type { LiveStats, StateHooks, UploadResult, UploadSettings, UploadSummary } from './types.js';
 
 /**
  * The upload run: reads FeedItems, batches the valid ones and hands full batches to the
