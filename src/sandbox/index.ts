@@ -11,7 +11,7 @@ import { SANDBOX_DEFAULTS } from './defaults.js';
 import { type FaultOptions, Faults } from './faults.js';
 import { type IngestOptions, IngestPool } from './ingest-pool.js';
 import { SearchIndex, toIndexed } from './search-index.js';
-import { createSandboxServer } from './server.js';
+import { createSandboxServer, type SandboxServer } from './server.js';
 import { SandboxStore } from './store.js';
 
 /**
@@ -65,7 +65,7 @@ export function generateKey(prefix: string): string {
   return `${prefix}_${randomBytes(16).toString('hex')}`;
 }
 
-function listen(server: ReturnType<typeof createSandboxServer>, port: number, host: string): Promise<void> {
+function listen(server: SandboxServer, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: Error) => reject(err);
     server.once('error', onError);
@@ -202,7 +202,7 @@ function buildServer(options: SandboxOptions, p: Parts, log: Logger, host: strin
 }
 
 /** Stops the timer, lets open requests end (forced after 2 s), then closes the pool and the store. */
-function closer(server: ReturnType<typeof createSandboxServer>, p: Parts): () => Promise<void> {
+function closer(server: SandboxServer, p: Parts): () => Promise<void> {
   let closing: Promise<void> | undefined;
   return () => {
     closing ??= new Promise<void>((resolve) => {
@@ -211,7 +211,10 @@ function closer(server: ReturnType<typeof createSandboxServer>, p: Parts): () =>
       force.unref();
       server.close(() => {
         clearTimeout(force);
-        closeStorage(p).then(resolve);
+        void server
+          .idle()
+          .then(() => closeStorage(p))
+          .then(resolve);
       });
       server.closeIdleConnections();
     });
