@@ -1,9 +1,10 @@
 import { parseDateMs } from '../map/values.js';
+import type { Issue } from '../shared/types.js';
 import type { OrderMapping, OrderTarget } from './backfill-mapping.js';
 import { checkEvent } from './check.js';
 import { canonicalJson, eventKey, type KeyOptions, orderIdentity } from './keys.js';
 import { type EventKind, kindByType } from './kinds.js';
-import type { CheckedEvent, EventProblemLine } from './source.js';
+import { type CheckedEvent, eventIssue } from './source.js';
 
 /**
  * One order of an export, its rows gathered (src/events/backfill.ts), to its events: checked as
@@ -49,7 +50,7 @@ export interface Draft {
   line: number;
   fields: Partial<Record<OrderTarget, { value: string; row: number; line: number }>>;
   lines: Line[];
-  problems: EventProblemLine[];
+  problems: Issue[];
 }
 
 export interface OrderContext {
@@ -75,8 +76,16 @@ interface Whole {
 
 /** The order-level fields (time, customer, currency), or undefined with the problems in `d`. */
 function wholeOrder(d: Draft, mapping: OrderMapping): Whole | undefined {
-  const problemAt = (at: { row: number; line: number }, pointer: string, message: string) =>
-    d.problems.push({ file: d.file, row: at.row, line: at.line, pointer, message, code: 'backfill' });
+  const problemAt = (at: { row: number; line: number }, column: string, message: string) =>
+    d.problems.push({
+      severity: 'error',
+      code: 'backfill',
+      file: d.file,
+      row: at.row,
+      line: at.line,
+      column,
+      message,
+    });
   const timeOf = (target: 'time' | 'cancelled_at'): number | undefined => {
     const f = d.fields[target];
     if (!f) return undefined;
@@ -204,8 +213,8 @@ export function* finishOrder(d: Draft, c: OrderContext): Generator<CheckedEvent>
     for (const { check } of checked) {
       if (check.ok) continue;
       for (const p of check.problems) {
-        const problem = { file: d.file, row: d.row, line: d.line, type: check.kind?.type, ...p };
-        yield { kind: 'problem', problem: { ...problem, message: `order ${d.id}: ${p.message}` } };
+        const problem = eventIssue(d, check.kind, { ...p, message: `order ${d.id}: ${p.message}` });
+        yield { kind: 'problem', problem };
       }
     }
     return;

@@ -1,5 +1,5 @@
 import { parseNumber } from '../map/values.js';
-import type { ReadItem, SourceRecord } from '../shared/types.js';
+import type { Issue, ReadItem, SourceRecord } from '../shared/types.js';
 import { canonicalOrderColumns, type OrderMapping, type OrderTarget } from './backfill-mapping.js';
 import {
   type BackfillSummary,
@@ -10,7 +10,7 @@ import {
   round,
 } from './backfill-order.js';
 import type { KeyOptions } from './keys.js';
-import { type CheckedEvent, type EventProblemLine, readProblem } from './source.js';
+import { type CheckedEvent, readProblem } from './source.js';
 
 /**
  * Order export rows -> purchase events (docs/events.md, "Backfill"). Rows of one order are
@@ -62,7 +62,7 @@ function cellOf(record: SourceRecord, column: string | undefined): string | unde
   return text === '' ? undefined : text;
 }
 
-type ProblemAt = (record: SourceRecord, target: OrderTarget | '', message: string) => EventProblemLine;
+type ProblemAt = (record: SourceRecord, target: OrderTarget | '', message: string, hint?: string) => Issue;
 
 /** One row into its order: the order-level fields it has first, then its line. */
 function addRow(draft: Draft, record: SourceRecord, mapping: OrderMapping, problem: ProblemAt): void {
@@ -90,13 +90,15 @@ export async function* backfillEvents(
   };
   const closed = new Set<string>();
   let draft: Draft | undefined;
-  const problem: ProblemAt = (record, target, message) => ({
+  const problem: ProblemAt = (record, target, message, hint) => ({
+    severity: 'error',
+    code: 'backfill',
     file: record.file,
     row: record.row,
     line: record.line,
-    pointer: target ? (mapping.columns[target] ?? target) : '',
+    ...(target ? { column: mapping.columns[target] ?? target } : {}),
     message,
-    code: 'backfill',
+    ...(hint ? { hint } : {}),
   });
 
   for await (const item of items) {
@@ -141,7 +143,7 @@ function readLine(
   record: SourceRecord,
   draft: Draft,
   mapping: OrderMapping,
-  problem: (record: SourceRecord, target: OrderTarget, message: string) => EventProblemLine,
+  problem: ProblemAt,
 ): Line | undefined {
   const before = draft.problems.length;
   const need = (target: OrderTarget): string | undefined => {
@@ -157,8 +159,8 @@ function readLine(
     const parsed = parseNumber(raw, mapping.number);
     if (parsed.ok) return parsed.value;
     // The separator/currency-sign hint helps only a value with digits in it.
-    const hint = parsed.error.hint && /\d/.test(raw) ? `; ${parsed.error.hint}` : '';
-    draft.problems.push(problem(record, target, `${parsed.error.message}${hint}`));
+    const hint = parsed.error.hint && /\d/.test(raw) ? parsed.error.hint : undefined;
+    draft.problems.push(problem(record, target, parsed.error.message, hint));
     return undefined;
   };
   const sku = need('sku');
