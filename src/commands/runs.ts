@@ -5,8 +5,8 @@ import { ExitCode, UsageError } from '../shared/errors.js';
 import { printable } from '../shared/printable.js';
 import { type Shard, shardName } from '../upload/shard.js';
 import { stateFileProblem } from '../upload/state/health.js';
-import { listRuns, runReport } from '../upload/state/runs.js';
-import { UploadState } from '../upload/state/store.js';
+import { SqliteState } from '../upload/state/sqlite-state.js';
+import type { UploadState } from '../upload/state/store.js';
 import { defaultStateDir } from '../upload/state/target.js';
 import type { CommandContext } from './context.js';
 
@@ -45,13 +45,17 @@ function stateFiles(dir: string): string[] {
  * `fn` on one state file; a file that cannot be read (damaged, emptied, unreadable) is named on
  * stderr with what is wrong and how to recover, and skipped: the other targets still show.
  */
-function withState<T>(file: string, fn: (state: UploadState) => T, damaged: string[]): T | undefined {
+async function withState<T>(
+  file: string,
+  fn: (state: UploadState) => Promise<T>,
+  damaged: string[],
+): Promise<T | undefined> {
   try {
-    const state = UploadState.openFile(file);
+    const state = SqliteState.openFile(file);
     try {
-      return fn(state);
+      return await fn(state);
     } finally {
-      state.close();
+      await state.close();
     }
   } catch (err) {
     const problem = stateFileProblem(file, err);
@@ -60,23 +64,24 @@ function withState<T>(file: string, fn: (state: UploadState) => T, damaged: stri
   }
 }
 
-function allRuns(dir: string, shard: Shard | undefined, damaged: string[]): TargetRuns[] {
-  return stateFiles(dir)
-    .map((file) =>
-      withState(
-        file,
-        (state) => {
-          const t = state.target();
-          return {
-            target: `${t.apiUrl} (${t.format})`,
-            ...(t.shard !== undefined ? { shard: t.shard } : {}),
-            runs: listRuns(state.db),
-          };
-        },
-        damaged,
-      ),
-    )
-    .filter((t): t is TargetRuns => t !== undefined && wanted(t, shard));
+async function allRuns(dir: string, shard: Shard | undefined, damaged: string[]): Promise<TargetRuns[]> {
+  const all: TargetRuns[] = [];
+  for (const file of stateFiles(dir)) {
+    const runs = await withState(
+      file,
+      async (state) => {
+        const t = await state.target();
+        return {
+          target: `${t.apiUrl} (${t.format})`,
+          ...(t.shard !== undefined ? { shard: t.shard } : {}),
+          runs: await state.listRuns(),
+        };
+      },
+      damaged,
+    );
+    if (runs !== undefined && wanted(runs, shard)) all.push(runs);
+  }
+  return all;
 }
 
 export async function runRuns(words: string[], s: RunsSettings, ctx: CommandContext): Promise<number> {
@@ -89,7 +94,7 @@ export async function runRuns(words: string[], s: RunsSettings, ctx: CommandCont
     return damaged.length > 0 ? ExitCode.usage : ExitCode.ok;
   };
   if (action === undefined) {
-    const targets = allRuns(dir, s.shard, damaged);
+    const targets = await allRuns(dir, s.shard, damaged);
     if (s.json) ctx.stdout.write(`${JSON.stringify(targets, null, 2)}\n`);
     else if (targets.every((t) => t.runs.length === 0))
       ctx.log.info(`no upload runs recorded in ${dir}${s.shard ? ` for shard ${shardName(s.shard)}` : ''}`);
@@ -102,11 +107,11 @@ export async function runRuns(words: string[], s: RunsSettings, ctx: CommandCont
       'use `genser runs` or `genser runs show ID`',
     );
   for (const file of stateFiles(dir)) {
-    const found = withState(
+    const found = await withState(
       file,
-      (state) => {
-        const r = runReport(state.db, id);
-        const target = state.target();
+      async (state) => {
+        const r = await state.runReport(id);
+        const target = await state.target();
         return r && wanted(target, s.shard) ? { ...r, target } : undefined;
       },
       damaged,

@@ -41,7 +41,7 @@ export interface FeedRowsOptions {
      * Builds the table; called once the feed's workers are starting, so that reading the state
      * and their start-up (modules, schemas) overlap.
      */
-    known?: () => KnownSources;
+    known?: () => Promise<KnownSources>;
   };
 }
 
@@ -192,7 +192,7 @@ interface FeedRun {
 
 /** No workers: this thread reads, maps and validates. */
 async function* inlineRows(r: FeedRun): AsyncGenerator<FeedRow> {
-  const keying = r.options.keys && { known: r.options.keys.known?.().data };
+  const keying = r.options.keys && { known: (await r.options.keys.known?.())?.data };
   // processReads asks for the files in order: each is planned at its turn.
   let i = 0;
   const read = async () => {
@@ -218,7 +218,7 @@ async function* workerRows(r: FeedRun, workers: number, url: URL): AsyncGenerato
   const ordered = new InOrder(pool, workers * PER_WORKER, new Settler(files, feed));
   try {
     // Built while the workers start (see FeedRowsOptions.keys); every job carries it.
-    const table = options.keys?.known?.().data;
+    const table = (await options.keys?.known?.())?.data;
     const withKnown = <J extends Job>(job: J): J => {
       if (table) job.known = table;
       return job;

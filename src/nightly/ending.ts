@@ -76,11 +76,11 @@ export async function settleRun(
     meta.sandbox = { url, applied, ...(db ? { db } : {}) };
   } else if (!plan.settings.dryRun && result.summary.accepted > 0)
     meta.searchable = searchableLine(feed.format, feed.kind, feed.country);
-  stateRun?.delta.finish(result.readToEnd && !result.stop);
+  await stateRun?.delta.finish(result.readToEnd && !result.stop);
   if (shard && !plan.retry) meta.shard = shardReport(shard.of, shard.counts);
   const code = runExitCode(result, deps.interrupt);
   if (history)
-    stateRun?.finishRun(
+    await stateRun?.finishRun(
       history.id,
       result,
       code,

@@ -42,16 +42,16 @@ export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
   const { run, limit, missing, log } = pass;
   if (limit.kind === 'percent' && limit.max >= 100) return { interrupted: false };
   const { state, delta } = run;
-  const known = state.knownCount();
+  const known = await state.knownCount();
   if (known === 0) return { interrupted: false };
   // The accepted source keys, read while the feed's threads start: rows with one of them are not
   // mapped again (--full maps all). The other rows' hashes: when most rows are skipped, the few
   // others are looked up one by one; else (--full, a state from before source keys) all are read
   // in one scan (BENCHMARKS.md, "The nightly case").
   const keys = {
-    known: () => {
-      const table = run.full ? KnownSources.build([]) : state.knownSources();
-      if (table.size < known / 2) delta.preloadHashes(state.acceptedHashes());
+    known: async () => {
+      const table = run.full ? KnownSources.build([]) : await state.knownSources();
+      if (table.size < known / 2) delta.preloadHashes(await state.acceptedHashes());
       return table;
     },
   };
@@ -76,7 +76,7 @@ export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
     if (read.decides) {
       let gone = 0;
       if (missing === 'out-of-stock')
-        for (const sku of state.acceptedSkus()) if (!delta.seenSkus.has(sku)) gone++;
+        for await (const sku of state.acceptedSkus()) if (!delta.seenSkus.has(sku)) gone++;
       const refused = massChangeError(read.changed, gone, known, limit, missing);
       if (refused) throw refused;
     }
@@ -138,13 +138,13 @@ async function spoolFeed(
     }
     // The state's own comparison (an unanswered earlier batch counts); it notes the keys of rows
     // found the same, so the next run skips them.
-    const { last, same } = delta.compare(item.sku, json, item.source);
+    const { last, same } = await delta.compare(item.sku, json, item.source);
     if (last !== undefined && !same) changed++;
     spool.add(item, same && !run.full ? UNCHANGED : json);
   }
-  delta.flushNotes();
+  await delta.flushNotes();
   // The whole feed was read (a reading failure throws before this; a stop leaves the table as it was).
-  if (shard && !run.interrupt.aborted) run.state.replaceOtherShards(otherShards);
+  if (shard && !run.interrupt.aborted) await run.state.replaceOtherShards(otherShards);
   return { changed, skipped, decides };
 }
 

@@ -82,7 +82,7 @@ async function* goneRows(
   }
   if (broken) return counted(0);
   let count = 0;
-  for (const { sku, payload } of state.absent((sku) => seen.has(sku))) {
+  for await (const { sku, payload } of state.absent((sku) => seen.has(sku))) {
     count++;
     yield {
       origin: 'gone',

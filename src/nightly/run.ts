@@ -21,7 +21,7 @@ import { openStateRun, type StateRun } from './state-run.js';
  */
 export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<NightlyEnding> {
   if (plan.maxInvalid && !plan.retry) await checkInvalidBudget(plan, deps);
-  const stateRun = openState(plan, deps);
+  const stateRun = await openState(plan, deps);
   const run: NightlyRun = {
     plan,
     deps,
@@ -43,22 +43,22 @@ export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<
     return await settleRun(run, result, history);
   } catch (err) {
     if (history)
-      stateRun?.finishRun(history.id, result, failedCode(err), undefined, Date.now() - history.started);
+      await stateRun?.finishRun(history.id, result, failedCode(err), undefined, Date.now() - history.started);
     throw err;
   } finally {
     spool?.remove();
-    stateRun?.state.close();
+    await stateRun?.state.close();
   }
 }
 
 /** The target's state, with its run lock: two cron runs to one target must not overlap (exit 5). */
-function openState(plan: NightlyPlan, deps: NightlyDeps): StateRun | undefined {
+async function openState(plan: NightlyPlan, deps: NightlyDeps): Promise<StateRun | undefined> {
   const { target } = plan;
   // Every real upload keeps state; an embedded sandbox keeps none unless --state is given (the
   // Quick start stays stateless), and a dry run none.
   if (plan.settings.dryRun || target?.key === undefined) return undefined;
   if (target.sandbox && plan.state === undefined) return undefined;
-  const stateRun = openStateRun(
+  const stateRun = await openStateRun(
     { state: plan.state, full: plan.full },
     {
       apiUrl: target.apiUrl,
@@ -92,13 +92,13 @@ async function sourceOf(run: NightlyRun): Promise<Source> {
   }
   if (plan.retry) {
     // Every row owed by earlier runs, whatever ran in between (docs/nightly.md).
-    const owed = stateRun.state.owedRows();
+    const owed = await stateRun.state.owedRows();
     const said = retryLines(owed);
     deps.log.info(said.info);
-    const id = stateRun.startRun([], said.label);
+    const id = await stateRun.startRun([], said.label);
     return { rows: retryRows(owed), fromFeed: false, history: { id, started: Date.now() } };
   }
-  const history = { id: stateRun.startRun(plan.files), started: Date.now() };
+  const history = { id: await stateRun.startRun(plan.files), started: Date.now() };
   if (!plan.maxChange || deps.interrupt.aborted) return { fromFeed: true, history };
   // The guard's one pass over the feed; the upload then replays its spool (no second read).
   const guard = await guardedRead({

@@ -5,8 +5,8 @@ import type { Logger } from '../shared/logger.js';
 import type { PayloadFormat } from '../shared/types.js';
 import { type Shard, shardName } from '../upload/shard.js';
 import { Delta } from '../upload/state/delta.js';
-import { finishRun, startRun } from '../upload/state/runs.js';
-import { UploadState } from '../upload/state/store.js';
+import { SqliteState } from '../upload/state/sqlite-state.js';
+import type { UploadState } from '../upload/state/store.js';
 import {
   canonicalApiUrl,
   defaultStateDir,
@@ -35,7 +35,7 @@ export interface StateRun {
   /** Products gone from the feed and sent as out of stock (`--missing out-of-stock`), once counted. */
   gone?: number;
   /** Records the run's start in the history; returns its id. */
-  startRun(files: string[], label?: string): string;
+  startRun(files: string[], label?: string): Promise<string>;
   /** Completes the run's history row (never throws: the run's own outcome matters more). */
   finishRun(
     id: string,
@@ -43,7 +43,7 @@ export interface StateRun {
     exitCode: number,
     report: string | undefined,
     durationMs: number,
-  ): void;
+  ): Promise<void>;
 }
 
 export interface StateWhere {
@@ -88,38 +88,40 @@ export function stateUnderOtherSharding(
   return otherShardingNote(dir, target) !== undefined;
 }
 
-export function openStateRun(
+export async function openStateRun(
   s: { state?: string; full?: boolean },
   where: StateWhere,
   env: NodeJS.ProcessEnv,
   log?: Pick<Logger, 'warn'>,
-): StateRun | undefined {
+): Promise<StateRun | undefined> {
   if (where.sandbox && s.state === undefined) return undefined;
   const { dir, target } = stateTargetOf(s, where, env);
   const note = otherShardingNote(dir, target);
-  const state = UploadState.open(dir, target);
+  const state: UploadState = SqliteState.open(dir, target);
+  const full = s.full === true;
+  let delta: Delta;
   try {
-    state.lock(new Date(), (line) => log?.warn(`state: ${line}`));
+    await state.lock(new Date(), (line) => log?.warn(`state: ${line}`));
+    delta = await Delta.load(state, full);
   } catch (err) {
-    state.close();
+    await state.close();
     throw err;
   }
-  const full = s.full === true;
   return {
     state,
-    delta: new Delta(state, full),
+    delta,
     full,
     ...(note ? { note } : {}),
     dir,
-    startRun(files, label) {
-      const id = startRun(state.db, label ?? files.map((f) => (f === '-' ? f : resolve(f))).join(' '));
-      this.delta.runId = id;
+    async startRun(files, label) {
+      const id = await state.startRun(label ?? files.map((f) => (f === '-' ? f : resolve(f))).join(' '));
+      delta.runId = id;
       return id;
     },
-    finishRun(id, result, exitCode, report, durationMs) {
+    async finishRun(id, result, exitCode, report, durationMs) {
       const sum = result?.summary;
       try {
-        finishRun(state.db, id, {
+        await state.finishRun(id, {
           exitCode,
           durationMs,
           ...(report !== undefined ? { report } : {}),
@@ -140,7 +142,7 @@ export function openStateRun(
         // A history row left open reads as a run that did not finish: true enough.
       }
       // A run that ended (not stopped by the service or a bug): its state is the last good one.
-      if (exitCode === ExitCode.ok || exitCode === ExitCode.data) state.keepLastGood();
+      if (exitCode === ExitCode.ok || exitCode === ExitCode.data) await state.keepLastGood();
     },
   };
 }

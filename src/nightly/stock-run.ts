@@ -54,7 +54,7 @@ export async function runStockChanges(plan: StockPlan, deps: NightlyDeps): Promi
   // be new and empty, and every row an unknown SKU. Say which --shard to give instead.
   if (stateUnderOtherSharding({ state: plan.state }, where, deps.env)) throw shardingMismatch(shard);
   // The target's state and run lock: a stock run and an upload to one target never overlap (exit 5).
-  const stateRun = openStateRun({ state: plan.state }, where, deps.env, deps.log);
+  const stateRun = await openStateRun({ state: plan.state }, where, deps.env, deps.log);
   if (!stateRun) throw new Error('stock: no upload state');
   let history: { id: string; started: number } | undefined;
   let result: UploadResult | undefined;
@@ -62,7 +62,7 @@ export async function runStockChanges(plan: StockPlan, deps: NightlyDeps): Promi
     const hooks = new StockHooks(stateRun.state);
     if (!settings.dryRun) {
       const label = `stock ${plan.file === '-' ? plan.file : resolve(plan.file)}`;
-      history = { id: stateRun.startRun([plan.file], label), started: Date.now() };
+      history = { id: await stateRun.startRun([plan.file], label), started: Date.now() };
       hooks.runId = history.id;
     }
     const counts: StockCounts = { changed: 0, same: 0 };
@@ -78,7 +78,7 @@ export async function runStockChanges(plan: StockPlan, deps: NightlyDeps): Promi
     if (shard) meta.shard = shardReport(shard, shardCounts);
     const code = runExitCode(result, deps.interrupt);
     if (history)
-      stateRun.finishRun(
+      await stateRun.finishRun(
         history.id,
         result,
         code,
@@ -99,10 +99,10 @@ export async function runStockChanges(plan: StockPlan, deps: NightlyDeps): Promi
     return { result, meta, code, lines };
   } catch (err) {
     if (history)
-      stateRun.finishRun(history.id, result, failedCode(err), undefined, Date.now() - history.started);
+      await stateRun.finishRun(history.id, result, failedCode(err), undefined, Date.now() - history.started);
     throw err;
   } finally {
-    stateRun.state.close();
+    await stateRun.state.close();
   }
 }
 
@@ -122,7 +122,7 @@ async function sendStock(run: {
     stockRows(
       plan.file,
       plan.read,
-      { format: plan.format, columns: plan.columns, lastPayload: (sku) => state.acceptedPayload(sku) },
+      { format: plan.format, columns: plan.columns, payloads: (skus) => state.acceptedPayloads(skus) },
       deps.log,
       counts,
       deps.stdin,

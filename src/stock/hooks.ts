@@ -18,23 +18,23 @@ export class StockHooks implements StateHooks {
 
   constructor(private readonly state: UploadState) {}
 
-  plan(_sku: string | undefined, json: Uint8Array): SendPlan {
+  async plan(_sku: string | undefined, json: Uint8Array): Promise<SendPlan> {
     return { type: 'update_product', hash: payloadHash(json) };
   }
 
-  accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void {
-    this.state.accepted(rows, parts);
+  async accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): Promise<void> {
+    await this.state.accepted(rows, parts);
   }
 
-  notAccepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void {
-    if (this.runId !== undefined) this.state.owe(this.runId, rows, parts);
+  async notAccepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): Promise<void> {
+    if (this.runId !== undefined) await this.state.owe(this.runId, rows, parts);
   }
 
-  sending(batch: { rows: readonly RowRef[]; type?: EnvelopeType }, envelopeId: string): void {
-    this.state.recordInflight(envelopeId, batch.type ?? 'update_product', batch.rows);
+  async sending(batch: { rows: readonly RowRef[]; type?: EnvelopeType }, envelopeId: string): Promise<void> {
+    await this.state.recordInflight(envelopeId, batch.type ?? 'update_product', batch.rows);
   }
 
-  settled(envelopeId: string): void {
-    this.state.forgetInflight([envelopeId]);
+  async settled(envelopeId: string): Promise<void> {
+    await this.state.forgetInflight([envelopeId]);
   }
 }

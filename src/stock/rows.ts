@@ -19,6 +19,14 @@ export interface StockRowContext {
   lastPayload(sku: string): Uint8Array | undefined;
 }
 
+/** What `stockRows` reads the state through: the last accepted payloads of many SKUs at once. */
+export interface StockContext extends Omit<StockRowContext, 'lastPayload'> {
+  payloads(skus: readonly string[]): Promise<Map<string, Uint8Array>>;
+}
+
+/** Records whose last payloads are read from the state in one call (one query on a database server). */
+const PAYLOADS_AT_ONCE = 500;
+
 /** How many merged payloads differ from the last accepted one (the rest are sent again as they are). */
 export interface StockCounts {
   changed: number;
@@ -129,7 +137,7 @@ function readIssueRow(issue: Issue): FeedRow {
 export async function* stockRows(
   source: string,
   read: ReadOptions,
-  ctx: StockRowContext,
+  stock: StockContext,
   log: Logger,
   counts: StockCounts,
   stdin?: NodeJS.ReadableStream,
@@ -142,7 +150,7 @@ export async function* stockRows(
   }
   const rowsOf = new Map<string, number[]>();
   for (const r of records) {
-    const sku = skuOf(r, ctx.columns);
+    const sku = skuOf(r, stock.columns);
     if (sku === undefined) continue;
     const rows = rowsOf.get(sku);
     if (rows) rows.push(r.row);
@@ -160,7 +168,17 @@ export async function* stockRows(
     else issuesOf.set(issue.row, [issue]);
   }
   const recordRows = new Set(records.map((r) => r.row));
-  for (const record of records) {
+  let last = new Map<string, Uint8Array>();
+  const ctx: StockRowContext = {
+    format: stock.format,
+    columns: stock.columns,
+    lastPayload: (sku) => last.get(sku),
+  };
+  for (const [i, record] of records.entries()) {
+    if (i % PAYLOADS_AT_ONCE === 0) {
+      const skus = records.slice(i, i + PAYLOADS_AT_ONCE).map((r) => skuOf(r, stock.columns));
+      last = await stock.payloads(skus.filter((sku) => sku !== undefined));
+    }
     const own = issuesOf.get(record.row) ?? [];
     const sku = skuOf(record, ctx.columns);
     const dup = sku === undefined ? undefined : rowsOf.get(sku);

@@ -55,14 +55,14 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
     const parts = () => group.indices.map((i) => batch.parts[i]);
     if (run.stopped && group.depth > 0) {
       ledger.notSent(rows, batch.index, run.stopMessage);
-      ctx.state?.notAccepted?.(rows, parts());
+      await ctx.state?.notAccepted?.(rows, parts());
       seen.add('not_sent');
       continue;
     }
     const result = await sendGroup(batch, group, rows, outcome, ctx);
     if (result.kind === 'accepted') {
       // State first: when it cannot be written, the rows count as unconfirmed (sent again next run).
-      ctx.state?.accepted(rows, parts());
+      await ctx.state?.accepted(rows, parts());
       ledger.accept(rows);
       seen.add('accepted');
     } else if (result.kind === 'rejected') {
@@ -77,7 +77,7 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
       for (const r of plan.rejected) {
         const ref = rows[r.index];
         ledger.settle([ref], 'rejected', batch.index, result.status, r.message);
-        ctx.state?.notAccepted?.([ref], [batch.parts[group.indices[r.index]]]);
+        await ctx.state?.notAccepted?.([ref], [batch.parts[group.indices[r.index]]]);
         ctx.log.warn(`${where(ref)}: rejected (HTTP ${result.status}): ${r.message}`);
       }
       if (plan.rejected.length > 0) seen.add('rejected');
@@ -87,14 +87,14 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
       // Never past connecting (DNS, TCP, proxy, TLS): no byte of it reached the service.
       if (result.kind === 'not_sent') ledger.stats.sent -= rows.length;
       ledger.settle(rows, result.kind, batch.index, result.status, result.message);
-      ctx.state?.notAccepted?.(rows, parts());
+      await ctx.state?.notAccepted?.(rows, parts());
       seen.add(result.kind);
     }
   }
   outcome.status = batchStatus(seen);
   // Answered is final (a replay of the same id would get the same answer); unconfirmed is not:
   // the service may have applied it, so the next run re-sends it with the same id.
-  if (!seen.has('unconfirmed')) ctx.state?.settled(outcome.requestId);
+  if (!seen.has('unconfirmed')) await ctx.state?.settled(outcome.requestId);
 }
 
 /** One body: the whole batch (its id is the batch's requestId) or a part of it (a new id). */

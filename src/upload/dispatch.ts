@@ -38,7 +38,7 @@ export class Dispatcher {
     if (!ctx.settings.dryRun) {
       await this.inFlight.slot(() => ctx.run.stopped);
       if (ctx.run.stopped) {
-        ctx.state?.notAccepted?.(batch.rows, batch.parts);
+        await ctx.state?.notAccepted?.(batch.rows, batch.parts);
         return ctx.ledger.notSent(batch.rows, batch.index, ctx.run.stopMessage);
       }
     }
@@ -51,14 +51,14 @@ export class Dispatcher {
     // When the batch went out and when its last answer came, for the HTML report's time line.
     outcome.startedMs = (ctx.deps.now ?? Date.now)() - stats.startedAt;
     // Recorded before the first byte goes: after a crash the next run re-sends it with this id.
-    ctx.state?.sending(batch, outcome.requestId);
+    await ctx.state?.sending(batch, outcome.requestId);
     this.inFlight.add(
       runBatch(batch, outcome, ctx)
-        .catch((err: unknown) => {
+        .catch(async (err: unknown) => {
           // A bug: the rows' outcome is unknown, and the run stops (exit 70) rather than go on.
           const message = oneLine(String(err));
           ctx.ledger.settle(batch.rows, 'unconfirmed', batch.index, 'internal', message);
-          ctx.state?.notAccepted?.(batch.rows, batch.parts);
+          await ctx.state?.notAccepted?.(batch.rows, batch.parts).catch(() => {});
           outcome.status = 'unconfirmed';
           ctx.run.halt('internal', message, undefined, err);
         })

@@ -99,7 +99,7 @@ export async function uploadFeed(
         read.lastRow = item.row;
         if (run.stopped) notSentAfterStop(item, deps, stats);
         else {
-          takeRow(item, settings, deps, stats, queue);
+          await takeRow(item, settings, deps, stats, queue);
           while (queue.ready.length > 0) await dispatcher.dispatch(queue.ready.shift()!);
         }
         // After a stop the rest is read, unsent, so that every row of the feed is accounted for
@@ -143,7 +143,7 @@ export async function uploadFeed(
 }
 
 /** One valid row into a batch, unless the state says the service already has it. */
-function takeRow(
+async function takeRow(
   item: FeedRow,
   settings: UploadSettings,
   deps: UploadDeps,
@@ -156,7 +156,7 @@ function takeRow(
     stats.invalid++;
     return;
   }
-  const plan = deps.state ? deps.state.plan(item.sku, json, item.source) : { type: settings.type };
+  const plan = deps.state ? await deps.state.plan(item.sku, json, item.source) : { type: settings.type };
   if (plan === undefined) {
     stats.unchanged++;
     return;

@@ -227,14 +227,14 @@ function* itemsOf(line: Buffer): Generator<FeedRow> {
  * (new or changed, a batch of an earlier run resumed with its own id). The SKUs seen were marked
  * by the pass.
  */
-export function spooledHooks(state: StateHooks & { unchanged(sku: string): undefined }): StateHooks {
+export function spooledHooks(state: StateHooks & { unchanged(sku: string): Promise<undefined> }): StateHooks {
   return {
     plan: (sku, json, source) => {
       if (json !== UNCHANGED || sku === undefined) return state.plan(sku, json, source);
       return state.unchanged(sku);
     },
     accepted: (rows, parts) => state.accepted(rows, parts),
-    notAccepted: (rows, parts) => state.notAccepted?.(rows, parts),
+    notAccepted: async (rows, parts) => state.notAccepted?.(rows, parts),
     // The pass saw every SKU already (src/nightly/guard.ts): not counted twice.
     seen: () => {},
     sending: (batch, envelopeId) => state.sending(batch, envelopeId),

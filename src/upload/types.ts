@@ -22,17 +22,17 @@ export interface StateHooks {
    * undefined: the service already has these exact bytes; the row is not sent. `source`: the
    * row's source key, kept for such a row so the next run need not map it (src/feed/source-keys.ts).
    */
-  plan(sku: string | undefined, json: Uint8Array, source?: string): SendPlan | undefined;
+  plan(sku: string | undefined, json: Uint8Array, source?: string): Promise<SendPlan | undefined>;
   /** One body's accepted rows and their payload bytes (called once per body, as its answer lands). */
-  accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void;
+  accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): Promise<void>;
   /** Rows sent (or meant to be) and not accepted, with their payloads: `--retry-failed` sends them again. */
-  notAccepted?(rows: readonly RowRef[], parts: readonly Uint8Array[]): void;
+  notAccepted?(rows: readonly RowRef[], parts: readonly Uint8Array[]): Promise<void>;
   /** Every row read that names a SKU, valid or not (a SKU seen is not gone from the feed). */
   seen?(sku: string): void;
   /** Before a batch's first request: its id and rows, so a crash can be resumed with the same id. */
-  sending(batch: { rows: readonly RowRef[]; type?: EnvelopeType }, envelopeId: string): void;
+  sending(batch: { rows: readonly RowRef[]; type?: EnvelopeType }, envelopeId: string): Promise<void>;
   /** The batch was answered (nothing unconfirmed): its id is not to be re-sent. */
-  settled(envelopeId: string): void;
+  settled(envelopeId: string): Promise<void>;
 }
 
 /** Settings of one upload run, resolved from flags, environment and config (see settings.ts). */

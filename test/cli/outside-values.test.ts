@@ -2,8 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { finishRun, startRun } from '../../src/upload/state/runs.js';
-import { UploadState } from '../../src/upload/state/store.js';
+import { SqliteState } from '../../src/upload/state/sqlite-state.js';
 import { genser } from '../helpers/run-cli.js';
 
 /** docs/architecture.md: values from a state file never reach a terminal or a CI log raw. */
@@ -11,12 +10,12 @@ describe('genser runs prints the state file values escaped', () => {
   it('a feed name and a server rejection text cannot clear the screen or start a CI command line', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'genser-runs-print-')), 'state');
     mkdirSync(dir);
-    const state = UploadState.open(dir, {
+    const state = SqliteState.open(dir, {
       apiUrl: 'https://api.example.com',
       format: 'standard',
       keyFingerprint: 'f'.repeat(64),
     });
-    const id = startRun(state.db, 'feed\x1b[2J\n::error::name.csv');
+    const id = await state.startRun('feed\x1b[2J\n::error::name.csv');
     const report = {
       failures: [
         {
@@ -29,8 +28,8 @@ describe('genser runs prints the state file values escaped', () => {
         },
       ],
     };
-    finishRun(state.db, id, { exitCode: 1, durationMs: 10, report: JSON.stringify(report) });
-    state.close();
+    await state.finishRun(id, { exitCode: 1, durationMs: 10, report: JSON.stringify(report) });
+    await state.close();
 
     const list = await genser(['runs', '--state', dir]);
     expect(list.code).toBe(0);

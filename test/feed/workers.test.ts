@@ -372,7 +372,7 @@ describe('source keys on workers (docs/nightly.md, "Unchanged rows")', () => {
     const picked = rows.filter((r, i) => r.source !== undefined && i % 2 === 0);
     const table = KnownSources.build(picked.map((r) => ({ source: r.source!, sku: r.sku! })));
     let built = 0;
-    const known = () => {
+    const known = async () => {
       built++;
       return table;
     };
@@ -391,7 +391,7 @@ describe('source keys on workers (docs/nightly.md, "Unchanged rows")', () => {
     const a = first.rows[0];
     expect(a.source).toBeDefined();
     const table = KnownSources.build([{ source: a.source!, sku: a.sku! }]);
-    const { alone } = await expectSame([file], feed, { keys: { known: () => table }, chunkBytes: 1 });
+    const { alone } = await expectSame([file], feed, { keys: { known: async () => table }, chunkBytes: 1 });
     expect(alone.rows[0].unchanged).toBe(true);
     const dup = alone.rows[2];
     expect(dup.sku).toBe(a.sku);
@@ -413,7 +413,7 @@ describe('source keys on workers (docs/nightly.md, "Unchanged rows")', () => {
     const night2 = join(dir, 'night2.csv');
     const copied = catalog[2].replace('8800000010748', '8800000010373');
     writeFileSync(night2, `${[catalog[0], catalog[1], copied].join('\n')}\n`);
-    const { alone } = await expectSame([night2], feed, { keys: { known: () => table }, chunkBytes: 1 });
+    const { alone } = await expectSame([night2], feed, { keys: { known: async () => table }, chunkBytes: 1 });
     expect(alone.rows[0].unchanged).toBe(true);
     const taken = alone.rows[1];
     expect(taken.valid).toBe(false);

@@ -114,24 +114,24 @@ describe('the spool', () => {
     expect(readdirSync(join(spool.path, '..'))).toEqual([]);
   });
 
-  it('hooks: a replayed unchanged row is counted, not planned; any other goes to the state', () => {
+  it('hooks: a replayed unchanged row is counted, not planned; any other goes to the state', async () => {
     const planned: (string | undefined)[] = [];
     const counts = { new: 0, changed: 0, unchanged: 0 };
     const hooks = spooledHooks({
-      unchanged: () => {
+      unchanged: async () => {
         counts.unchanged++;
         return undefined;
       },
-      plan: (s) => {
+      plan: async (s) => {
         planned.push(s);
         return { type: 'create_product' };
       },
-      accepted: () => {},
-      sending: () => {},
-      settled: () => {},
+      accepted: async () => {},
+      sending: async () => {},
+      settled: async () => {},
     });
-    expect(hooks.plan('A', UNCHANGED)).toBeUndefined();
-    expect(hooks.plan('B', Buffer.from('{}'))).toEqual({ type: 'create_product' });
+    expect(await hooks.plan('A', UNCHANGED)).toBeUndefined();
+    expect(await hooks.plan('B', Buffer.from('{}'))).toEqual({ type: 'create_product' });
     expect(planned).toEqual(['B']);
     expect(counts.unchanged).toBe(1);
   });

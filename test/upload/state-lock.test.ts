@@ -115,12 +115,12 @@ describe('the run lock, with real processes', () => {
   it('ten processes opening a new state at once: one holds the lock, the others exit 5, none fails on SQLite', async () => {
     // Each process opens the target's state (new: made by whichever is first) and takes the lock.
     const script = `
-      import { UploadState } from ${JSON.stringify(join(root, 'dist', 'upload', 'state', 'store.js'))};
+      import { SqliteState } from ${JSON.stringify(join(root, 'dist', 'upload', 'state', 'sqlite-state.js'))};
       try {
-        const s = UploadState.open(process.argv[1], { apiUrl: 'https://api.example.com', format: 'standard', keyFingerprint: '' });
-        s.lock();
+        const s = SqliteState.open(process.argv[1], { apiUrl: 'https://api.example.com', format: 'standard', keyFingerprint: '' });
+        await s.lock();
         await new Promise((r) => setTimeout(r, 800));
-        s.close();
+        await s.close();
         console.log('0');
       } catch (e) { console.log(String(e.exitCode ?? 70) + ' ' + e.message); }`;
     for (let round = 0; round < 1; round++) {

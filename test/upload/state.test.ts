@@ -12,9 +12,9 @@ import { clearSecrets } from '../../src/shared/secrets.js';
 import { openDatabase } from '../../src/storage/sqlite.js';
 import { Delta, deltaLine, payloadHash } from '../../src/upload/state/delta.js';
 import { LOCK_EXPIRY_MS } from '../../src/upload/state/lock.js';
-import { finishRun, KEEP_RUNS, listRuns, startRun } from '../../src/upload/state/runs.js';
+import { KEEP_RUNS } from '../../src/upload/state/runs.js';
 import { SCHEMA_VERSION } from '../../src/upload/state/schema.js';
-import { UploadState } from '../../src/upload/state/store.js';
+import { SqliteState } from '../../src/upload/state/sqlite-state.js';
 import {
   canonicalApiUrl,
   defaultStateDir,
@@ -112,10 +112,10 @@ describe('state target', () => {
 });
 
 describe('state database', () => {
-  it('refuses a file from a newer genser (exit 2) and leaves it unchanged', () => {
+  it('refuses a file from a newer genser (exit 2) and leaves it unchanged', async () => {
     const d = fresh('newer');
     mkdirSync(d);
-    UploadState.open(d, target()).close();
+    await SqliteState.open(d, target()).close();
     const file = join(d, stateFileName(target()));
     const db = openDatabase(file);
     db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION + 1));
@@ -124,7 +124,7 @@ describe('state database', () => {
     const before = readFileSync(file);
     let err: unknown;
     try {
-      UploadState.open(d, target());
+      SqliteState.open(d, target());
     } catch (e) {
       err = e;
     }
@@ -134,10 +134,10 @@ describe('state database', () => {
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
-  it('migrates a version 1 file (payloads in the SKU rows) to version 2, keeping every payload', () => {
+  it('migrates a version 1 file (payloads in the SKU rows) to version 2, keeping every payload', async () => {
     const d = fresh('v1');
     mkdirSync(d);
-    UploadState.open(d, target()).close();
+    await SqliteState.open(d, target()).close();
     const file = join(d, stateFileName(target()));
     // Back to version 1's layout, with three accepted products in it.
     const db = openDatabase(file);
@@ -163,38 +163,44 @@ describe('state database', () => {
       );
     db.close();
 
-    const state = UploadState.open(d, target());
+    const state = SqliteState.open(d, target());
     try {
-      expect(state.owedRows().map((r) => [r.sku, r.runId, r.row])).toEqual([['B-2', '1a571a57', 2]]);
-      expect(state.knownCount()).toBe(3);
-      expect(Object.fromEntries(state.acceptedHashes())).toEqual({
+      expect((await state.owedRows()).map((r) => [r.sku, r.runId, r.row])).toEqual([['B-2', '1a571a57', 2]]);
+      expect(await state.knownCount()).toBe(3);
+      expect(Object.fromEntries(await state.acceptedHashes())).toEqual({
         'A-1': 'h-A-1',
         'B-2': 'h-B-2',
         'C-3': 'h-C-3',
       });
       for (const [sku, p] of Object.entries(payloads))
-        expect(Buffer.from(state.acceptedPayload(sku)!).toString()).toBe(p);
+        expect(Buffer.from((await state.acceptedPayloads([sku])).get(sku)!).toString()).toBe(p);
       // A known SKU's payload is replaced in place; a new SKU gets its own.
-      state.accepted(
+      await state.accepted(
         [
           { sku: 'B-2', hash: 'h2' },
           { sku: 'D-4', hash: 'h4' },
         ],
         [Buffer.from('{"sku":"B-2","v":2}'), Buffer.from('{"sku":"D-4"}')],
       );
-      expect(Buffer.from(state.acceptedPayload('B-2')!).toString()).toBe('{"sku":"B-2","v":2}');
-      expect(Buffer.from(state.acceptedPayload('D-4')!).toString()).toBe('{"sku":"D-4"}');
-      expect(Buffer.from(state.acceptedPayload('A-1')!).toString()).toBe(payloads['A-1']);
-      expect(state.knownCount()).toBe(4);
-      expect(state.acceptedHash('B-2')).toBe('h2');
+      expect(Buffer.from((await state.acceptedPayloads(['B-2'])).get('B-2')!).toString()).toBe(
+        '{"sku":"B-2","v":2}',
+      );
+      expect(Buffer.from((await state.acceptedPayloads(['D-4'])).get('D-4')!).toString()).toBe(
+        '{"sku":"D-4"}',
+      );
+      expect(Buffer.from((await state.acceptedPayloads(['A-1'])).get('A-1')!).toString()).toBe(
+        payloads['A-1'],
+      );
+      expect(await state.knownCount()).toBe(4);
+      expect(await state.acceptedHash('B-2')).toBe('h2');
       expect(Number(state.db.prepare<{ n: number }>('SELECT count(*) AS n FROM payloads').get()?.n)).toBe(4);
-      expect([...state.absent((sku) => sku !== 'C-3')].map((g) => g.sku)).toEqual(['C-3']);
+      expect((await collect(state.absent((sku) => sku !== 'C-3'))).map((g) => g.sku)).toEqual(['C-3']);
       // The rows the last run kept for --retry-failed are owed (B-2's paid since, by its accept above).
-      expect(state.owedRows()).toEqual([]);
+      expect(await state.owedRows()).toEqual([]);
       // A new state file is made with 16 KiB pages (payloads pack); this one was made so too.
       expect(state.db.pragma('page_size')).toBe(16384);
     } finally {
-      state.close();
+      await state.close();
     }
   });
 
@@ -204,7 +210,7 @@ describe('state database', () => {
     writeFileSync(join(d, stateFileName(target())), 'not a database at all, just text'.repeat(200));
     let err: unknown;
     try {
-      UploadState.open(d, target());
+      SqliteState.open(d, target());
     } catch (e) {
       err = e;
     }
@@ -213,74 +219,74 @@ describe('state database', () => {
     expect((err as ExitError).hint).toMatch(/^move \S+\.sqlite away and the next run starts a new state/);
   });
 
-  it('delta: new as create, same bytes unchanged, other bytes update; --full sends the unchanged', () => {
+  it('delta: new as create, same bytes unchanged, other bytes update; --full sends the unchanged', async () => {
     const d = fresh('delta');
     mkdirSync(d);
-    const state = UploadState.open(d, target());
+    const state = SqliteState.open(d, target());
     const a = Buffer.from('{"sku":"A"}');
-    const delta = new Delta(state, false);
-    const plan = delta.plan('A', a);
+    const delta = await Delta.load(state, false);
+    const plan = await delta.plan('A', a);
     expect(plan).toEqual({ type: 'create_product', hash: payloadHash(a) });
     // Not accepted yet: still new next time.
-    expect(delta.plan('A', a)?.type).toBe('create_product');
-    delta.accepted([{ file: 'f', row: 1, line: 2, sku: 'A', hash: plan!.hash }], [a]);
-    expect(delta.plan('A', a)).toBeUndefined();
-    expect(delta.plan('A', Buffer.from('{"sku":"A","x":1}'))?.type).toBe('update_product');
-    expect(new Delta(state, true).plan('A', a)?.type).toBe('update_product');
+    expect((await delta.plan('A', a))?.type).toBe('create_product');
+    await delta.accepted([{ file: 'f', row: 1, line: 2, sku: 'A', hash: plan!.hash }], [a]);
+    expect(await delta.plan('A', a)).toBeUndefined();
+    expect((await delta.plan('A', Buffer.from('{"sku":"A","x":1}')))?.type).toBe('update_product');
+    expect((await (await Delta.load(state, true)).plan('A', a))?.type).toBe('update_product');
     expect(delta.counts).toEqual({ new: 2, changed: 1, unchanged: 1 });
     expect(deltaLine({ new: 12, changed: 340, unchanged: 49_648 }, false)).toBe(
       '12 new, 340 changed, 49,648 unchanged (not sent)',
     );
-    state.close();
+    await state.close();
   });
 
-  it('a SKU of an unanswered batch with other bytes is sent again though its bytes are the accepted ones, and not skipped by its key', () => {
+  it('a SKU of an unanswered batch with other bytes is sent again though its bytes are the accepted ones, and not skipped by its key', async () => {
     const d = fresh('doubt');
     mkdirSync(d);
-    const state = UploadState.open(d, target());
+    const state = SqliteState.open(d, target());
     const a = Buffer.from('{"sku":"A","price":1}');
     const b = Buffer.from('{"sku":"A","price":2}');
     const key = Buffer.alloc(16, 7);
     const source = key.toString('base64url');
-    new Delta(state, false).accepted(
+    await (await Delta.load(state, false)).accepted(
       [{ file: 'f', row: 1, line: 2, sku: 'A', hash: payloadHash(a), source }],
       [a],
     );
-    expect(new Delta(state, false).plan('A', a)).toBeUndefined();
-    expect(state.knownSources().lookup(key)?.sku).toBe('A');
+    expect(await (await Delta.load(state, false)).plan('A', a)).toBeUndefined();
+    expect((await state.knownSources()).lookup(key)?.sku).toBe('A');
     // A run sent B and died before the answer: B may be on the service. The feed is A again.
-    state.recordInflight('env-b', 'update_product', [{ sku: 'A', hash: payloadHash(b) }]);
-    const night = new Delta(state, false);
+    await state.recordInflight('env-b', 'update_product', [{ sku: 'A', hash: payloadHash(b) }]);
+    const night = await Delta.load(state, false);
     expect(night.inDoubt('A', payloadHash(a))).toBe(true);
-    expect(night.plan('A', a)).toEqual({ type: 'update_product', hash: payloadHash(a) });
+    expect(await night.plan('A', a)).toEqual({ type: 'update_product', hash: payloadHash(a) });
     expect(night.counts).toEqual({ new: 0, changed: 1, unchanged: 0 });
-    expect(state.knownSources().lookup(key)).toBeUndefined();
+    expect((await state.knownSources()).lookup(key)).toBeUndefined();
     // The same bytes as the unanswered batch: resumed under its id.
-    expect(new Delta(state, false).plan('A', b)?.resume?.envelopeId).toBe('env-b');
+    expect((await (await Delta.load(state, false)).plan('A', b))?.resume?.envelopeId).toBe('env-b');
     // Once that batch is settled, A is unchanged again and known by its key.
-    state.forgetInflight(['env-b']);
-    expect(new Delta(state, false).plan('A', a)).toBeUndefined();
-    expect(state.knownSources().lookup(key)?.sku).toBe('A');
-    state.close();
+    await state.forgetInflight(['env-b']);
+    expect(await (await Delta.load(state, false)).plan('A', a)).toBeUndefined();
+    expect((await state.knownSources()).lookup(key)?.sku).toBe('A');
+    await state.close();
   });
 
   it('history keeps the last 100 runs; a run never finished shows no exit code', async () => {
     const d = fresh('history');
     mkdirSync(d);
-    const state = UploadState.open(d, target());
+    const state = SqliteState.open(d, target());
     const ids: string[] = [];
-    for (let i = 0; i < 105; i++) ids.push(startRun(state.db, `feed-${i}.csv`));
-    finishRun(state.db, ids[104], {
+    for (let i = 0; i < 105; i++) ids.push(await state.startRun(`feed-${i}.csv`));
+    await state.finishRun(ids[104], {
       exitCode: 0,
       durationMs: 1500,
       counts: { rows: 3, sent: 3, accepted: 3, rejected: 0, failed: 0, unchanged: 0 },
     });
-    const runs = listRuns(state.db);
+    const runs = await state.listRuns();
     expect(runs).toHaveLength(KEEP_RUNS);
     expect(runs[0]).toMatchObject({ id: ids[104], exitCode: 0, rows: 3, durationMs: 1500 });
     expect(runs[1].exitCode).toBeUndefined();
     expect(runs.at(-1)?.feed).toBe('feed-5.csv');
-    state.close();
+    await state.close();
     const out = await genser(['runs', '--state', d], {});
     expect(out.stdout).toContain('feed-104.csv');
     expect(out.stdout.split('\n')[2]).toMatch(/feed-103\.csv\s+-\s+-\s+-\s+-\s+-\s+-\s+-$/);
@@ -293,14 +299,14 @@ describe('state database', () => {
     const dead = spawn(process.execPath, ['-e', '0']);
     await new Promise((r) => dead.on('exit', r));
     try {
-      const state = UploadState.open(d, target());
+      const state = SqliteState.open(d, target());
       const beat = new Date(Date.now() - 40_000).toISOString();
       state.db
         .prepare('INSERT INTO lock (id, pid, host, started, heartbeat) VALUES (1, ?, ?, ?, ?)')
         .run(sleeper.pid!, hostname(), '2026-11-23T01:00:00.000Z', beat);
       let err: unknown;
       try {
-        state.lock();
+        await state.lock();
       } catch (e) {
         err = e;
       }
@@ -311,23 +317,23 @@ describe('state database', () => {
       expect((err as ExitError).hint).toContain('docs/nightly.md, "The run lock"');
       state.db.prepare('UPDATE lock SET pid = ?').run(dead.pid!);
       const stale: string[] = [];
-      state.lock(new Date(), (line) => stale.push(line));
+      await state.lock(new Date(), (line) => stale.push(line));
       expect(stale).toEqual([expect.stringContaining('its process no longer runs')]);
       expect(state.db.prepare('SELECT pid FROM lock').get()?.pid).toBe(process.pid);
-      state.close();
+      await state.close();
       // Released at close.
-      const again = UploadState.open(d, target());
+      const again = SqliteState.open(d, target());
       expect(again.db.prepare('SELECT count(*) AS n FROM lock').get()?.n).toBe(0);
-      again.close();
+      await again.close();
     } finally {
       sleeper.kill();
     }
   });
 
-  it('lock of another host: stands while its heartbeat is renewed, taken over (with its age said) once it stops', () => {
+  it('lock of another host: stands while its heartbeat is renewed, taken over (with its age said) once it stops', async () => {
     const d = fresh('lock-host');
     mkdirSync(d);
-    const state = UploadState.open(d, target());
+    const state = SqliteState.open(d, target());
     try {
       const hold = (heartbeatAgoMs: number) =>
         state.db
@@ -340,18 +346,18 @@ describe('state database', () => {
             new Date(Date.now() - heartbeatAgoMs).toISOString(),
           );
       hold(60_000);
-      expect(() => state.lock()).toThrow(
+      await expect(state.lock()).rejects.toThrow(
         /pid 4242 on pod-gone-7f9c, started 2026-11-20T03:00:00.000Z; last heartbeat 60 s ago/,
       );
       hold(LOCK_EXPIRY_MS + 60_000);
       const stale: string[] = [];
-      state.lock(new Date(), (line) => stale.push(line));
+      await state.lock(new Date(), (line) => stale.push(line));
       expect(stale).toEqual([
         'took over the lock of a run that stopped renewing it (pid 4242 on pod-gone-7f9c, started 2026-11-20T03:00:00.000Z; last heartbeat 6 min ago, over the 5 min a lock is kept without one)',
       ]);
       expect(state.db.prepare('SELECT host FROM lock').get()?.host).toBe(hostname());
     } finally {
-      state.close();
+      await state.close();
     }
   });
 });
@@ -715,4 +721,10 @@ function readdirSafe(d: string): string[] {
   } catch {
     return [];
   }
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
 }

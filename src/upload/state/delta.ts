@@ -33,24 +33,28 @@ export class Delta implements StateHooks {
   private readonly inflight: Map<string, InflightRow>;
   private readonly sentIds = new Set<string>();
 
-  constructor(
+  private constructor(
     private readonly state: UploadState,
     private readonly full: boolean,
+    inflight: Map<string, InflightRow>,
+    /** SKUs owed to --retry-failed by earlier runs. */
+    private readonly owed: Set<string>,
   ) {
-    this.inflight = state.inflight();
-    this.owed = state.owedSkus();
+    this.inflight = inflight;
   }
 
-  /** SKUs owed to --retry-failed by earlier runs. */
-  private readonly owed: Set<string>;
+  /** The delta against `state`, with the batches in flight and the SKUs owed by earlier runs. */
+  static async load(state: UploadState, full: boolean): Promise<Delta> {
+    return new Delta(state, full, await state.inflight(), await state.owedSkus());
+  }
 
   /**
    * A row found unchanged (not sent): counted; the service holds exactly the feed's payload, so
    * one owed for its SKU by a failed run is superseded and is not sent by a later --retry-failed.
    */
-  unchanged(sku: string): undefined {
+  async unchanged(sku: string): Promise<undefined> {
     this.counts.unchanged++;
-    if (this.owed.delete(sku)) this.state.dropOwed(sku);
+    if (this.owed.delete(sku)) await this.state.dropOwed(sku);
     return undefined;
   }
 
@@ -62,14 +66,14 @@ export class Delta implements StateHooks {
   /** Source keys of rows found unchanged by their bytes, to note in the state (see `compare`). */
   private readonly notes: { sku: string; hash: string; source: string }[] = [];
 
-  plan(sku: string | undefined, json: Uint8Array, source?: string): SendPlan | undefined {
+  async plan(sku: string | undefined, json: Uint8Array, source?: string): Promise<SendPlan | undefined> {
     // No SKU, nothing to remember it by: sent every time.
     if (sku === undefined) {
       this.counts.new++;
       return { type: 'create_product' };
     }
     if (json === UNCHANGED) return this.unchanged(sku);
-    const { hash, last, same } = this.compare(sku, json, source);
+    const { hash, last, same } = await this.compare(sku, json, source);
     if (same && !this.full) return this.unchanged(sku);
     if (last === undefined) this.counts.new++;
     else if (!same) this.counts.changed++;
@@ -105,51 +109,55 @@ export class Delta implements StateHooks {
    * batch is in doubt: `inDoubt`). A row found the same has its source key noted (not with --full, which
    * sends it and keeps the key as it is accepted), so the next run skips it unmapped.
    */
-  compare(sku: string, json: Uint8Array, source?: string): { hash: string; last?: string; same: boolean } {
+  async compare(
+    sku: string,
+    json: Uint8Array,
+    source?: string,
+  ): Promise<{ hash: string; last?: string; same: boolean }> {
     const hash = payloadHash(json);
-    const last = this.hashes ? this.hashes.get(sku) : this.state.acceptedHash(sku);
+    const last = this.hashes ? this.hashes.get(sku) : await this.state.acceptedHash(sku);
     const same = last === hash && !this.inDoubt(sku, hash);
     if (same && !this.full && source !== undefined && this.notes.push({ sku, hash, source }) >= NOTE_BATCH)
-      this.flushNotes();
+      await this.flushNotes();
     return { hash, last, same };
   }
 
-  sending(batch: { rows: readonly RowRef[]; type?: EnvelopeType }, envelopeId: string): void {
+  async sending(batch: { rows: readonly RowRef[]; type?: EnvelopeType }, envelopeId: string): Promise<void> {
     this.sentIds.add(envelopeId);
-    this.state.recordInflight(envelopeId, batch.type ?? 'create_product', batch.rows);
+    await this.state.recordInflight(envelopeId, batch.type ?? 'create_product', batch.rows);
   }
 
-  settled(envelopeId: string): void {
-    this.state.forgetInflight([envelopeId]);
+  async settled(envelopeId: string): Promise<void> {
+    await this.state.forgetInflight([envelopeId]);
   }
 
   /**
    * After a run that read its whole feed: in-flight batches of earlier runs that this run did not
    * send again (their rows changed, left the feed, or went in new batches) are forgotten.
    */
-  finish(readToEnd: boolean): void {
-    this.flushNotes();
+  async finish(readToEnd: boolean): Promise<void> {
+    await this.flushNotes();
     if (!readToEnd) return;
     const stale = new Set(
       [...this.inflight.values()].map((r) => r.envelopeId).filter((id) => !this.sentIds.has(id)),
     );
-    if (stale.size > 0) this.state.forgetInflight([...stale]);
+    if (stale.size > 0) await this.state.forgetInflight([...stale]);
   }
 
-  accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void {
-    this.state.accepted(rows, parts);
+  async accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): Promise<void> {
+    await this.state.accepted(rows, parts);
   }
 
   /** The source keys noted so far, into the state (one transaction). */
-  flushNotes(): void {
-    this.state.noteSources(this.notes.splice(0));
+  async flushNotes(): Promise<void> {
+    await this.state.noteSources(this.notes.splice(0));
   }
 
   /** The history id of this run, once started (rows not accepted are kept under it). */
   runId?: string;
 
-  notAccepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): void {
-    if (this.runId !== undefined) this.state.owe(this.runId, rows, parts);
+  async notAccepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): Promise<void> {
+    if (this.runId !== undefined) await this.state.owe(this.runId, rows, parts);
   }
 
   /** SKUs of this feed, when it is checked for products gone from it. */

@@ -1,0 +1,456 @@
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { KEY_TEXT_LENGTH, type KnownColumns, KnownSources } from '../../feed/index.js';
+import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
+import { atExit } from '../../shared/exit-hooks.js';
+import { processAlive } from '../../shared/process-alive.js';
+import { type Database, openDatabase, type Statement } from '../../storage/sqlite.js';
+import { shardName } from '../shard.js';
+import {
+  checkIntact,
+  checkNotEmpty,
+  createStateFile,
+  damaged,
+  keepLastGood,
+  stateProblem,
+} from './health.js';
+import { decideLock, HEARTBEAT_MS, type LockHolder } from './lock.js';
+import { finishRun, listRuns, runReport, startRun } from './runs.js';
+import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
+import type { AcceptedRow, InflightRow, OwedRow, RetryRow, RunEnd, UploadState } from './store.js';
+import { type StateTarget, stateFileName } from './target.js';
+
+/**
+ * The upload state in one SQLite file per target (docs/nightly.md): the embedded default. Its
+ * calls are synchronous underneath (better-sqlite3), so a transaction never interleaves with
+ * another; the interface's Promises resolve at once.
+ */
+
+/**
+ * A product's payload is about 1-4 KB: with 4 KB pages most leaves held one payload and a
+ * third of each page stayed empty; 16 KB pages pack them (BENCHMARKS.md, "The nightly case").
+ */
+const STATE_PAGE_SIZE = 16384;
+
+export class SqliteState implements UploadState {
+  readonly where: string;
+  private locked = false;
+  private readonly known;
+  private readonly upsertPayload;
+  private readonly upsertAccepted;
+
+  private constructor(
+    readonly db: Database,
+    readonly file: string,
+  ) {
+    this.where = file;
+    this.known = db.prepare<{ hash: string }>('SELECT hash FROM accepted WHERE sku = ?');
+    // A known SKU's payload is replaced in its row; a new one gets a row, whose id the second
+    // statement takes (last_insert_rowid() is only read when it inserts, i.e. for a new SKU).
+    this.upsertPayload = db.prepare(
+      'INSERT INTO payloads (id, payload) VALUES ((SELECT payload_id FROM accepted WHERE sku = ?), ?) ON CONFLICT(id) DO UPDATE SET payload = excluded.payload',
+    );
+    // The source key goes with the payload: NULL when this payload was not made from a feed row
+    // (a stock change, a product gone from the feed), so no row is taken for it.
+    this.upsertAccepted = db.prepare(
+      'INSERT INTO accepted (sku, hash, accepted_at, payload_id, source) VALUES (?, ?, ?, last_insert_rowid(), ?) ON CONFLICT(sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at, source = excluded.source',
+    );
+  }
+
+  /**
+   * Opens the state of `target` in `dir` for a run: made whole when new, else checked (not empty,
+   * intact: quick_check) and migrated, before anything is sent; exit 2 for a damaged, newer or
+   * foreign file (src/upload/state/health.ts).
+   */
+  static open(dir: string, target: StateTarget): SqliteState {
+    const file = join(dir, stateFileName(target));
+    if (!existsSync(file)) createStateFile(file, (db) => migrate(db), STATE_PAGE_SIZE);
+    return SqliteState.openFile(file, { target, check: true });
+  }
+
+  /**
+   * Opens a state file as it is (`genser runs`: its target is read from it); with `check`, its
+   * pages are checked first (quick_check, O(size): a run's one look at the whole file).
+   */
+  static openFile(file: string, how: { target?: StateTarget; check?: boolean } = {}): SqliteState {
+    checkNotEmpty(file);
+    let db: Database;
+    try {
+      db = openDatabase(file, { pageSize: STATE_PAGE_SIZE });
+    } catch (err) {
+      // A missing SQLite backend says so itself: it is not the file's fault.
+      throw err instanceof ExitError ? err : stateProblem(file, err);
+    }
+    try {
+      if (how.check) checkIntact(db, file);
+      const version = schemaVersion(db);
+      if (version === 0) throw damaged(file, 'it is an SQLite database without a genser upload state in it');
+      if (version > SCHEMA_VERSION)
+        throw new UsageError(
+          `the upload state ${file} was written by a newer genser (schema ${version}; this genser knows up to ${SCHEMA_VERSION}): it was not changed`,
+          'upgrade genser, or use another state directory with --state DIR',
+        );
+      if (version < SCHEMA_VERSION) migrate(db);
+      if (how.target) checkTarget(db, file, how.target);
+      return new SqliteState(db, file);
+    } catch (err) {
+      db.close();
+      throw err instanceof ExitError ? err : stateProblem(file, err);
+    }
+  }
+
+  /** Renews the lock's heartbeat while this run holds it (a timer that never keeps the process up). */
+  private heartbeat?: NodeJS.Timeout;
+  /** Removes the exit hook that releases the lock when the process ends other than through close(). */
+  private unhookExit?: () => void;
+
+  /**
+   * Takes the run lock (one row, written in a transaction): a stale holder (its process gone on
+   * this host, or no heartbeat for LOCK_EXPIRY_MS) is replaced, and `onStale` says whose it was;
+   * a live one stops this run with exit 5, naming it and its last heartbeat (./lock.ts).
+   */
+  async lock(now: Date = new Date(), onStale?: (line: string) => void): Promise<void> {
+    const me = { pid: process.pid, host: hostname() };
+    const at = now.toISOString();
+    const decision = this.db.transaction(() => {
+      const held = this.db
+        .prepare<LockHolder>('SELECT pid, host, started, heartbeat FROM lock WHERE id = 1')
+        .get();
+      const d = decideLock(held, me, now, processAlive);
+      if (d.kind === 'take')
+        this.db
+          .prepare(
+            'INSERT INTO lock (id, pid, host, started, heartbeat) VALUES (1, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET pid = excluded.pid, host = excluded.host, started = excluded.started, heartbeat = excluded.heartbeat',
+          )
+          .run(me.pid, me.host, at, at);
+      return d;
+    });
+    if (decision.kind === 'refuse')
+      throw new ExitError(ExitCode.locked, decision.message, `${decision.hint}; the lock is in ${this.file}`);
+    if (decision.stale) onStale?.(decision.stale);
+    this.locked = true;
+    this.unhookExit = atExit(() => this.closeNow());
+    const renew = this.db.prepare('UPDATE lock SET heartbeat = ? WHERE id = 1 AND pid = ? AND host = ?');
+    this.heartbeat = setInterval(() => {
+      try {
+        renew.run(new Date().toISOString(), me.pid, me.host);
+      } catch {
+        // A busy or full file: the next beat tries again; ten missed ones lose the lock.
+      }
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  /**
+   * After a run that ended well: a copy of the state as it is now, kept for recovering from a
+   * damaged file (./health.ts). False when it could not be made.
+   */
+  async keepLastGood(): Promise<boolean> {
+    return keepLastGood(this.db, this.file);
+  }
+
+  /** The hash of the payload last accepted for `sku`, if any. */
+  async acceptedHash(sku: string): Promise<string | undefined> {
+    return this.known.get(sku)?.hash;
+  }
+
+  private payloadOf?: Statement<{ payload: Uint8Array | null }>;
+
+  async acceptedPayloads(skus: readonly string[]): Promise<Map<string, Uint8Array>> {
+    this.payloadOf ??= this.db.prepare<{ payload: Uint8Array | null }>(
+      'SELECT p.payload FROM accepted a JOIN payloads p ON p.id = a.payload_id WHERE a.sku = ?',
+    );
+    const found = new Map<string, Uint8Array>();
+    for (const sku of skus) {
+      const payload = this.payloadOf.get(sku)?.payload;
+      if (payload) found.set(sku, payload);
+    }
+    return found;
+  }
+
+  /**
+   * Every accepted SKU's hash, read in one pass over the table: for comparing a whole feed, many
+   * times cheaper than a lookup per row (each lookup reads a page of the large payload rows;
+   * BENCHMARKS.md, "The nightly case").
+   */
+  async acceptedHashes(): Promise<Map<string, string>> {
+    const hashes = new Map<string, string>();
+    for (const r of this.db
+      .prepare<{ sku: string; hash: string }>('SELECT sku, hash FROM accepted')
+      .iterate())
+      hashes.set(r.sku, r.hash);
+    return hashes;
+  }
+
+  /**
+   * The source keys known, with their SKUs, joined by SQLite in one pass over the table: a row
+   * object per SKU cost 0.8 us each on the nightly run's critical path (BENCHMARKS.md).
+   */
+  private acceptedSources(): KnownColumns {
+    // A source is the key (KEY_TEXT_LENGTH characters), then the row's warnings as JSON, if any.
+    // A SKU in a batch of an earlier run that was never answered is left out: its row is mapped,
+    // and compared with what may have landed (`Delta.inDoubt`).
+    const row = this.db
+      .prepare<{ keys: string | null; skus: string | null; lengths: string | null }>(
+        `SELECT group_concat(substr(source, 1, ${KEY_TEXT_LENGTH}), '') AS keys,
+                group_concat(sku || substr(source, ${KEY_TEXT_LENGTH + 1}), '') AS skus,
+                group_concat(length(CAST(sku AS BLOB)) || ':' ||
+                  length(CAST(substr(source, ${KEY_TEXT_LENGTH + 1}) AS BLOB)), ',') AS lengths
+         FROM (SELECT sku, source FROM accepted WHERE length(source) >= ${KEY_TEXT_LENGTH}
+                 AND sku NOT IN (SELECT sku FROM inflight)
+               UNION ALL SELECT sku, source FROM other_shards)`,
+      )
+      .get();
+    if (!row?.lengths) return { keys: '', skus: '', skuBytes: [], warningBytes: [] };
+    const skuBytes: number[] = [];
+    const warningBytes: number[] = [];
+    for (const pair of row.lengths.split(',')) {
+      const colon = pair.indexOf(':');
+      skuBytes.push(Number(pair.slice(0, colon)));
+      warningBytes.push(Number(pair.slice(colon + 1)));
+    }
+    return { keys: row.keys ?? '', skus: row.skus ?? '', skuBytes, warningBytes };
+  }
+
+  /**
+   * The table of accepted source keys the feed skips rows by (docs/nightly.md, "Unchanged
+   * rows"); empty when the columns do not add up: every row is then mapped and compared.
+   */
+  async knownSources(): Promise<KnownSources> {
+    return KnownSources.fromColumns(this.acceptedSources()) ?? KnownSources.build([]);
+  }
+
+  /**
+   * The source keys of the other shards' rows in the feed just read, whole (a sharded run, read
+   * to its end): they replace the last run's, so keys of rows since changed do not pile up.
+   */
+  async replaceOtherShards(rows: readonly { source: string; sku: string }[]): Promise<void> {
+    const insert = this.db.prepare('INSERT OR REPLACE INTO other_shards (source, sku) VALUES (?, ?)');
+    this.db.transaction(() => {
+      this.db.exec('DELETE FROM other_shards');
+      for (const r of rows) insert.run(r.source, r.sku);
+    });
+  }
+
+  /** Every accepted SKU, in the table's order. */
+  async *acceptedSkus(): AsyncGenerator<string> {
+    for (const r of this.db.prepare<{ sku: string }>('SELECT sku FROM accepted').iterate()) yield r.sku;
+  }
+
+  /**
+   * Source keys of rows whose payload is the one accepted (same hash): the next run need not map
+   * them. Only where the hash still stands, in one transaction.
+   */
+  async noteSources(rows: readonly { sku: string; hash: string; source: string }[]): Promise<void> {
+    if (rows.length === 0) return;
+    const update = this.db.prepare('UPDATE accepted SET source = ? WHERE sku = ? AND hash = ?');
+    this.db.transaction(() => {
+      for (const r of rows) update.run(r.source, r.sku, r.hash);
+    });
+  }
+
+  /**
+   * Records one body's accepted products (their exact payload bytes too), in one transaction. A
+   * row owed to --retry-failed is paid by it: the service holds a payload made later.
+   */
+  async accepted(
+    rows: readonly AcceptedRow[],
+    parts: readonly Uint8Array[],
+    now: Date = new Date(),
+  ): Promise<void> {
+    const at = now.toISOString();
+    this.db.transaction(() => {
+      rows.forEach((r, i) => {
+        if (r.sku === undefined) {
+          if (r.file !== undefined && r.row !== undefined) this.dropOwedRow(r.file, r.row);
+          return;
+        }
+        this.dropOwedSku(r.sku);
+        if (r.hash === undefined) return;
+        this.upsertPayload.run(r.sku, parts[i]);
+        this.upsertAccepted.run(r.sku, r.hash, at, r.source ?? null);
+      });
+    });
+  }
+
+  /** Accepted SKUs for which `keep` is false, with their last accepted payload, in SKU order. */
+  async *absent(keep: (sku: string) => boolean): AsyncGenerator<{ sku: string; payload: Uint8Array }> {
+    // SKUs first (small), payloads one at a time: the run writes between two of them.
+    const gone = this.db
+      .prepare<{ sku: string }>('SELECT sku FROM accepted ORDER BY sku')
+      .all()
+      .filter((r) => !keep(r.sku));
+    const payload = this.db.prepare<{ payload: Uint8Array }>(
+      'SELECT p.payload FROM accepted a JOIN payloads p ON p.id = a.payload_id WHERE a.sku = ?',
+    );
+    for (const { sku } of gone) {
+      const row = payload.get(sku);
+      if (row) yield { sku, payload: row.payload };
+    }
+  }
+
+  /**
+   * Rows of run `runId` not accepted: owed to --retry-failed until accepted or superseded (a newer
+   * payload for the SKU replaces the one owed), whatever runs in between.
+   */
+  async owe(runId: string, rows: readonly OwedRow[], parts: readonly Uint8Array[]): Promise<void> {
+    const bySku = this.db.prepare(
+      'INSERT INTO owed (sku, file, row, line, run_id, payload) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(sku) DO UPDATE SET file = excluded.file, row = excluded.row, line = excluded.line, run_id = excluded.run_id, payload = excluded.payload',
+    );
+    const noSku = this.db.prepare(
+      'INSERT INTO owed (sku, file, row, line, run_id, payload) VALUES (NULL, ?, ?, ?, ?, ?)',
+    );
+    this.db.transaction(() => {
+      rows.forEach((r, i) => {
+        if (r.sku !== undefined) bySku.run(r.sku, r.file, r.row, r.line, runId, parts[i]);
+        else {
+          this.dropOwedRow(r.file, r.row);
+          noSku.run(r.file, r.row, r.line, runId, parts[i]);
+        }
+      });
+    });
+  }
+
+  private dropBySku?: Statement;
+  private dropByRow?: Statement;
+
+  /** The SKU's owed row, paid or superseded (its accepted payload is newer, or the feed's matches it). */
+  async dropOwed(sku: string): Promise<void> {
+    this.dropOwedSku(sku);
+  }
+
+  private dropOwedSku(sku: string): void {
+    this.dropBySku ??= this.db.prepare('DELETE FROM owed WHERE sku = ?');
+    this.dropBySku.run(sku);
+  }
+
+  private dropOwedRow(file: string, row: number): void {
+    this.dropByRow ??= this.db.prepare('DELETE FROM owed WHERE sku IS NULL AND file = ? AND row = ?');
+    this.dropByRow.run(file, row);
+  }
+
+  /** Every row owed to --retry-failed, in feed order. */
+  async owedRows(): Promise<RetryRow[]> {
+    return this.db
+      .prepare<RetryRow>(
+        'SELECT file, row, line, sku, payload, run_id AS runId FROM owed ORDER BY file, row, id',
+      )
+      .all();
+  }
+
+  /** The SKUs owed to --retry-failed (few: a run's failures). */
+  async owedSkus(): Promise<Set<string>> {
+    const rows = this.db.prepare<{ sku: string }>('SELECT sku FROM owed WHERE sku IS NOT NULL').all();
+    return new Set(rows.map((r) => r.sku));
+  }
+
+  /** Batches sent but never answered (a crash, a timeout), by SKU. */
+  async inflight(): Promise<Map<string, InflightRow>> {
+    const rows = this.db
+      .prepare<InflightRow>('SELECT envelope_id AS envelopeId, type, position, size, sku, hash FROM inflight')
+      .all();
+    return new Map(rows.map((r) => [r.sku, r]));
+  }
+
+  /** Records a batch before it is sent: its id, type and each row's SKU and hash, in order. */
+  async recordInflight(
+    envelopeId: string,
+    type: string,
+    rows: readonly { sku?: string; hash?: string }[],
+  ): Promise<void> {
+    // A row with no SKU or hash cannot be matched again next run: nothing to resume.
+    if (rows.some((r) => r.sku === undefined || r.hash === undefined)) return;
+    const insert = this.db.prepare(
+      'INSERT OR REPLACE INTO inflight (envelope_id, type, position, size, sku, hash) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.db.transaction(() => {
+      rows.forEach((r, i) => {
+        insert.run(envelopeId, type, i, rows.length, r.sku!, r.hash!);
+      });
+    });
+  }
+
+  async forgetInflight(envelopeIds: readonly string[]): Promise<void> {
+    const del = this.db.prepare('DELETE FROM inflight WHERE envelope_id = ?');
+    this.db.transaction(() => {
+      for (const id of envelopeIds) del.run(id);
+    });
+  }
+
+  /** How many SKUs the service has accepted from this state. */
+  async knownCount(): Promise<number> {
+    return Number(this.db.prepare<{ n: number }>('SELECT count(*) AS n FROM accepted').get()?.n ?? 0);
+  }
+
+  /** The target this file is for, as its meta table says (the key only as its fingerprint). */
+  async target(): Promise<{ apiUrl: string; format: string; shard?: string }> {
+    const get = this.db.prepare<{ value: string }>('SELECT value FROM meta WHERE key = ?');
+    const shard = get.get('shard')?.value;
+    return {
+      apiUrl: get.get('api_url')?.value ?? '?',
+      format: get.get('format')?.value ?? '?',
+      ...(shard !== undefined ? { shard } : {}),
+    };
+  }
+
+  async startRun(feed: string, now?: Date): Promise<string> {
+    return startRun(this.db, feed, now);
+  }
+
+  async finishRun(id: string, end: RunEnd): Promise<void> {
+    finishRun(this.db, id, end);
+  }
+
+  async listRuns() {
+    return listRuns(this.db);
+  }
+
+  async runReport(id: string) {
+    return runReport(this.db, id);
+  }
+
+  async close(): Promise<void> {
+    this.closeNow();
+  }
+
+  /** Releases the lock (when held) and closes the file; also run when the process exits. */
+  private closeNow(): void {
+    clearInterval(this.heartbeat);
+    this.unhookExit?.();
+    if (!this.db.isOpen) return;
+    if (this.locked) {
+      this.locked = false;
+      try {
+        this.db
+          .prepare('DELETE FROM lock WHERE id = 1 AND pid = ? AND host = ?')
+          .run(process.pid, hostname());
+      } catch {
+        // Left behind, it is taken over once stale (./lock.ts).
+      }
+    }
+    this.db.close();
+  }
+}
+
+function checkTarget(db: Database, file: string, target: StateTarget): void {
+  const entries: [string, string][] = [
+    ['api_url', target.apiUrl],
+    ['format', target.format],
+    ['key_fingerprint', target.keyFingerprint],
+    // A shard's file says which shard it is: `genser runs --shard I/N` reads it.
+    ...(target.shard ? [['shard', shardName(target.shard)] as [string, string]] : []),
+  ];
+  const get = db.prepare<{ value: string }>('SELECT value FROM meta WHERE key = ?');
+  db.transaction(() => {
+    for (const [key, value] of entries) {
+      const have = get.get(key)?.value;
+      if (have === undefined) db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(key, value);
+      else if (have !== value)
+        throw new UsageError(
+          `the upload state ${file} belongs to another target (its ${key} differs)`,
+          'move the file away, or use another state directory with --state DIR',
+        );
+    }
+  });
+}
