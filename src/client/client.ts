@@ -122,57 +122,71 @@ function checkLog(name: string, p: LogParams): string | undefined {
   return undefined;
 }
 
+/** Where the calls go, and how long an answer may take. */
+interface Settings {
+  endpoint: string;
+  timeoutMs: number;
+}
+
+/** POST with a time-out; resolves to the answer's text, or rejects with a CallError. */
+function post(
+  transport: Transport,
+  settings: Settings,
+  call: string,
+  path: string,
+  body: string,
+  contentType: string,
+  keepalive: boolean,
+) {
+  return new Promise<string>((resolve, reject) => {
+    const f = transport.fetch;
+    if (!f) {
+      reject(fail(call, 'network', 'no fetch in this browser'));
+      return;
+    }
+    const Abort = (globalThis as unknown as { AbortController?: new () => Ctl }).AbortController;
+    const ctl = Abort ? new Abort() : undefined;
+    const timer = setTimeout(() => {
+      reject(fail(call, 'timeout', `no answer within ${settings.timeoutMs} ms`));
+      if (ctl) ctl.abort();
+    }, settings.timeoutMs);
+    // Inside a promise, so a fetch that throws at once (a malformed URL) is a network error too.
+    Promise.resolve()
+      .then(() =>
+        f(settings.endpoint + path, {
+          method: 'POST',
+          headers: { 'content-type': contentType },
+          body,
+          keepalive,
+          signal: ctl ? ctl.signal : undefined,
+          mode: 'cors',
+          credentials: 'omit',
+        }),
+      )
+      .then((res) =>
+        res.text().then((text) => {
+          const detail = detailOf(text);
+          if (res.ok) resolve(text);
+          else reject(fail(call, 'http', `HTTP ${res.status}${detail ? `: ${detail}` : ''}`, res.status));
+        }),
+      )
+      .catch((err: { message?: string }) =>
+        reject(fail(call, 'network', `the backend did not answer: ${err?.message || err}`)),
+      )
+      .then(() => clearTimeout(timer));
+  });
+}
+
 export function createClient(
   options: ClientOptions = {},
   transport: Transport = browserTransport(),
 ): GenserClient {
-  const settings: { endpoint: string; timeoutMs: number } = { endpoint: '', timeoutMs: DEFAULT_TIMEOUT_MS };
+  const settings: Settings = { endpoint: '', timeoutMs: DEFAULT_TIMEOUT_MS };
 
   function configure(o: ClientOptions): GenserClient {
     if (o && typeof o.endpoint === 'string') settings.endpoint = o.endpoint.replace(/\/+$/, '');
     if (o && typeof o.timeoutMs === 'number' && o.timeoutMs > 0) settings.timeoutMs = o.timeoutMs;
     return client;
-  }
-
-  /** POST with a time-out; resolves to the answer's text, or rejects with a CallError. */
-  function post(call: string, path: string, body: string, contentType: string, keepalive: boolean) {
-    return new Promise<string>((resolve, reject) => {
-      const f = transport.fetch;
-      if (!f) {
-        reject(fail(call, 'network', 'no fetch in this browser'));
-        return;
-      }
-      const Abort = (globalThis as unknown as { AbortController?: new () => Ctl }).AbortController;
-      const ctl = Abort ? new Abort() : undefined;
-      const timer = setTimeout(() => {
-        reject(fail(call, 'timeout', `no answer within ${settings.timeoutMs} ms`));
-        if (ctl) ctl.abort();
-      }, settings.timeoutMs);
-      // Inside a promise, so a fetch that throws at once (a malformed URL) is a network error too.
-      Promise.resolve()
-        .then(() =>
-          f(settings.endpoint + path, {
-            method: 'POST',
-            headers: { 'content-type': contentType },
-            body,
-            keepalive,
-            signal: ctl ? ctl.signal : undefined,
-            mode: 'cors',
-            credentials: 'omit',
-          }),
-        )
-        .then((res) =>
-          res.text().then((text) => {
-            const detail = detailOf(text);
-            if (res.ok) resolve(text);
-            else reject(fail(call, 'http', `HTTP ${res.status}${detail ? `: ${detail}` : ''}`, res.status));
-          }),
-        )
-        .catch((err: { message?: string }) =>
-          reject(fail(call, 'network', `the backend did not answer: ${err?.message || err}`)),
-        )
-        .then(() => clearTimeout(timer));
-    });
   }
 
   function search(params: SearchParams, done: Settle<SearchAnswer>): void {
@@ -192,7 +206,7 @@ export function createClient(
       language: params.language,
       limit: params.limit,
     });
-    post(call, '/search', body, 'application/json', false).then((text) => {
+    post(transport, settings, call, '/search', body, 'application/json', false).then((text) => {
       let res: SearchAnswer | undefined;
       try {
         res = JSON.parse(text) as SearchAnswer;
@@ -229,10 +243,15 @@ export function createClient(
       done.resolve({ type: name, requestId, via: 'beacon' });
       return;
     }
-    post(name, name === 'DI' ? '/di' : '/cl', body, 'text/plain;charset=UTF-8', true).then(
-      () => done.resolve({ type: name, requestId, via: 'fetch' }),
-      done.reject,
-    );
+    post(
+      transport,
+      settings,
+      name,
+      name === 'DI' ? '/di' : '/cl',
+      body,
+      'text/plain;charset=UTF-8',
+      true,
+    ).then(() => done.resolve({ type: name, requestId, via: 'fetch' }), done.reject);
   }
 
   function call(name: string, params: unknown): Call<never> {

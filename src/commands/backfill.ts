@@ -2,11 +2,12 @@ import { loadOrderMapping } from '../events/backfill-mapping.js';
 import { type BackfillRunResult, runBackfill } from '../events/backfill-run.js';
 import { backfillSummaryLines, sentCounts } from '../events/backfill-summary.js';
 import { eventsSender } from '../events/sender.js';
-import { type EventProblemLine, problemText } from '../events/source.js';
+import { problemText } from '../events/source.js';
 import type { Poster } from '../http/sender.js';
+import { eventIssueJson } from '../report/events-shapes.js';
 import { ExitCode } from '../shared/errors.js';
 import { redact } from '../shared/secrets.js';
-import type { EncodingName, InputType } from '../shared/types.js';
+import type { EncodingName, InputType, Issue } from '../shared/types.js';
 import type { CommandContext } from './context.js';
 import { endRun, requireTarget, withSending } from './sending.js';
 
@@ -63,7 +64,7 @@ export async function runBackfillCommand(
     },
     async ({ stop, sandbox: running }) => {
       const target = running ? { url: running.url, key: running.serviceKey } : given;
-      const issues: EventProblemLine[] = [];
+      const issues: Issue[] = [];
       const started = Date.now();
       const result = await backfillTo(file, s, { mapping, target, issues, interrupt: stop.signal }, ctx);
       const durationMs = Date.now() - started;
@@ -76,7 +77,7 @@ export async function runBackfillCommand(
             dryRun: s.dryRun === true,
             summary: result.summary,
             problems: result.problems,
-            issues,
+            issues: issues.map(eventIssueJson),
             truncated: result.problems > issues.length,
             ...(sent ? { sent: sentCounts(sent) } : {}),
             ...(sent?.stop ? { stopped: { reason: sent.stop.reason, message: sent.stop.message } } : {}),
@@ -101,7 +102,7 @@ async function backfillTo(
   run: {
     mapping: ReturnType<typeof loadOrderMapping>;
     target?: { url: string; key: string };
-    issues: EventProblemLine[];
+    issues: Issue[];
     interrupt: AbortSignal;
   },
   ctx: CommandContext,

@@ -1,13 +1,9 @@
 import type { EventSendResult, EventToSend } from '../events/send.js';
-import {
-  checkedEvents,
-  type EventProblemLine,
-  type EventReadSettings,
-  problemText,
-} from '../events/source.js';
+import { checkedEvents, type EventReadSettings, problemText } from '../events/source.js';
 import type { EventsRun } from '../report/events-report.js';
-import type { EventIssue, EventsValidateReport } from '../report/events-shapes.js';
+import type { EventsValidateReport } from '../report/events-shapes.js';
 import type { Logger } from '../shared/logger.js';
+import type { Issue } from '../shared/types.js';
 import { untilStopped } from '../shared/until-stopped.js';
 
 /** What the events commands read with: the reading settings and how many problems to keep in detail. */
@@ -25,7 +21,7 @@ export async function validateCounted(
   let events = 0;
   let valid = 0;
   const invalidRows = new Set<string>();
-  const problems: EventProblemLine[] = [];
+  const problems: Issue[] = [];
   let problemCount = 0;
   for await (const c of checkedEvents(files, settings, log)) {
     if (c.kind === 'event') {
@@ -35,7 +31,7 @@ export async function validateCounted(
     }
     problemCount++;
     const rowKey = `${c.problem.file}\0${c.problem.row}`;
-    if (c.problem.row > 0 && !invalidRows.has(rowKey)) {
+    if ((c.problem.row ?? 0) > 0 && !invalidRows.has(rowKey)) {
       events++;
       invalidRows.add(rowKey);
     }
@@ -66,7 +62,7 @@ export async function sendCounted(
   send: (events: AsyncIterable<EventToSend>) => Promise<EventSendResult>,
 ): Promise<Omit<EventsRun, 'files' | 'target'>> {
   const { files, settings, log, interrupt } = run;
-  const issues: EventIssue[] = [];
+  const issues: Issue[] = [];
   let problems = 0;
   const invalidRows = new Set<string>();
   let fileErrors = 0;
@@ -80,11 +76,11 @@ export async function sendCounted(
       }
       const p = c.problem;
       problems++;
-      if (p.row > 0) {
+      if (p.row !== undefined && p.row > 0) {
         lastRow = p.row;
         invalidRows.add(`${p.file}\0${p.row}`);
       } else fileErrors++;
-      if (issues.length < settings.maxErrors) issues.push({ severity: 'error', ...p });
+      if (issues.length < settings.maxErrors) issues.push(p);
       log.error(`invalid, not sent: ${problemText(p)}`);
     }
   }

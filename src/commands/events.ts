@@ -6,6 +6,7 @@ import { sendEvents } from '../events/send.js';
 import { eventsSender } from '../events/sender.js';
 import { type EventReadSettings, problemText } from '../events/source.js';
 import { type EventsRun, eventsReport, eventsSummaryLines } from '../report/events-report.js';
+import { eventIssueJson } from '../report/events-shapes.js';
 import type { Reporter } from '../report/reporters.js';
 import { ExitCode, UsageError } from '../shared/errors.js';
 import { redact } from '../shared/secrets.js';
@@ -106,7 +107,8 @@ async function fixFile(
   if (!flags.output) throw new UsageError('--fix needs -o FILE: the corrected copy is written there');
   if (files.length !== 1) throw new UsageError('--fix corrects one file at a time', 'name one events file');
   const result = await fixEventsFile(files[0], flags.output, settings, ctx.log);
-  if (flags.json) ctx.stdout.write(`${JSON.stringify(result)}\n`);
+  if (flags.json)
+    ctx.stdout.write(`${JSON.stringify({ ...result, problems: result.problems.map(eventIssueJson) })}\n`);
   else {
     for (const f of result.fixes)
       ctx.log.info(`fixed: ${f.file} row ${f.row} (line ${f.line}): ${f.message}`);

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type ReadOptions, readFeed } from '../read/index.js';
 import { UsageError } from '../shared/errors.js';
+import type { Issue } from '../shared/types.js';
 import { type BackfillSettings, type BackfillSummary, backfillEvents, emptySummary } from './backfill.js';
 import {
   type EventSendDeps,
@@ -9,7 +10,6 @@ import {
   type EventToSend,
   sendEvents,
 } from './send.js';
-import type { EventProblemLine } from './source.js';
 
 /**
  * `genser events backfill FILE`: an order export read as a feed (CSV, JSON, NDJSON, any encoding),
@@ -30,7 +30,7 @@ export interface BackfillRunSettings extends BackfillSettings {
 export interface BackfillRunDeps extends EventSendDeps {
   stdin?: NodeJS.ReadableStream;
   /** Each problem as it is found (the caller prints or collects them). */
-  onProblem?: (problem: EventProblemLine) => void;
+  onProblem?: (problem: Issue) => void;
   /** Each event made, before it is sent (for `-o FILE` or a dry run's listing). */
   onEvent?: (event: EventToSend) => void;
   now?: () => number;

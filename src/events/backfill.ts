@@ -1,10 +1,16 @@
-import { parseDateMs, parseNumber } from '../map/values.js';
-import type { ReadItem, SourceRecord } from '../shared/types.js';
+import { parseNumber } from '../map/values.js';
+import type { Issue, ReadItem, SourceRecord } from '../shared/types.js';
 import { canonicalOrderColumns, type OrderMapping, type OrderTarget } from './backfill-mapping.js';
-import { checkEvent } from './check.js';
-import { canonicalJson, eventKey, type KeyOptions, orderIdentity } from './keys.js';
-import { kindByType } from './kinds.js';
-import { type CheckedEvent, type EventProblemLine, readProblem } from './source.js';
+import {
+  type BackfillSummary,
+  type Draft,
+  finishOrder,
+  type Line,
+  type OrderContext,
+  round,
+} from './backfill-order.js';
+import type { KeyOptions } from './keys.js';
+import { type CheckedEvent, readProblem } from './source.js';
 
 /**
  * Order export rows -> purchase events (docs/events.md, "Backfill"). Rows of one order are
@@ -22,28 +28,7 @@ export interface BackfillSettings extends KeyOptions {
   source?: string;
 }
 
-export interface CurrencyAmounts {
-  purchased: number;
-  cancelled: number;
-}
-
-export interface BackfillSummary {
-  rows: number;
-  orders: number;
-  /** complete_purchase events made. */
-  purchases: number;
-  /** cancel_purchase events made. */
-  cancellations: number;
-  /** Order lines in the purchases, and the units they hold. */
-  items: number;
-  quantity: number;
-  /** Sum of price x quantity per currency. */
-  amounts: Record<string, CurrencyAmounts>;
-  /** Orders with no event, by status (never paid: pending, failed, ...). */
-  skipped: Record<string, number>;
-  /** Orders not sent because a row is wrong. */
-  invalidOrders: number;
-}
+export type { BackfillSummary, CurrencyAmounts } from './backfill-order.js';
 
 export function emptySummary(): BackfillSummary {
   return {
@@ -57,24 +42,6 @@ export function emptySummary(): BackfillSummary {
     skipped: {},
     invalidOrders: 0,
   };
-}
-
-interface Line {
-  sku: string;
-  name: string;
-  price: number;
-  quantity: number;
-  currency?: string;
-}
-
-interface Draft {
-  id: string;
-  file: string;
-  row: number;
-  line: number;
-  fields: Partial<Record<OrderTarget, { value: string; row: number; line: number }>>;
-  lines: Line[];
-  problems: EventProblemLine[];
 }
 
 const ORDER_LEVEL: OrderTarget[] = [
@@ -95,6 +62,19 @@ function cellOf(record: SourceRecord, column: string | undefined): string | unde
   return text === '' ? undefined : text;
 }
 
+type ProblemAt = (record: SourceRecord, target: OrderTarget | '', message: string, hint?: string) => Issue;
+
+/** One row into its order: the order-level fields it has first, then its line. */
+function addRow(draft: Draft, record: SourceRecord, mapping: OrderMapping, problem: ProblemAt): void {
+  for (const target of ORDER_LEVEL) {
+    const v = cellOf(record, mapping.columns[target]);
+    if (v !== undefined && draft.fields[target] === undefined)
+      draft.fields[target] = { value: v, row: record.row, line: record.line };
+  }
+  const line = readLine(record, draft, mapping, problem);
+  if (line) draft.lines.push(line);
+}
+
 /** Orders of one export, as events to send and problems, in order; `summary` is filled as it goes. */
 export async function* backfillEvents(
   items: AsyncIterable<ReadItem>,
@@ -102,17 +82,23 @@ export async function* backfillEvents(
   summary: BackfillSummary = emptySummary(),
 ): AsyncGenerator<CheckedEvent> {
   const { mapping } = settings;
-  const source = settings.source ?? mapping.source;
+  const context: OrderContext = {
+    mapping,
+    source: settings.source ?? mapping.source,
+    keys: settings,
+    summary,
+  };
   const closed = new Set<string>();
   let draft: Draft | undefined;
-
-  const problem = (record: SourceRecord, target: OrderTarget | '', message: string): EventProblemLine => ({
+  const problem: ProblemAt = (record, target, message, hint) => ({
+    severity: 'error',
+    code: 'backfill',
     file: record.file,
     row: record.row,
     line: record.line,
-    pointer: target ? (mapping.columns[target] ?? target) : '',
+    ...(target ? { column: mapping.columns[target] ?? target } : {}),
     message,
-    code: 'backfill',
+    ...(hint ? { hint } : {}),
   });
 
   for await (const item of items) {
@@ -135,176 +121,29 @@ export async function* backfillEvents(
       continue;
     }
     if (draft && draft.id !== id) {
-      yield* finish(draft);
+      yield* finishOrder(draft, context);
       closed.add(draft.id);
       draft = undefined;
     }
     if (!draft) {
       if (closed.has(id)) {
-        yield {
-          kind: 'problem',
-          problem: problem(
-            record,
-            'order_id',
-            `belongs to order ${id}, whose rows ended earlier in the file; sort the export by order so that each order's rows are together`,
-          ),
-        };
+        const message = `belongs to order ${id}, whose rows ended earlier in the file; sort the export by order so that each order's rows are together`;
+        yield { kind: 'problem', problem: problem(record, 'order_id', message) };
         continue;
       }
-      draft = {
-        id,
-        file: record.file,
-        row: record.row,
-        line: record.line,
-        fields: {},
-        lines: [],
-        problems: [],
-      };
+      const { file, row, line } = record;
+      draft = { id, file, row, line, fields: {}, lines: [], problems: [] };
     }
-    for (const target of ORDER_LEVEL) {
-      const v = cellOf(record, mapping.columns[target]);
-      if (v !== undefined && draft.fields[target] === undefined)
-        draft.fields[target] = { value: v, row: record.row, line: record.line };
-    }
-    const line = readLine(record, draft, mapping, problem);
-    if (line) draft.lines.push(line);
+    addRow(draft, record, mapping, problem);
   }
-  if (draft) yield* finish(draft);
-
-  function* finish(d: Draft): Generator<CheckedEvent> {
-    summary.orders++;
-    const status = d.fields.status?.value.toLowerCase();
-    if (status !== undefined && mapping.skipStatuses.has(status)) {
-      summary.skipped[status] = (summary.skipped[status] ?? 0) + 1;
-      return;
-    }
-    const at = (target: 'time' | 'cancelled_at'): number | undefined => {
-      const f = d.fields[target];
-      if (!f) return undefined;
-      const parsed = parseDateMs(f.value.replace(/\s+([+-]\d{2}:?\d{2})$/, '$1'), mapping.zone);
-      if (parsed.ok) return parsed.value;
-      d.problems.push({
-        file: d.file,
-        row: f.row,
-        line: f.line,
-        pointer: mapping.columns[target] ?? target,
-        message: `${parsed.error.message} (order ${d.id})`,
-        code: 'backfill',
-      });
-      return undefined;
-    };
-    const time = at('time');
-    if (!d.fields.time) {
-      d.problems.push({
-        file: d.file,
-        row: d.row,
-        line: d.line,
-        pointer: mapping.columns.time ?? 'time',
-        message: `order ${d.id} has no time`,
-        code: 'backfill',
-      });
-    }
-    const cancelledAt = at('cancelled_at');
-    const user = d.fields.user_id?.value ?? d.fields.member_id?.value;
-    if (user === undefined) {
-      d.problems.push({
-        file: d.file,
-        row: d.row,
-        line: d.line,
-        pointer: mapping.columns.user_id ?? mapping.columns.member_id ?? 'user_id',
-        message: `order ${d.id} has no customer (user or member id)`,
-        code: 'backfill',
-      });
-    }
-    const currency = d.fields.currency?.value.toUpperCase() ?? mapping.currency;
-    if (d.lines.some((l) => (l.currency ?? currency) === undefined)) {
-      d.problems.push({
-        file: d.file,
-        row: d.row,
-        line: d.line,
-        pointer: mapping.columns.currency ?? 'currency',
-        message: `order ${d.id} has no currency; map a currency column or set "currency" in the mapping file`,
-        code: 'backfill',
-      });
-    }
-    if (d.problems.length > 0 || time === undefined || user === undefined) {
-      summary.invalidOrders++;
-      for (const p of d.problems) yield { kind: 'problem', problem: p };
-      return;
-    }
-    const identifiers = {
-      userId: d.fields.user_id?.value ?? user,
-      memberId: d.fields.member_id?.value ?? user,
-      cookieId: d.fields.cookie_id?.value ?? '',
-    };
-    const lines = d.lines.map((l) => ({ ...l, currency: (l.currency ?? currency)! }));
-    const cancelled =
-      (status !== undefined && mapping.cancelStatuses.has(status)) || d.fields.cancelled_at !== undefined;
-    const made: Record<string, unknown>[] = [
-      purchaseEvent('complete_purchase', time, source, identifiers, lines),
-    ];
-    if (cancelled)
-      made.push(purchaseEvent('cancel_purchase', cancelledAt ?? time, source, identifiers, lines));
-    const checked = made.map((event) => ({ event, check: checkEvent(event) }));
-    const bad = checked.filter((c) => !c.check.ok);
-    if (bad.length > 0) {
-      summary.invalidOrders++;
-      for (const { check } of bad) {
-        if (check.ok) continue;
-        for (const p of check.problems) {
-          yield {
-            kind: 'problem',
-            problem: {
-              file: d.file,
-              row: d.row,
-              line: d.line,
-              type: check.kind?.type,
-              ...p,
-              message: `order ${d.id}: ${p.message}`,
-            },
-          };
-        }
-      }
-      return;
-    }
-    for (const { event } of checked) {
-      const kind = kindByType(event.type as string)!;
-      const isCancel = kind.type === 'cancel_purchase';
-      if (isCancel) summary.cancellations++;
-      else {
-        summary.purchases++;
-        summary.items += lines.length;
-      }
-      for (const l of lines) {
-        summary.amounts[l.currency] ??= { purchased: 0, cancelled: 0 };
-        const amounts = summary.amounts[l.currency];
-        const amount = l.price * l.quantity;
-        if (isCancel) amounts.cancelled = round(amounts.cancelled + amount);
-        else {
-          amounts.purchased = round(amounts.purchased + amount);
-          summary.quantity += l.quantity;
-        }
-      }
-      yield {
-        kind: 'event',
-        send: {
-          file: d.file,
-          row: d.row,
-          line: d.line,
-          kind,
-          body: canonicalJson(event),
-          idempotencyKey: eventKey(orderIdentity(kind, d.id), settings),
-        },
-      };
-    }
-  }
+  if (draft) yield* finishOrder(draft, context);
 }
 
 function readLine(
   record: SourceRecord,
   draft: Draft,
   mapping: OrderMapping,
-  problem: (record: SourceRecord, target: OrderTarget, message: string) => EventProblemLine,
+  problem: ProblemAt,
 ): Line | undefined {
   const before = draft.problems.length;
   const need = (target: OrderTarget): string | undefined => {
@@ -320,8 +159,8 @@ function readLine(
     const parsed = parseNumber(raw, mapping.number);
     if (parsed.ok) return parsed.value;
     // The separator/currency-sign hint helps only a value with digits in it.
-    const hint = parsed.error.hint && /\d/.test(raw) ? `; ${parsed.error.hint}` : '';
-    draft.problems.push(problem(record, target, `${parsed.error.message}${hint}`));
+    const hint = parsed.error.hint && /\d/.test(raw) ? parsed.error.hint : undefined;
+    draft.problems.push(problem(record, target, parsed.error.message, hint));
     return undefined;
   };
   const sku = need('sku');
@@ -346,49 +185,4 @@ function readLine(
   }
   const currency = cellOf(record, mapping.columns.currency)?.toUpperCase();
   return { sku, name, price, quantity, ...(currency ? { currency } : {}) };
-}
-
-/** Money sums and unit prices to 1/10000: enough for every ISO 4217 currency, no float noise. */
-function round(n: number): number {
-  return Math.round(n * 10_000) / 10_000;
-}
-
-function purchaseEvent(
-  type: 'complete_purchase' | 'cancel_purchase',
-  ms: number,
-  source: string | undefined,
-  who: { userId: string; memberId: string; cookieId: string },
-  lines: (Line & { currency: string })[],
-): Record<string, unknown> {
-  const kind = kindByType(type)!;
-  return {
-    specversion: '1.0.0',
-    id: kind.id,
-    type,
-    time: new Date(ms).toISOString(),
-    ...(source !== undefined ? { source } : {}),
-    datacontenttype: 'application/ld+json',
-    data: {
-      '@context': 'https://schema.org/',
-      '@type': kind.actionType,
-      agent: {
-        '@type': 'Person',
-        identifier: [
-          { '@type': 'PropertyValue', propertyID: 'userId', value: who.userId },
-          { '@type': 'PropertyValue', propertyID: 'memberId', value: who.memberId },
-          { '@type': 'PropertyValue', propertyID: 'cookieId', value: who.cookieId },
-        ],
-      },
-      object: lines.map((l) => ({
-        '@type': 'OrderItem',
-        orderedItem: {
-          '@type': 'Product',
-          sku: l.sku,
-          name: l.name,
-          offers: { '@type': 'Offer', price: l.price, priceCurrency: l.currency },
-        },
-        orderQuantity: l.quantity,
-      })),
-    },
-  };
 }

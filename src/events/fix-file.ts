@@ -5,10 +5,11 @@ import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { errorMessage, UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import type { Issue } from '../shared/types.js';
 import { checkEvent } from './check.js';
 import { type EventFix, fixEvent } from './quirks.js';
 import { type EventsForm, readEvents } from './read.js';
-import { type EventProblemLine, type EventReadSettings, readProblem } from './source.js';
+import { type EventReadSettings, eventIssue, readProblem } from './source.js';
 
 /**
  * `genser events validate FILE --fix -o OUT`: writes a copy of an events file with the contract's
@@ -30,7 +31,7 @@ export interface FixFileResult {
   fixedEvents: number;
   fixes: FixedLine[];
   /** Read problems and what is still wrong after fixing. */
-  problems: EventProblemLine[];
+  problems: Issue[];
   /** False when read problems kept the copy from being written. */
   written: boolean;
   form: EventsForm;
@@ -71,15 +72,7 @@ export async function fixEventsFile(
         result.fixes.push({ file: record.file, row: record.row, line: record.line, ...f });
       const check = checkEvent(event, settings.forcedType);
       if (!check.ok) {
-        for (const p of check.problems) {
-          result.problems.push({
-            file: record.file,
-            row: record.row,
-            line: record.line,
-            type: check.kind?.type,
-            ...p,
-          });
-        }
+        for (const p of check.problems) result.problems.push(eventIssue(record, check.kind, p));
       }
       if (unreadable === 0) await copy.add(event, seen.form ?? 'ndjson');
     }

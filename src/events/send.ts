@@ -102,17 +102,8 @@ function where(e: EventToSend): string {
   return `${e.file} row ${e.row} (line ${e.line}, ${e.kind.type})`;
 }
 
-export async function sendEvents(
-  events: AsyncIterable<EventToSend>,
-  settings: EventSendSettings,
-  deps: EventSendDeps,
-): Promise<EventSendResult> {
-  const newId = deps.newId ?? randomUUID;
-  const run = new SendRun(deps.interrupt, settings.graceMs ?? 5000);
-  const inFlight = new InFlight(settings.concurrency);
-  // Requests on the wire adapt under --concurrency (docs/networks.md, "Sending that adapts").
-  const pacer = Pacer.adaptive(settings.concurrency);
-  const result: EventSendResult = {
+function emptyResult(): EventSendResult {
+  return {
     read: 0,
     sent: 0,
     ...noOutcomes(),
@@ -122,55 +113,75 @@ export async function sendEvents(
     unsent: [],
     readToEnd: false,
   };
-  const exchangeSettings: ExchangeSettings = {
-    retries: settings.retries,
-    backoff: settings.backoff,
-    ...COLLECTION_HOST,
-  };
-  const exchangeDeps: ExchangeDeps = {
-    poster: deps.poster,
-    log: deps.log,
-    run,
-    random: deps.random,
-    sleep: deps.sleep,
-    now: deps.now,
-    pacer,
-    onRequest: () => result.requests++,
-    onRetry: () => result.retries++,
-  };
+}
 
-  const settle = (event: EventToSend, kind: NotAccepted, status: number | string, message: string) => {
-    tallyOutcome(result, kind);
-    result.failures.push({
-      kind,
-      file: event.file,
-      row: event.row,
-      line: event.line,
-      type: event.kind.type,
-      status,
-      message,
-    });
+/** Sending one event and settling its outcome into the result. */
+class EventRequests {
+  private readonly exchangeSettings: ExchangeSettings;
+  private readonly exchangeDeps: ExchangeDeps;
+  private readonly newId: () => string;
+
+  constructor(
+    private readonly result: EventSendResult,
+    settings: EventSendSettings,
+    private readonly deps: EventSendDeps,
+    run: SendRun,
+    pacer: Pacer,
+  ) {
+    this.newId = deps.newId ?? randomUUID;
+    this.exchangeSettings = { retries: settings.retries, backoff: settings.backoff, ...COLLECTION_HOST };
+    this.exchangeDeps = {
+      poster: deps.poster,
+      log: deps.log,
+      run,
+      random: deps.random,
+      sleep: deps.sleep,
+      now: deps.now,
+      pacer,
+      onRequest: () => result.requests++,
+      onRetry: () => result.retries++,
+    };
+  }
+
+  settle(event: EventToSend, kind: NotAccepted, status: number | string, message: string): void {
+    tallyOutcome(this.result, kind);
+    const { file, row, line } = event;
+    this.result.failures.push({ kind, file, row, line, type: event.kind.type, status, message });
     if (kind !== 'not_sent')
-      deps.log.warn(`${where(event)}: ${kind} (${describeStatus(status)}): ${message}`);
-  };
+      this.deps.log.warn(`${where(event)}: ${kind} (${describeStatus(status)}): ${message}`);
+  }
 
-  const sendOne = async (event: EventToSend): Promise<void> => {
-    const idempotencyKey = event.idempotencyKey ?? newId();
+  async send(event: EventToSend): Promise<void> {
+    const idempotencyKey = event.idempotencyKey ?? this.newId();
     const answer = await exchange(
       {
         path: event.kind.path,
         body: event.body,
-        headers: () => ({ requestid: newId(), 'idempotency-key': idempotencyKey }),
+        headers: () => ({ requestid: this.newId(), 'idempotency-key': idempotencyKey }),
         label: where(event),
       },
-      exchangeSettings,
-      exchangeDeps,
+      this.exchangeSettings,
+      this.exchangeDeps,
     );
-    if (answer.kind === 'not_sent') result.sent--;
-    if (answer.kind !== 'answer') return settle(event, answer.kind, answer.status, answer.message);
-    if (answer.verdict === 'ok') return tallyOutcome(result, 'accepted');
-    settle(event, 'rejected', answer.answer.status, answerMessage(answer.answer.status, answer.answer.body));
-  };
+    if (answer.kind === 'not_sent') this.result.sent--;
+    if (answer.kind !== 'answer') return this.settle(event, answer.kind, answer.status, answer.message);
+    if (answer.verdict === 'ok') return tallyOutcome(this.result, 'accepted');
+    const { status, body } = answer.answer;
+    this.settle(event, 'rejected', status, answerMessage(status, body));
+  }
+}
+
+export async function sendEvents(
+  events: AsyncIterable<EventToSend>,
+  settings: EventSendSettings,
+  deps: EventSendDeps,
+): Promise<EventSendResult> {
+  const run = new SendRun(deps.interrupt, settings.graceMs ?? 5000);
+  const inFlight = new InFlight(settings.concurrency);
+  // Requests on the wire adapt under --concurrency (docs/networks.md, "Sending that adapts").
+  const pacer = Pacer.adaptive(settings.concurrency);
+  const result = emptyResult();
+  const requests = new EventRequests(result, settings, deps, run, pacer);
 
   const fileOrder = new Map<string, number>();
   try {
@@ -182,7 +193,7 @@ export async function sendEvents(
         // Ctrl-C asks to stop now; any other stop reads the rest, unsent, so that every event
         // of the input is accounted for once (docs/events.md, "Sending").
         if (run.stop?.reason === 'interrupted') {
-          settle(event, 'not_sent', 'not_sent', `not sent: ${run.stopMessage}`);
+          requests.settle(event, 'not_sent', 'not_sent', `not sent: ${run.stopMessage}`);
           break;
         }
         unsent(result, event);
@@ -190,9 +201,9 @@ export async function sendEvents(
       }
       result.sent++;
       inFlight.add(
-        sendOne(event).catch((err: unknown) => {
+        requests.send(event).catch((err: unknown) => {
           // A bug: the event's outcome is unknown, and the run stops (exit 70) rather than go on.
-          settle(event, 'unconfirmed', 'internal', oneLine(String(err)));
+          requests.settle(event, 'unconfirmed', 'internal', oneLine(String(err)));
           run.halt('internal', oneLine(String(err)), undefined, err);
         }),
       );

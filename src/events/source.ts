@@ -1,7 +1,9 @@
+import { messageWithHint } from '../shared/issue-collector.js';
 import type { Logger } from '../shared/logger.js';
 import type { EncodingName, InputType, Issue } from '../shared/types.js';
-import { checkEvent } from './check.js';
+import { checkEvent, type EventProblem } from './check.js';
 import { canonicalJson, eventIdentity, eventKey } from './keys.js';
+import type { EventKind } from './kinds.js';
 import { readEvents } from './read.js';
 import type { EventToSend } from './send.js';
 
@@ -20,23 +22,7 @@ export interface EventReadSettings {
   newKeys?: boolean;
 }
 
-/** One event that failed its check, or a line that could not be read (row 0: the whole file). */
-export interface EventProblemLine {
-  file: string;
-  row: number;
-  line: number;
-  /** The event type, when the event said which one it is. */
-  type?: string;
-  /** JSON pointer of the offending member (empty: the whole event). */
-  pointer: string;
-  message: string;
-  /** The named problem (a contract sample quirk, ...), when there is one. */
-  code?: string;
-}
-
-export type CheckedEvent =
-  | { kind: 'event'; send: EventToSend }
-  | { kind: 'problem'; problem: EventProblemLine };
+export type CheckedEvent = { kind: 'event'; send: EventToSend } | { kind: 'problem'; problem: Issue };
 
 export async function* checkedEvents(
   files: string[],
@@ -72,29 +58,41 @@ export async function* checkedEvents(
         };
         continue;
       }
-      for (const p of check.problems) {
-        yield {
-          kind: 'problem',
-          problem: { file: record.file, row: record.row, line: record.line, type: check.kind?.type, ...p },
-        };
-      }
+      for (const p of check.problems) yield { kind: 'problem', problem: eventIssue(record, check.kind, p) };
     }
   }
 }
 
-/** A read problem (a line that is not JSON, a file that cannot be read) as an event problem line. */
-export function readProblem(i: Issue): EventProblemLine {
+/** A check problem of the event at `at` as the one problem type (src/shared/types.ts). */
+export function eventIssue(
+  at: { file: string; row: number; line: number },
+  kind: EventKind | undefined,
+  p: EventProblem,
+): Issue {
   return {
-    file: i.file,
-    row: i.row ?? 0,
-    line: i.line ?? 0,
-    pointer: i.column ?? '',
-    message: i.message,
-    code: i.code,
+    severity: 'error',
+    code: p.code ?? 'invalid_event',
+    file: at.file,
+    row: at.row,
+    line: at.line,
+    ...(kind ? { type: kind.type } : {}),
+    ...(p.pointer ? { field: p.pointer } : {}),
+    message: p.message,
   };
 }
 
-export function problemText(p: EventProblemLine): string {
-  const at = p.pointer ? ` ${p.pointer}` : '';
-  return `${p.file} row ${p.row} (line ${p.line}${p.type ? `, ${p.type}` : ''}):${at} ${p.message}`;
+/** A read problem (a line that is not JSON, a file that cannot be read): the reader's issue, an error. */
+export function readProblem(i: Issue): Issue {
+  return { ...i, severity: 'error' };
+}
+
+/** Where in the event: the JSON pointer of a checked event, or the column of an order export. */
+export function problemPlace(p: Issue): string {
+  return p.field ?? p.column ?? '';
+}
+
+export function problemText(p: Issue): string {
+  const place = problemPlace(p);
+  const at = place ? ` ${place}` : '';
+  return `${p.file} row ${p.row ?? 0} (line ${p.line ?? 0}${p.type ? `, ${p.type}` : ''}):${at} ${messageWithHint(p)}`;
 }

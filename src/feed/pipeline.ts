@@ -30,11 +30,11 @@ import { type KnownEntry, KnownSources, type KnownSourcesData } from './known-so
 import { type ColumnsSeen, isChecked, type PieceAt, type ProcessedItem, Settler } from './settle.js';
 import {
   headerContext,
-  placeWarnings,
+  keptWithKey,
+  placeKept,
   settingsDigest,
   sourceKey,
   sourceKeyText,
-  sourceWarnings,
 } from './source-keys.js';
 
 /**
@@ -350,7 +350,7 @@ export class FeedProcessor {
     const item = this.build(record, shape);
     // A valid row is keyed with its warnings (never with an error: it could not have been accepted).
     if (item.valid && item.payload !== undefined)
-      item.source = sourceKeyText(key) + sourceWarnings(item.issues);
+      item.source = sourceKeyText(key) + keptWithKey(item.issues, item.gtin);
     return item;
   }
 
@@ -372,15 +372,18 @@ export class FeedProcessor {
   /** A row whose key the service accepted under `sku`: its item without mapping it again. */
   private unchanged(record: SourceRecord, known: KnownEntry, key: Buffer): FeedItem {
     const { sku, warnings } = known;
+    // The warnings its row had when it was mapped, at this row: reported every night alike; and
+    // its GTIN, for the duplicate check (a new row may not take it).
+    const kept = warnings === undefined ? { issues: [] } : placeKept(warnings, record, sku);
     const item: FeedItem = {
       file: record.file,
       row: record.row,
       line: record.line,
       sku,
-      // The warnings its row had when it was mapped, at this row: reported every night alike.
-      issues: warnings === undefined ? [] : placeWarnings(warnings, record, sku),
+      issues: kept.issues,
       valid: true,
     };
+    if (kept.gtin !== undefined) item.gtin = kept.gtin;
     item.unchanged = true;
     // Its key alone (a sharded run keeps other shards' keys: src/nightly/guard.ts).
     item.source = sourceKeyText(key);

@@ -97,6 +97,68 @@ export function workersFor(
   return bytes >= WORKER_MIN_BYTES ? 1 : 0;
 }
 
+type ReadOptions = Parameters<typeof planRead>[1];
+
+/** Each file's read plan at its turn; the first is planned early, to choose the workers. */
+class Plans {
+  private first: ReadPlan | ReadItem | undefined;
+
+  private constructor(
+    private readonly files: string[],
+    private readonly readOptions: ReadOptions,
+    private readonly log: Logger,
+    private readonly stdin: NodeJS.ReadableStream | undefined,
+  ) {}
+
+  static async start(
+    files: string[],
+    readOptions: ReadOptions,
+    log: Logger,
+    stdin: NodeJS.ReadableStream | undefined,
+  ): Promise<Plans> {
+    const plans = new Plans(files, readOptions, log, stdin);
+    if (files.length > 0) plans.first = await planRead(files[0], readOptions, log, stdin);
+    return plans;
+  }
+
+  /** The first file's plan, when it is a file to read (not an issue). */
+  get firstPlan(): ReadPlan | undefined {
+    return this.first && 'bytes' in this.first ? this.first : undefined;
+  }
+
+  plan(i: number): Promise<ReadPlan | ReadItem> | ReadPlan | ReadItem {
+    const p =
+      i === 0 && this.first ? this.first : planRead(this.files[i], this.readOptions, this.log, this.stdin);
+    this.first = undefined;
+    return p;
+  }
+
+  /** A first file planned and never read (the run stopped before it) is closed. */
+  async close(): Promise<void> {
+    await this.firstPlan?.close();
+  }
+}
+
+/** How many feed workers this run gets; 0 (with a warning) when the worker is not built. */
+function chooseWorkers(
+  files: string[],
+  plans: Plans,
+  options: FeedRowsOptions,
+  url: URL,
+  log: Logger,
+): number {
+  const asked = options.workers ?? 'auto';
+  const bytes = asked === 'auto' ? inputBytes(files) : 0;
+  const workers = workersFor(asked, plans.firstPlan, bytes, availableParallelism());
+  if (workers > 0 && !existsSync(fileURLToPath(url))) {
+    log.warn(
+      `--threads ${asked}: the feed worker (${fileURLToPath(url)}) is not built; the feed runs on one thread (run npm run build)`,
+    );
+    return 0;
+  }
+  return workers;
+}
+
 export async function* feedRows(
   files: string[],
   feed: FeedOptions,
@@ -114,45 +176,43 @@ export async function* feedRows(
     inputType: feed.inputType,
     remote: options.remote,
   };
-  // The first file is planned here to choose the workers; the others at their turn.
-  let first: ReadPlan | ReadItem | undefined =
-    files.length > 0 ? await planRead(files[0], readOptions, log, stdin) : undefined;
-  const plan = (i: number) => {
-    const p = i === 0 && first ? first : planRead(files[i], readOptions, log, stdin);
-    first = undefined;
-    return p;
-  };
-  const asked = options.workers ?? 'auto';
-  const firstPlan = first && 'bytes' in first ? first : undefined;
-  let workers = workersFor(
-    asked,
-    firstPlan,
-    asked === 'auto' ? inputBytes(files) : 0,
-    availableParallelism(),
-  );
+  const plans = await Plans.start(files, readOptions, log, stdin);
   const url = options.workerUrl ?? WORKER_URL;
-  if (workers > 0 && !existsSync(fileURLToPath(url))) {
-    log.warn(
-      `--threads ${asked}: the feed worker (${fileURLToPath(url)}) is not built; the feed runs on one thread (run npm run build)`,
-    );
-    workers = 0;
+  const workers = chooseWorkers(files, plans, options, url, log);
+  const run: FeedRun = { files, feed, mapping, log, options, plans };
+  try {
+    if (workers === 0) yield* inlineRows(run);
+    else yield* workerRows(run, workers, url);
+  } finally {
+    // Also when the consumer stops early (401, Ctrl-C) or reading failed.
+    await plans.close();
   }
-  const known = async () => (await options.keys?.known?.())?.data;
-  if (workers === 0) {
-    const keying = options.keys && { known: await known() };
-    // processReads asks for the files in order: each is planned at its turn.
-    let i = 0;
-    const read = async () => {
-      const p = await plan(i++);
-      return 'bytes' in p ? readPlanned(p, log) : one(p);
-    };
-    try {
-      yield* processReads(files, read, feed, mapping, keying);
-    } finally {
-      if (first && 'bytes' in first) await first.close();
-    }
-    return;
-  }
+}
+
+interface FeedRun {
+  files: string[];
+  feed: FeedOptions;
+  mapping: ReturnType<typeof resolveFeedMapping>;
+  log: Logger;
+  options: FeedRowsOptions;
+  plans: Plans;
+}
+
+/** No workers: this thread reads, maps and validates. */
+async function* inlineRows(r: FeedRun): AsyncGenerator<FeedRow> {
+  const keying = r.options.keys && { known: (await r.options.keys.known?.())?.data };
+  // processReads asks for the files in order: each is planned at its turn.
+  let i = 0;
+  const read = async () => {
+    const p = await r.plans.plan(i++);
+    return 'bytes' in p ? readPlanned(p, r.log) : one(p);
+  };
+  yield* processReads(r.files, read, r.feed, r.mapping, keying);
+}
+
+/** N workers: this thread plans each file and hands it on in jobs; results are put back in order. */
+async function* workerRows(r: FeedRun, workers: number, url: URL): AsyncGenerator<FeedRow> {
+  const { files, feed, mapping, options } = r;
   const input: WorkerInput = { files, feed, serialize: options.serialize };
   if (options.keys) input.keyed = { settings: settingsDigest(feed, mapping) };
   const pool = new WorkerPool<Job, JobResult>({
@@ -166,7 +226,7 @@ export async function* feedRows(
   const ordered = new InOrder(pool, workers * PER_WORKER, new Settler(files.map(sourceName), feed));
   try {
     // Built while the workers start (see FeedRowsOptions.keys); every job carries it.
-    const table = await known();
+    const table = (await options.keys?.known?.())?.data;
     const withKnown = <J extends Job>(job: J): J => {
       if (table) job.known = table;
       return job;
@@ -175,7 +235,7 @@ export async function* feedRows(
     for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
       let p: ReadPlan | ReadItem;
       try {
-        p = await plan(fileIndex);
+        p = await r.plans.plan(fileIndex);
       } catch (err) {
         // A file that cannot be read (missing, undetectable encoding): the rows before it first.
         yield* ordered.drain();
@@ -190,14 +250,12 @@ export async function* feedRows(
         yield* ordered.putRanges(p, cut, fileIndex, options.chunkBytes ?? CHUNK_TARGET, feed, withKnown);
         continue;
       }
-      const reads = transformReads(mapping?.transform, readPlanned(p, log), { runDate });
+      const reads = transformReads(mapping?.transform, readPlanned(p, r.log), { runDate });
       yield* ordered.put(reads, fileIndex, p.file, withKnown);
     }
     yield* ordered.drain();
   } finally {
-    // Also when the consumer stops early (401, Ctrl-C) or reading failed.
     await ordered.close();
-    if (first && 'bytes' in first) await first.close();
     await pool.close();
   }
 }

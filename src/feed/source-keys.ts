@@ -85,23 +85,29 @@ export function sourceKeyText(key: Uint8Array): string {
 }
 
 /**
- * A row's warnings as the state keeps them beside its key, without their position (a skipped row
- * gets its own file, row and line back): a row that is keyed with warnings is skipped with them,
- * and they are reported every night as if it had been mapped.
+ * What the state keeps beside a row's key, for the nights it is skipped: its warnings, without
+ * their position (a skipped row gets its own file, row and line back), so that they are reported
+ * every night as if it had been mapped; and its GTIN, so that a new row with the same GTIN is
+ * still a duplicate of it (docs/nightly.md, "Unchanged rows"). A JSON array of warnings alone, or
+ * an object with `gtin` and `warnings`; nothing when there is neither.
  */
-export function sourceWarnings(issues: readonly Issue[]): string {
-  if (issues.length === 0) return '';
-  return JSON.stringify(issues.map(({ file: _f, row: _r, line: _l, sku: _s, ...rest }) => rest));
+export function keptWithKey(issues: readonly Issue[], gtin: string | undefined): string {
+  const warnings = issues.map(({ file: _f, row: _r, line: _l, sku: _s, ...rest }) => rest);
+  if (gtin !== undefined) return JSON.stringify({ gtin, warnings });
+  return warnings.length === 0 ? '' : JSON.stringify(warnings);
 }
 
-/** The warnings of `sourceWarnings` at a row again, each issue's keys in the order issueOf gives. */
-export function placeWarnings(
+/** The warnings of `keptWithKey` at a row again (each issue's keys in the order issueOf gives), and the GTIN. */
+export function placeKept(
   text: string,
   at: { file: string; row: number; line: number },
   sku: string,
-): Issue[] {
-  const kept = JSON.parse(text) as Omit<Issue, 'file' | 'row' | 'line' | 'sku'>[];
-  return kept.map(({ severity, code, ...rest }) => ({
+): { issues: Issue[]; gtin?: string } {
+  const parsed = JSON.parse(text) as
+    | Omit<Issue, 'file' | 'row' | 'line' | 'sku'>[]
+    | { gtin: string; warnings: Omit<Issue, 'file' | 'row' | 'line' | 'sku'>[] };
+  const kept = Array.isArray(parsed) ? parsed : parsed.warnings;
+  const issues = kept.map(({ severity, code, ...rest }) => ({
     severity,
     code,
     file: at.file,
@@ -110,4 +116,5 @@ export function placeWarnings(
     sku,
     ...rest,
   }));
+  return Array.isArray(parsed) ? { issues } : { issues, gtin: parsed.gtin };
 }

@@ -147,7 +147,10 @@ export function runClock(ctx: { country?: string; runDate?: string }, zone?: str
   };
 }
 
-export function parseMapping(text: string, file: string, defaults: MappingContext): Mapping {
+type Bad = (pointer: string, message: string, hint?: string) => never;
+
+/** The mapping file's JSON, checked against schemas/mapping.schema.json. */
+function mappingJson(text: string, file: string): MappingJson {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -165,8 +168,111 @@ export function parseMapping(text: string, file: string, defaults: MappingContex
       'see docs/feeds.md, "Mapping file", or point "$schema" at schemas/mapping.schema.json for completion',
     );
   }
-  const m = json as MappingJson;
-  const bad = (pointer: string, message: string, hint?: string): never => {
+  return json as MappingJson;
+}
+
+/** A zone from a country code or IANA name, or the mapping's error at `pointer`. */
+function zoneAt(value: string, pointer: string, bad: Bad): string {
+  try {
+    return timeZoneForCountry(value);
+  } catch (err) {
+    return bad(pointer, (err as Error).message, (err as UsageError).hint);
+  }
+}
+
+/** Where a field's values come from: one column, a list of columns, or columns per language. */
+function sourcesOf(
+  spec: FieldSpecJson,
+  field: FieldDef,
+  target: string,
+  at: string,
+  bad: Bad,
+): ColumnSource[] {
+  const sources: ColumnSource[] = [];
+  if (spec.column !== undefined) sources.push({ column: spec.column, language: spec.language });
+  if (Array.isArray(spec.columns)) {
+    for (const column of spec.columns) sources.push({ column, language: spec.language });
+  } else if (spec.columns) {
+    if (field.kind !== 'mltext' && field.kind !== 'mllist') {
+      bad(`${at}/columns`, `gives columns per language, but ${target} is not a multi-language field`);
+    }
+    for (const [language, column] of Object.entries(spec.columns)) {
+      sources.push({ column: column as string, language: language as Language });
+    }
+  }
+  return sources;
+}
+
+interface RuleContext {
+  set: ReturnType<typeof fieldSet>;
+  format: MappingContext['format'];
+  kind: MappingContext['kind'];
+  m: MappingJson;
+  number: NumberFormat | undefined;
+  compileNumber: (spec: NumberFormatSpec, pointer: string) => NumberFormat;
+  bad: Bad;
+}
+
+/** One entry of "fields" to its rule. */
+function fieldRule(target: string, rawSpec: MappingJson['fields'][string], c: RuleContext): FieldRule {
+  const { set, format, kind, bad } = c;
+  const at = `/fields/${escapePointer(target)}`;
+  const known = set.fields.map((f) => f.target).slice(0, 12);
+  const field =
+    findField(set, target) ??
+    bad(
+      at,
+      `is not a ${format === 'standard' ? 'standard' : `legacy ${kind}`} field`,
+      `known fields include ${known.join(', ')}${set.fields.length > 12 ? ', ...' : ''} (see docs/feeds.md)`,
+    );
+  const spec: FieldSpecJson = typeof rawSpec === 'string' ? { column: rawSpec } : rawSpec;
+  const sources = sourcesOf(spec, field, target, at, bad);
+  if (sources.length === 0 && spec.const === undefined && spec.default === undefined) {
+    bad(at, 'needs "column", "columns", "const" or "default"');
+  }
+  const constant = constantIdentifier(field.target);
+  if (constant && (spec.const !== undefined || spec.default !== undefined)) {
+    bad(`${at}/${spec.const !== undefined ? 'const' : 'default'}`, constant.message, constant.hint);
+  }
+  if (spec.const !== undefined && sources.length > 0) {
+    bad(`${at}/const`, 'cannot be combined with "column"/"columns"', 'use "default" for a fallback value');
+  }
+  let extract: RegExp | undefined;
+  if (spec.extract !== undefined) {
+    try {
+      extract = new RegExp(spec.extract);
+    } catch (err) {
+      bad(`${at}/extract`, `is not a valid regular expression: ${(err as Error).message}`);
+    }
+  }
+  const fieldZone = spec.timeZone !== undefined ? zoneAt(spec.timeZone, `${at}/timeZone`, bad) : undefined;
+  const hasOwnNumber =
+    spec.decimal !== undefined || spec.thousands !== undefined || spec.currencySymbols !== undefined;
+  return {
+    field,
+    sources,
+    constValue: spec.const,
+    defaultValue: spec.default,
+    split: spec.split,
+    extract,
+    prefix: spec.prefix,
+    suffix: spec.suffix,
+    stripHtml: spec.stripHtml ?? false,
+    trim: spec.trim ?? true,
+    map: spec.map ? new Map(Object.entries(spec.map)) : undefined,
+    number: hasOwnNumber
+      ? c.compileNumber({ ...c.m.number, ...pick(spec) }, at)
+      : (c.number ?? DEFAULT_NUMBER_FORMAT),
+    booleans: booleanWords(spec.true, spec.false),
+    zone: fieldZone,
+    language: spec.language,
+    explicit: true,
+  };
+}
+
+export function parseMapping(text: string, file: string, defaults: MappingContext): Mapping {
+  const m = mappingJson(text, file);
+  const bad: Bad = (pointer, message, hint) => {
     throw new UsageError(`mapping file ${file}: ${pointer} ${message}`, hint);
   };
   const format = defaults.format;
@@ -178,14 +284,7 @@ export function parseMapping(text: string, file: string, defaults: MappingContex
     bad('/kind', `is "${m.kind}" but this run is --kind ${kind}`, `run with --kind ${m.kind}`);
   }
   const set = fieldSet(format, kind);
-  let zone: string | undefined;
-  if (m.country !== undefined) {
-    try {
-      zone = timeZoneForCountry(m.country);
-    } catch (err) {
-      bad('/country', (err as Error).message, (err as UsageError).hint);
-    }
-  }
+  const zone = m.country !== undefined ? zoneAt(m.country, '/country', bad) : undefined;
   const compileNumber = (spec: NumberFormatSpec, pointer: string): NumberFormat => {
     try {
       return compileNumberFormat(spec);
@@ -194,79 +293,8 @@ export function parseMapping(text: string, file: string, defaults: MappingContex
     }
   };
   const number = m.number ? compileNumber(m.number, '/number') : undefined;
-  const rules: FieldRule[] = [];
-  for (const [target, rawSpec] of Object.entries(m.fields)) {
-    const at = `/fields/${escapePointer(target)}`;
-    const known = set.fields.map((f) => f.target).slice(0, 12);
-    const field =
-      findField(set, target) ??
-      bad(
-        at,
-        `is not a ${format === 'standard' ? 'standard' : `legacy ${kind}`} field`,
-        `known fields include ${known.join(', ')}${set.fields.length > 12 ? ', ...' : ''} (see docs/feeds.md)`,
-      );
-    const spec: FieldSpecJson = typeof rawSpec === 'string' ? { column: rawSpec } : rawSpec;
-    const sources: ColumnSource[] = [];
-    if (spec.column !== undefined) sources.push({ column: spec.column, language: spec.language });
-    if (Array.isArray(spec.columns)) {
-      for (const column of spec.columns) sources.push({ column, language: spec.language });
-    } else if (spec.columns) {
-      if (field.kind !== 'mltext' && field.kind !== 'mllist') {
-        bad(`${at}/columns`, `gives columns per language, but ${target} is not a multi-language field`);
-      }
-      for (const [language, column] of Object.entries(spec.columns)) {
-        sources.push({ column: column as string, language: language as Language });
-      }
-    }
-    if (sources.length === 0 && spec.const === undefined && spec.default === undefined) {
-      bad(at, 'needs "column", "columns", "const" or "default"');
-    }
-    const constant = constantIdentifier(field.target);
-    if (constant && (spec.const !== undefined || spec.default !== undefined)) {
-      bad(`${at}/${spec.const !== undefined ? 'const' : 'default'}`, constant.message, constant.hint);
-    }
-    if (spec.const !== undefined && sources.length > 0) {
-      bad(`${at}/const`, 'cannot be combined with "column"/"columns"', 'use "default" for a fallback value');
-    }
-    let extract: RegExp | undefined;
-    if (spec.extract !== undefined) {
-      try {
-        extract = new RegExp(spec.extract);
-      } catch (err) {
-        bad(`${at}/extract`, `is not a valid regular expression: ${(err as Error).message}`);
-      }
-    }
-    let fieldZone: string | undefined;
-    if (spec.timeZone !== undefined) {
-      try {
-        fieldZone = timeZoneForCountry(spec.timeZone);
-      } catch (err) {
-        bad(`${at}/timeZone`, (err as Error).message, (err as UsageError).hint);
-      }
-    }
-    const hasOwnNumber =
-      spec.decimal !== undefined || spec.thousands !== undefined || spec.currencySymbols !== undefined;
-    rules.push({
-      field,
-      sources,
-      constValue: spec.const,
-      defaultValue: spec.default,
-      split: spec.split,
-      extract,
-      prefix: spec.prefix,
-      suffix: spec.suffix,
-      stripHtml: spec.stripHtml ?? false,
-      trim: spec.trim ?? true,
-      map: spec.map ? new Map(Object.entries(spec.map)) : undefined,
-      number: hasOwnNumber
-        ? compileNumber({ ...m.number, ...pick(spec) }, at)
-        : (number ?? DEFAULT_NUMBER_FORMAT),
-      booleans: booleanWords(spec.true, spec.false),
-      zone: fieldZone,
-      language: spec.language,
-      explicit: true,
-    });
-  }
+  const context: RuleContext = { set, format, kind, m, number, compileNumber, bad };
+  const rules = Object.entries(m.fields).map(([target, spec]) => fieldRule(target, spec, context));
   const clock = runClock(defaults, zone);
   const fieldDefaults: FieldDefault[] = [];
   for (const [target, value] of Object.entries(m.defaults ?? {})) {

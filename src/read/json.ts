@@ -29,6 +29,18 @@ const OBJ_KEY = 11;
 /** A document that is neither an array nor an object: kept whole, parsed at the end. */
 const TOP = 12;
 
+/** What `feed` does after one character between elements (`structure`). */
+type Step = number;
+const NEXT = 0;
+/** A value starts at this character: the VALUE loop reads it. */
+const AT_VALUE = 1;
+/** A member name starts after this quote. */
+const AT_KEY = 2;
+/** A backslash in a member name: the next character is skipped. */
+const SKIP_ONE = 3;
+/** The quote that ends a member name. */
+const KEY_END = 4;
+
 const QUOTE = 34;
 const BACKSLASH = 92;
 const NEWLINE = 10;
@@ -137,38 +149,8 @@ class JsonScanner {
     }
     while (i < n && this.state !== STOPPED) {
       if (this.state === VALUE) {
-        // The hot loop: find where this element ends.
-        let depth = this.depth;
-        let inString = this.inString;
-        let ended = -1;
-        // Elements are records: they may nest only so deep (envelope members are parsed and dropped).
-        const maxDepth = this.inGraphOrRoot() && this.tooDeep === undefined ? MAX_RECORD_DEPTH : Infinity;
-        for (; i < n; i++) {
-          const c = text.charCodeAt(i);
-          if (inString) {
-            if (c === BACKSLASH) i++;
-            else if (c === QUOTE) inString = false;
-            else if (c === NEWLINE) this.newline(i);
-            continue;
-          }
-          if (c === QUOTE) inString = true;
-          else if (c === 123 || c === 91) {
-            if (++depth > maxDepth && this.tooDeep === undefined) this.markTooDeep(i);
-          } else if (c === 125 || c === 93) {
-            if (depth === 0) {
-              ended = i;
-              break;
-            }
-            depth--;
-          } else if (c === 44 && depth === 0) {
-            ended = i;
-            break;
-          } else if (c === NEWLINE) this.newline(i);
-        }
-        this.depth = depth;
-        this.inString = inString;
+        const ended = this.scanValue(text, i, n);
         if (ended === -1) {
-          if (i > n) this.skipNext = true;
           this.keep(text, from, n);
           break;
         }
@@ -178,102 +160,148 @@ class JsonScanner {
         i = ended + 1;
         continue;
       }
-
       const c = text.charCodeAt(i);
       if (c === NEWLINE) this.newline(i);
-      switch (this.state) {
-        case START:
-          if (isSpace(c)) break;
-          if (c === 91) {
-            this.state = ARRAY_FIRST;
-          } else if (c === 123) {
-            this.envelope = true;
-            this.state = OBJ_FIRST;
-          } else {
-            // A number, string, true, false or null (or not JSON at all): said at the end.
-            this.startValue(i);
-            this.state = TOP;
-            from = i;
-            continue;
-          }
-          break;
-        case TOP:
-          this.keep(text, from, n);
-          i = n;
-          continue;
-        case ARRAY_FIRST:
-        case ARRAY_NEXT:
-          if (isSpace(c)) break;
-          if (c === 93 && this.state === ARRAY_FIRST) {
-            this.closeArray();
-            break;
-          }
-          this.startValue(i);
-          from = i;
-          continue; // the VALUE loop reads this character (a `,` or `]` ends an empty value)
-        case OBJ_FIRST:
-        case OBJ_KEY:
-          if (isSpace(c)) break;
-          if (c === QUOTE) {
-            this.state = KEY;
-            this.parts = [];
-            this.length = 0;
-            this.oversize = false;
-            this.keyLine = this.line;
-            this.keyColumn = this.base + i - this.lineStart + 1;
-            from = i + 1;
-          } else if (c === 125 && this.state === OBJ_FIRST) {
-            this.state = DONE;
-          } else {
-            const trailing = c === 125 ? ' (a comma before "}" is not allowed)' : '';
-            this.structural(i, `expected a member name in double quotes${trailing}`, out);
-          }
-          break;
-        case KEY:
-          if (c === BACKSLASH) {
-            if (i + 1 >= n) this.skipNext = true;
-            i++;
-          } else if (c === QUOTE) {
-            this.keep(text, from, i);
-            this.endKey(out);
-          }
-          break;
-        case COLON:
-          if (isSpace(c)) break;
-          if (c === 58) this.state = OBJ_VALUE;
-          else this.structural(i, `expected ":" after the member name "${this.key}"`, out);
-          break;
-        case OBJ_VALUE:
-          if (isSpace(c)) break;
-          if (this.key === '@graph') {
-            if (c !== 91) {
-              this.structural(i, '"@graph" must be an array of product nodes', out);
-              break;
-            }
-            this.sawGraph = true;
-            this.inGraph = true;
-            this.state = ARRAY_NEXT;
-            break;
-          }
-          this.members.push(this.key);
-          this.startValue(i);
-          from = i;
-          continue;
-        case OBJ_AFTER:
-          if (isSpace(c)) break;
-          if (c === 44) this.state = OBJ_KEY;
-          else if (c === 125) this.state = DONE;
-          else this.structural(i, 'expected "," or "}" after the "@graph" array', out);
-          break;
-        case DONE:
-          if (isSpace(c)) break;
-          this.structural(i, 'unexpected text after the end of the JSON document', out);
-          break;
+      if (this.state === TOP) {
+        this.keep(text, from, n);
+        i = n;
+        continue;
+      }
+      const step = this.structure(c, i, out);
+      if (step === AT_VALUE) {
+        from = i;
+        continue;
+      }
+      if (step === AT_KEY) from = i + 1;
+      else if (step === SKIP_ONE) {
+        if (i + 1 >= n) this.skipNext = true;
+        i++;
+      } else if (step === KEY_END) {
+        this.keep(text, from, i);
+        this.endKey(out);
       }
       i++;
     }
     if (this.state === KEY && from !== -1 && i >= n) this.keep(text, from, n);
     this.base += n;
+  }
+
+  /** The hot loop: where the element being read ends in `text` from `i` (-1: not in this text). */
+  private scanValue(text: string, i: number, n: number): number {
+    let depth = this.depth;
+    let inString = this.inString;
+    let ended = -1;
+    // Elements are records: they may nest only so deep (envelope members are parsed and dropped).
+    const maxDepth = this.inGraphOrRoot() && this.tooDeep === undefined ? MAX_RECORD_DEPTH : Infinity;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (inString) {
+        if (c === BACKSLASH) i++;
+        else if (c === QUOTE) inString = false;
+        else if (c === NEWLINE) this.newline(i);
+        continue;
+      }
+      if (c === QUOTE) inString = true;
+      else if (c === 123 || c === 91) {
+        if (++depth > maxDepth && this.tooDeep === undefined) this.markTooDeep(i);
+      } else if (c === 125 || c === 93) {
+        if (depth === 0) {
+          ended = i;
+          break;
+        }
+        depth--;
+      } else if (c === 44 && depth === 0) {
+        ended = i;
+        break;
+      } else if (c === NEWLINE) this.newline(i);
+    }
+    this.depth = depth;
+    this.inString = inString;
+    // A backslash as the text's last character: the next text starts with the escaped one.
+    if (ended === -1 && i > n) this.skipNext = true;
+    return ended;
+  }
+
+  /** One character between elements (state START to DONE): what `feed` does next. */
+  private structure(c: number, i: number, out: ReadItem[]): Step {
+    switch (this.state) {
+      case START:
+        if (isSpace(c)) break;
+        if (c === 91) {
+          this.state = ARRAY_FIRST;
+        } else if (c === 123) {
+          this.envelope = true;
+          this.state = OBJ_FIRST;
+        } else {
+          // A number, string, true, false or null (or not JSON at all): said at the end.
+          this.startValue(i);
+          this.state = TOP;
+          return AT_VALUE;
+        }
+        break;
+      case ARRAY_FIRST:
+      case ARRAY_NEXT:
+        if (isSpace(c)) break;
+        if (c === 93 && this.state === ARRAY_FIRST) {
+          this.closeArray();
+          break;
+        }
+        this.startValue(i);
+        return AT_VALUE; // the VALUE loop reads this character (a `,` or `]` ends an empty value)
+      case OBJ_FIRST:
+      case OBJ_KEY:
+        if (isSpace(c)) break;
+        if (c === QUOTE) {
+          this.state = KEY;
+          this.parts = [];
+          this.length = 0;
+          this.oversize = false;
+          this.keyLine = this.line;
+          this.keyColumn = this.base + i - this.lineStart + 1;
+          return AT_KEY;
+        } else if (c === 125 && this.state === OBJ_FIRST) {
+          this.state = DONE;
+        } else {
+          const trailing = c === 125 ? ' (a comma before "}" is not allowed)' : '';
+          this.structural(i, `expected a member name in double quotes${trailing}`, out);
+        }
+        break;
+      case KEY:
+        if (c === BACKSLASH) return SKIP_ONE;
+        if (c === QUOTE) return KEY_END;
+        break;
+      case COLON:
+        if (isSpace(c)) break;
+        if (c === 58) this.state = OBJ_VALUE;
+        else this.structural(i, `expected ":" after the member name "${this.key}"`, out);
+        break;
+      case OBJ_VALUE:
+        if (isSpace(c)) break;
+        if (this.key === '@graph') {
+          if (c !== 91) {
+            this.structural(i, '"@graph" must be an array of product nodes', out);
+            break;
+          }
+          this.sawGraph = true;
+          this.inGraph = true;
+          this.state = ARRAY_NEXT;
+          break;
+        }
+        this.members.push(this.key);
+        this.startValue(i);
+        return AT_VALUE;
+      case OBJ_AFTER:
+        if (isSpace(c)) break;
+        if (c === 44) this.state = OBJ_KEY;
+        else if (c === 125) this.state = DONE;
+        else this.structural(i, 'expected "," or "}" after the "@graph" array', out);
+        break;
+      case DONE:
+        if (isSpace(c)) break;
+        this.structural(i, 'unexpected text after the end of the JSON document', out);
+        break;
+    }
+    return NEXT;
   }
 
   end(out: ReadItem[]): void {

@@ -15,6 +15,50 @@ export interface JsonOptions {
   pendingLimit?: number;
 }
 
+/** One non-blank line of an NDJSON file: its record, or the issue that skips it. */
+function lineItem(text: string, file: string, row: number, at: number): ReadItem {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    const { reason, offset } = syntaxDetail(text, err);
+    const column = `, column ${positionIn(text, offset ?? 0, at).column}`;
+    return {
+      type: 'issue',
+      issue: readIssue(
+        'invalid_json',
+        file,
+        positioned`line ${lineAt(at)}${column}: not valid JSON (${reason}); the line is skipped. Each line must hold one complete JSON object`,
+        { row, line: at },
+      ),
+    };
+  }
+  const deep = tooDeepAt(text, MAX_RECORD_DEPTH);
+  if (deep !== -1) {
+    return issueItem(
+      'too_deep',
+      file,
+      positioned`line ${lineAt(at)}: nests arrays or objects more than ${MAX_RECORD_DEPTH} levels deep (column ${deep + 1}); the line is skipped. A product needs no such nesting: check how the file was made`,
+      { row, line: at },
+    );
+  }
+  if (!isObject(value)) {
+    return {
+      type: 'issue',
+      issue: readIssue(
+        'not_an_object',
+        file,
+        positioned`line ${lineAt(at)}: holds a JSON ${kindOf(value)}, not an object; the line is skipped`,
+        {
+          row,
+          line: at,
+        },
+      ),
+    };
+  }
+  return { type: 'record', record: { file, row, line: at, fields: value, shape: shapeOf(value) } };
+}
+
 /** One JSON object per line; blank lines skipped; a bad line is an issue and reading goes on. */
 export async function* readNdjson(
   texts: AsyncIterable<string>,
@@ -35,51 +79,7 @@ export async function* readNdjson(
     if (BLANK.test(text)) return;
     sawText = true;
     row++;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      const { reason, offset } = syntaxDetail(text, err);
-      const column = `, column ${positionIn(text, offset ?? 0, at).column}`;
-      out.push({
-        type: 'issue',
-        issue: readIssue(
-          'invalid_json',
-          file,
-          positioned`line ${lineAt(at)}${column}: not valid JSON (${reason}); the line is skipped. Each line must hold one complete JSON object`,
-          { row, line: at },
-        ),
-      });
-      return;
-    }
-    const deep = tooDeepAt(text, MAX_RECORD_DEPTH);
-    if (deep !== -1) {
-      out.push(
-        issueItem(
-          'too_deep',
-          file,
-          positioned`line ${lineAt(at)}: nests arrays or objects more than ${MAX_RECORD_DEPTH} levels deep (column ${deep + 1}); the line is skipped. A product needs no such nesting: check how the file was made`,
-          { row, line: at },
-        ),
-      );
-      return;
-    }
-    if (!isObject(value)) {
-      out.push({
-        type: 'issue',
-        issue: readIssue(
-          'not_an_object',
-          file,
-          positioned`line ${lineAt(at)}: holds a JSON ${kindOf(value)}, not an object; the line is skipped`,
-          {
-            row,
-            line: at,
-          },
-        ),
-      });
-      return;
-    }
-    out.push({ type: 'record', record: { file, row, line: at, fields: value, shape: shapeOf(value) } });
+    out.push(lineItem(text, file, row, at));
   };
 
   /** One piece of decoded text: complete lines become items in `out`; the rest is carried. */

@@ -1,6 +1,7 @@
 import type { EventFailure, EventSendResult } from '../events/send.js';
 import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
+import type { Issue } from '../shared/types.js';
 import {
   concurrencyLines,
   count,
@@ -10,7 +11,7 @@ import {
   outcomeWords,
   rate,
 } from '../shared/words.js';
-import type { EventIssue, EventsSendReport, EventsSummary } from './events-shapes.js';
+import { type EventsSendReport, type EventsSummary, withEventJsonIssues } from './events-shapes.js';
 
 /**
  * The report of `genser events send` (docs/events.md): the same field names as the upload
@@ -26,7 +27,7 @@ export interface EventsRun {
   /** Problems of the whole file (row 0): not events, but the input is not clean. */
   fileErrors: number;
   /** The first --max-errors problems, and whether there were more. */
-  issues: EventIssue[];
+  issues: Issue[];
   truncated: boolean;
   /** The last row read from the input (valid or not). */
   lastRow: number;
@@ -70,7 +71,7 @@ export function eventsReport(r: EventsRun): EventsSendReport {
 
 /** The --json document, with every registered secret masked. */
 export function eventsReportText(r: EventsRun): string {
-  return redact(`${JSON.stringify(eventsReport(r))}\n`);
+  return redact(`${JSON.stringify(withEventJsonIssues(eventsReport(r), true))}\n`);
 }
 
 /** `rows 1-4, 7, 9-11` of one file, at most `max` ranges. */

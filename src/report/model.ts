@@ -2,7 +2,7 @@ import type { EventFailure } from '../events/send.js';
 import type { Issue, Severity } from '../shared/types.js';
 import { shorten } from '../shared/words.js';
 import type { BatchOutcome, UploadSummary } from '../upload/types.js';
-import type { EventProblem, EventsSendReport, EventsSummary, EventsValidateReport } from './events-shapes.js';
+import type { EventsSendReport, EventsSummary, EventsValidateReport } from './events-shapes.js';
 import type { UploadReport } from './upload-report.js';
 import type { ValidateReport } from './validate-report.js';
 
@@ -59,11 +59,7 @@ export interface ReportModel {
 }
 
 function fromValidate(command: ReportCommand, report: ValidateReport | UploadReport): ReportModel {
-  const problems: Problem[] = report.issues.map((i) => {
-    const p: Problem = { ...i };
-    if (p.row === 0) delete p.row;
-    return p;
-  });
+  const problems: Problem[] = report.issues.map(asProblem);
   const kinds: ProblemKind[] = report.groups.map((g) => ({
     severity: g.severity,
     code: g.code,
@@ -117,16 +113,11 @@ function fromUpload(report: UploadReport): ReportModel {
   return model;
 }
 
-function eventProblem(p: EventProblem): Problem {
-  return {
-    severity: 'error',
-    code: p.row > 0 ? (p.code ?? 'invalid_event') : (p.code ?? 'read'),
-    file: p.file,
-    ...(p.row > 0 ? { row: p.row, line: p.line } : {}),
-    ...(p.type ? { type: p.type } : {}),
-    ...(p.pointer ? { field: p.pointer } : {}),
-    message: p.message,
-  };
+/** A listed problem: the issue as it is, without a row for the whole file. */
+function asProblem(i: Issue): Problem {
+  const p: Problem = { ...i };
+  if (p.row === 0) delete p.row;
+  return p;
 }
 
 /** Events have no groups in their report: count the listed problems by pointer. */
@@ -147,7 +138,7 @@ function kindsOf(problems: Problem[]): ProblemKind[] {
 }
 
 function fromEventsValidate(report: EventsValidateReport): ReportModel {
-  const problems = report.issues.map(eventProblem);
+  const problems = report.issues.map(asProblem);
   return {
     command: 'events validate',
     unit: 'event',
@@ -174,7 +165,7 @@ const NOT_ACCEPTED: Record<EventFailure['kind'], { code: string; words: string }
 
 function fromEventsSend(report: EventsSendReport): ReportModel {
   const s = report.summary;
-  const problems = report.issues.map(eventProblem);
+  const problems = report.issues.map(asProblem);
   for (const f of report.failures) {
     const o = NOT_ACCEPTED[f.kind];
     const status = typeof f.status === 'number' ? `HTTP ${f.status}` : f.status.replace(/_/g, ' ');

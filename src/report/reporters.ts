@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { UsageError } from '../shared/errors.js';
 import { writeWholeFile } from '../shared/output-file.js';
 import { redact } from '../shared/secrets.js';
+import { withEventJsonIssues } from './events-shapes.js';
 import { renderGithub } from './github.js';
 import { renderHtml } from './html.js';
 import { renderHuman } from './human.js';
@@ -123,7 +124,9 @@ export function renderJson(source: ReportSource): string {
   if (source.command === 'validate' || source.command === 'convert') return validateReportJson(source.report);
   // The events commands print their document on one line (docs/events.md).
   if (source.command === 'events validate' || source.command === 'events send')
-    return redact(`${JSON.stringify(source.report)}\n`);
+    return redact(
+      `${JSON.stringify(withEventJsonIssues(source.report, source.command === 'events send'))}\n`,
+    );
   return redact(`${JSON.stringify(withJsonIssues(source.report), null, 2)}\n`);
 }
 

@@ -148,7 +148,7 @@ export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta,
   if (result.stop)
     lines.push(
       result.readToEnd
-        ? `stopped after row ${n(result.lastRow)}, the last of the feed`
+        ? `stopped; the feed was read to its end (row ${n(result.lastRow)}), what came after the stop not sent`
         : `stopped after row ${n(result.lastRow)}: rows after it were not read or sent`,
     );
   lines.push(...outcomeLines(result.failures));

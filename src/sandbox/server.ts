@@ -145,8 +145,14 @@ function requestHandler(s: ServerSettings) {
   };
 }
 
-export function createSandboxServer(s: ServerSettings): Server {
+/** The sandbox's HTTP server; `idle()` settles when no request is being handled. */
+export type SandboxServer = Server & { idle(): Promise<void> };
+
+export function createSandboxServer(s: ServerSettings): SandboxServer {
   const handle = requestHandler(s);
+  // Requests still being handled (a body on an ingest worker): the store is closed after them,
+  // also after their sockets were cut, never under them ("statement has been finalized").
+  const handling = new Set<Promise<void>>();
   const server = createServer(
     {
       headersTimeout: s.headersTimeoutMs,
@@ -155,7 +161,8 @@ export function createSandboxServer(s: ServerSettings): Server {
       connectionsCheckingInterval: Math.min(1000, s.headersTimeoutMs),
     },
     (req, res) => {
-      void handle(req, res);
+      const done = handle(req, res).finally(() => handling.delete(done));
+      handling.add(done);
     },
   );
   // Malformed requests and slow clients: answer if the socket still can, never throw.
@@ -168,5 +175,9 @@ export function createSandboxServer(s: ServerSettings): Server {
     socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     s.onRequest(Number.parseInt(status, 10));
   });
-  return server;
+  return Object.assign(server, {
+    idle: async (): Promise<void> => {
+      while (handling.size > 0) await Promise.allSettled([...handling]);
+    },
+  });
 }

@@ -10,21 +10,14 @@ import { framingFor } from '../payload/framing.js';
 import { ExitError } from '../shared/errors.js';
 import { IssueCollector } from '../shared/issue-collector.js';
 import type { Logger } from '../shared/logger.js';
+import { BatchQueue } from './batch-queue.js';
 import type { BatchContext } from './batch-run.js';
-import { Batcher, type PendingBatch, type RowRef } from './batcher.js';
+import type { RowRef } from './batcher.js';
 import { maxDepthFor } from './bisect.js';
 import { Dispatcher } from './dispatch.js';
 import { RowLedger } from './ledger.js';
-import { ResumeGroups } from './resume.js';
 import { UNCHANGED } from './state/delta.js';
-import type {
-  EnvelopeType,
-  LiveStats,
-  StateHooks,
-  UploadResult,
-  UploadSettings,
-  UploadSummary,
-} from './types.js';
+import type { LiveStats, StateHooks, UploadResult, UploadSettings, UploadSummary } from './types.js';
 
 /**
  * The upload run: reads FeedItems, batches the valid ones and hands full batches to the
@@ -91,30 +84,8 @@ export async function uploadFeed(
   const dispatcher = new Dispatcher(ctx, framingBytes);
   const collector = new IssueCollector(settings.maxErrors);
   const feedStats = emptyStats();
-  const ready: PendingBatch[] = [];
-  // One batcher per envelope type (an envelope has one type); both envelopes frame to the same size.
-  const counter = { next: 1 };
-  const batchers = new Map<EnvelopeType, Batcher>();
-  const batcherFor = (type: EnvelopeType): Batcher => {
-    let batcher = batchers.get(type);
-    if (!batcher) {
-      batcher = new Batcher(
-        {
-          maxCount: settings.batchSize,
-          maxBytes: settings.maxBatchBytes,
-          framingBytes,
-          counter,
-          ...(deps.state ? { type } : {}),
-        },
-        (batch) => ready.push(batch),
-      );
-      batchers.set(type, batcher);
-    }
-    return batcher;
-  };
-
-  const resumed = new ResumeGroups(counter);
-  const read = { lastRow: 0, toEnd: false };
+  const queue = new BatchQueue(settings, framingBytes, deps.state !== undefined);
+  const read = { lastRow: 0, toEnd: false, cut: false };
   try {
     try {
       for await (const item of items) {
@@ -126,29 +97,19 @@ export async function uploadFeed(
         stats.line = item.line;
         if (item.sku !== undefined) deps.state?.seen?.(item.sku);
         read.lastRow = item.row;
-        // A row skipped by its source key has no bytes: the state counts it unchanged.
-        const json = !item.valid ? undefined : item.unchanged && deps.state ? UNCHANGED : payloadJson(item);
-        if (json === undefined) stats.invalid++;
+        if (run.stopped) notSentAfterStop(item, deps, stats);
         else {
-          const plan = deps.state
-            ? await deps.state.plan(item.sku, json, item.source)
-            : { type: settings.type };
-          if (plan === undefined) stats.unchanged++;
-          else {
-            // Serialized once; this very buffer is in every body (and retry) that carries the product.
-            const ref: RowRef = { file: item.file, row: item.row, line: item.line, sku: item.sku };
-            if (plan.hash !== undefined) ref.hash = plan.hash;
-            if (item.source !== undefined) ref.source = item.source;
-            if (plan.resume) {
-              const batch = resumed.add(json, ref, { ...plan, resume: plan.resume });
-              if (batch) ready.push(batch);
-            } else batcherFor(plan.type).add(json, ref);
-            while (ready.length > 0) await dispatcher.dispatch(ready.shift()!);
-          }
+          await takeRow(item, settings, deps, stats, queue);
+          while (queue.ready.length > 0) await dispatcher.dispatch(queue.ready.shift()!);
         }
-        if (run.stopped) break;
+        // After a stop the rest is read, unsent, so that every row of the feed is accounted for
+        // once (docs/upload.md, "What became of each row"); Ctrl-C and SIGTERM stop reading too.
+        if (deps.interrupt?.aborted) {
+          read.cut = true;
+          break;
+        }
       }
-      read.toEnd = !run.stopped;
+      read.toEnd = !read.cut;
     } catch (err) {
       // The feed broke mid-run (bytes that do not decode, a bug): what was sent stays accounted
       // for and reported; rows still waiting in a batch are reported as not sent.
@@ -156,9 +117,8 @@ export async function uploadFeed(
       const message = oneLine(err instanceof Error ? err.message : String(err));
       run.halt(usage ? 'input' : 'internal', message, usage ? err.hint : undefined, err);
     }
-    for (const left of resumed.leftovers()) batcherFor(left.type).add(left.json, left.ref);
-    for (const batcher of batchers.values()) batcher.finish();
-    while (ready.length > 0) await dispatcher.dispatch(ready.shift()!);
+    queue.finish();
+    while (queue.ready.length > 0) await dispatcher.dispatch(queue.ready.shift()!);
   } finally {
     // Whatever happened: let what is in flight finish before reporting it.
     await dispatcher.drain();
@@ -180,6 +140,39 @@ export async function uploadFeed(
     lastRow: read.lastRow,
     readToEnd: read.toEnd,
   };
+}
+
+/** One valid row into a batch, unless the state says the service already has it. */
+async function takeRow(
+  item: FeedRow,
+  settings: UploadSettings,
+  deps: UploadDeps,
+  stats: LiveStats,
+  queue: BatchQueue,
+) {
+  // A row skipped by its source key has no bytes: the state counts it unchanged.
+  const json = !item.valid ? undefined : item.unchanged && deps.state ? UNCHANGED : payloadJson(item);
+  if (json === undefined) {
+    stats.invalid++;
+    return;
+  }
+  const plan = deps.state ? await deps.state.plan(item.sku, json, item.source) : { type: settings.type };
+  if (plan === undefined) {
+    stats.unchanged++;
+    return;
+  }
+  // Serialized once; this very buffer is in every body (and retry) that carries the product.
+  const ref: RowRef = { file: item.file, row: item.row, line: item.line, sku: item.sku };
+  if (plan.hash !== undefined) ref.hash = plan.hash;
+  if (item.source !== undefined) ref.source = item.source;
+  queue.add(json, ref, plan);
+}
+
+/** A row read after the run stopped: invalid, unchanged (known by its source key) or not sent. */
+function notSentAfterStop(item: FeedRow, deps: UploadDeps, stats: LiveStats): void {
+  if (!item.valid) stats.invalid++;
+  else if (item.unchanged && deps.state) stats.unchanged++;
+  else stats.notSent++;
 }
 
 /** What every batch of the run shares: settings, the retry loop's deps, the ledger. */

@@ -114,6 +114,103 @@ function describeType(t: unknown): string {
     .join(' or ');
 }
 
+/** One schema error, worded for a merchant: code, message and hint. */
+function wording(
+  e: ErrorObject,
+  at: { field: string; bare: string; column: string | undefined; value: unknown; shown: string | undefined },
+  lookup: SourceLookup,
+): { code: string; message: string; hint?: string } {
+  const { field, bare, column, value, shown } = at;
+  const def = defName(e);
+  let code = e.keyword;
+  let message: string;
+  let hint: string | undefined;
+  switch (e.keyword) {
+    case 'required': {
+      code = 'required';
+      message = `${field} is required but missing`;
+      if (!column || column === '(constant)') {
+        const canonical = COLUMN_HINTS[bare];
+        hint = lookup.columnIsPath
+          ? `add "${field.split('.').pop()}" to the object`
+          : canonical
+            ? `add a column named ${canonical}, or map one of your columns (or a constant) to it in the mapping file${settable(bare)}`
+            : 'map a column or a constant to it in the mapping file';
+      } else {
+        hint = column.includes(', ')
+          ? `the columns ${column} are all empty in this row`
+          : `the ${column} column is empty in this row`;
+      }
+      break;
+    }
+    case 'additionalProperties':
+      code = 'unknown_field';
+      message = `${field} is not a field of this format`;
+      hint = 'check the spelling against contract section 2.8';
+      break;
+    case 'type':
+      code = 'type';
+      message = `${field} must be ${describeType((e.params as { type: unknown }).type)}; got \`${shown}\``;
+      break;
+    case 'enum':
+      if (def === 'currencyCode') {
+        code = 'currency';
+        message = `${field} must be an ISO 4217 currency code such as KRW, USD or JPY; got \`${shown}\``;
+      } else if (def === 'languageTag') {
+        code = 'language';
+        message = `${field} must be the language tag ko, en or ja; got \`${shown}\``;
+      } else if (def === 'isoLanguage') {
+        code = 'language';
+        message = `${field} must be an ISO 639-1 language code (two lower-case letters: ko, en, ja, zh, fr, ...); got \`${shown}\``;
+      } else {
+        const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
+        message = `${field} must be one of ${allowed.join(', ')}; got \`${shown}\``;
+      }
+      break;
+    case 'const':
+      message = `${field} must be \`${String((e.params as { allowedValue: unknown }).allowedValue)}\`; got \`${shown}\``;
+      break;
+    case 'pattern':
+    case 'format':
+      if (def === 'httpUrl') {
+        code = 'url';
+        message = `${field} must be an absolute http(s) URL; got \`${shown}\``;
+        if (typeof value === 'string' && !/^[a-z]+:/i.test(value)) {
+          hint = 'for relative paths, declare a base URL with "prefix" in the mapping file';
+        }
+      } else if (def === 'utcDateTime') {
+        code = 'date';
+        message = `${field} must be an ISO 8601 UTC date-time (2026-03-01T00:00:00Z); got \`${shown}\``;
+      } else if (def === 'gtin') {
+        code = 'gtin';
+        message = `${field} must be a GTIN of 8, 12, 13 or 14 digits; got \`${shown}\``;
+      } else if (def === 'nonEmptyString') {
+        code = 'empty';
+        message = `${field} must not be empty`;
+      } else {
+        message = `${field} has an invalid format; got \`${shown}\``;
+      }
+      break;
+    case 'minLength':
+      code = 'empty';
+      message = `${field} must not be empty`;
+      break;
+    case 'minItems':
+      code = 'empty';
+      message = `${field} must have at least one entry`;
+      break;
+    case 'exclusiveMinimum':
+    case 'minimum':
+    case 'maximum':
+      code = 'range';
+      message = `${field} must be ${e.keyword === 'maximum' ? 'at most' : e.keyword === 'minimum' ? 'at least' : 'greater than'} ${(e.params as { limit: number }).limit}; got \`${shown}\``;
+      break;
+    default:
+      message = `${field} ${e.message ?? 'is invalid'}`;
+  }
+  return { code, message, hint };
+}
+
 export function translateErrors(
   errors: readonly ErrorObject[],
   data: unknown,
@@ -146,93 +243,7 @@ export function translateErrors(
         ? undefined
         : valueAt(data, e.instancePath);
     const shown = value === undefined ? undefined : shorten(value);
-    const def = defName(e);
-    let code = e.keyword;
-    let message: string;
-    let hint: string | undefined;
-    switch (e.keyword) {
-      case 'required': {
-        code = 'required';
-        message = `${field} is required but missing`;
-        if (!column || column === '(constant)') {
-          const canonical = COLUMN_HINTS[bare];
-          hint = lookup.columnIsPath
-            ? `add "${field.split('.').pop()}" to the object`
-            : canonical
-              ? `add a column named ${canonical}, or map one of your columns (or a constant) to it in the mapping file${settable(bare)}`
-              : 'map a column or a constant to it in the mapping file';
-        } else {
-          hint = column.includes(', ')
-            ? `the columns ${column} are all empty in this row`
-            : `the ${column} column is empty in this row`;
-        }
-        break;
-      }
-      case 'additionalProperties':
-        code = 'unknown_field';
-        message = `${field} is not a field of this format`;
-        hint = 'check the spelling against contract section 2.8';
-        break;
-      case 'type':
-        code = 'type';
-        message = `${field} must be ${describeType((e.params as { type: unknown }).type)}; got \`${shown}\``;
-        break;
-      case 'enum':
-        if (def === 'currencyCode') {
-          code = 'currency';
-          message = `${field} must be an ISO 4217 currency code such as KRW, USD or JPY; got \`${shown}\``;
-        } else if (def === 'languageTag') {
-          code = 'language';
-          message = `${field} must be the language tag ko, en or ja; got \`${shown}\``;
-        } else if (def === 'isoLanguage') {
-          code = 'language';
-          message = `${field} must be an ISO 639-1 language code (two lower-case letters: ko, en, ja, zh, fr, ...); got \`${shown}\``;
-        } else {
-          const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
-          message = `${field} must be one of ${allowed.join(', ')}; got \`${shown}\``;
-        }
-        break;
-      case 'const':
-        message = `${field} must be \`${String((e.params as { allowedValue: unknown }).allowedValue)}\`; got \`${shown}\``;
-        break;
-      case 'pattern':
-      case 'format':
-        if (def === 'httpUrl') {
-          code = 'url';
-          message = `${field} must be an absolute http(s) URL; got \`${shown}\``;
-          if (typeof value === 'string' && !/^[a-z]+:/i.test(value)) {
-            hint = 'for relative paths, declare a base URL with "prefix" in the mapping file';
-          }
-        } else if (def === 'utcDateTime') {
-          code = 'date';
-          message = `${field} must be an ISO 8601 UTC date-time (2026-03-01T00:00:00Z); got \`${shown}\``;
-        } else if (def === 'gtin') {
-          code = 'gtin';
-          message = `${field} must be a GTIN of 8, 12, 13 or 14 digits; got \`${shown}\``;
-        } else if (def === 'nonEmptyString') {
-          code = 'empty';
-          message = `${field} must not be empty`;
-        } else {
-          message = `${field} has an invalid format; got \`${shown}\``;
-        }
-        break;
-      case 'minLength':
-        code = 'empty';
-        message = `${field} must not be empty`;
-        break;
-      case 'minItems':
-        code = 'empty';
-        message = `${field} must have at least one entry`;
-        break;
-      case 'exclusiveMinimum':
-      case 'minimum':
-      case 'maximum':
-        code = 'range';
-        message = `${field} must be ${e.keyword === 'maximum' ? 'at most' : e.keyword === 'minimum' ? 'at least' : 'greater than'} ${(e.params as { limit: number }).limit}; got \`${shown}\``;
-        break;
-      default:
-        message = `${field} ${e.message ?? 'is invalid'}`;
-    }
+    const { code, message, hint } = wording(e, { field, bare, column, value, shown }, lookup);
     out.push({ code, column, field, value: shown, message, hint });
   }
   return out;

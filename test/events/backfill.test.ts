@@ -9,6 +9,7 @@ import type { CheckedEvent } from '../../src/events/source.js';
 import { UndiciSender } from '../../src/http/sender.js';
 import { readFeed } from '../../src/read/index.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
+import { messageWithHint } from '../../src/shared/issue-collector.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -143,7 +144,7 @@ describe('backfill problems', () => {
     const { summary, events, problems } = await build(file, undefined, mapping);
     expect(events.map((e) => e.event.data.object[0].orderedItem.sku)).toEqual(['S1', 'S1']);
     expect(events[0].event.time).toBe('2026-11-02T09:00:00.000Z');
-    expect(problems.map((p) => [p.row, p.line, p.pointer, p.message])).toEqual([
+    expect(problems.map((p) => [p.row, p.line, p.column ?? p.field, messageWithHint(p)])).toEqual([
       [2, 3, 'Qty', 'must be a number; got `two`'],
       [
         5,

@@ -185,9 +185,9 @@ describe('fixEventsFile', () => {
     const output = join(dir, 'broken-fixed.ndjson');
     const r = await fixEventsFile(input, output, settings, memoryLogger());
     expect(r.written).toBe(false);
-    expect(r.problems.map((p) => [p.row, p.code ?? p.message])).toEqual([
-      [1, 'is missing required member "sku"'],
-      [2, 'invalid_json'],
+    expect(r.problems.map((p) => [p.row, p.code, p.code === 'invalid_event' ? p.message : ''])).toEqual([
+      [1, 'invalid_event', 'is missing required member "sku"'],
+      [2, 'invalid_json', ''],
     ]);
     expect(readdirSync(dir)).not.toContain('broken-fixed.ndjson');
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);

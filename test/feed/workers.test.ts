@@ -399,4 +399,25 @@ describe('source keys on workers (docs/nightly.md, "Unchanged rows")', () => {
     expect(dup.source).toBeUndefined();
     expect(dup.unchanged).toBeUndefined();
   });
+
+  it('check the GTIN of a skipped row: a new row may not take the GTIN of an unchanged one', async () => {
+    const dir = newDir();
+    const catalog = readFileSync(fixture('catalog.csv'), 'utf8').split('\n');
+    const night1 = join(dir, 'night1.csv');
+    writeFileSync(night1, `${[catalog[0], catalog[1]].join('\n')}\n`);
+    const first = await outcome([night1], 'inline', feed, { keys: {} });
+    const a = first.rows[0];
+    expect(a.gtin).toBe('8800000010373');
+    const table = KnownSources.build([{ source: a.source!, sku: a.sku! }]);
+    // The next night: the same row, unchanged, then a new SKU with its GTIN.
+    const night2 = join(dir, 'night2.csv');
+    const copied = catalog[2].replace('8800000010748', '8800000010373');
+    writeFileSync(night2, `${[catalog[0], catalog[1], copied].join('\n')}\n`);
+    const { alone } = await expectSame([night2], feed, { keys: { known: async () => table }, chunkBytes: 1 });
+    expect(alone.rows[0].unchanged).toBe(true);
+    const taken = alone.rows[1];
+    expect(taken.valid).toBe(false);
+    expect(taken.issues.map((i) => i.code)).toEqual(['duplicate_gtin']);
+    expect(taken.issues[0].message).toContain('another SKU at row 1');
+  });
 });

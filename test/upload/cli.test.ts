@@ -298,14 +298,16 @@ describe('genser upload (CLI)', () => {
     });
     expect(asJson.code).toBe(2);
     expect(JSON.parse(asJson.stdout).error.exitCode).toBe(2);
-    // A 401 on the last batch, with the whole feed read: the stop line does not claim unread rows.
+    // A 401: the rest of the feed is still read, unsent; the stop line does not claim unread rows.
     await server.close();
     server = await scriptedServer((_q, res) => problem(res, 401, 'bad key'));
     const auth = await genser(['upload', catalog('last.csv', 3), '--api-url', server.url], {
       GENSER_API_KEY: KEY,
     });
     expect(auth.code).toBe(3);
-    expect(auth.stderr).toContain('stopped after row 3, the last of the feed');
+    expect(auth.stderr).toContain(
+      'stopped; the feed was read to its end (row 3), what came after the stop not sent',
+    );
   });
 
   it('--sandbox counts what landed in words that fit: one product, or several', async () => {

@@ -301,7 +301,7 @@ describe('upload engine against real servers on 127.0.0.1', () => {
     ]);
   });
 
-  it('401 stops the run at once: no new batches, every unsent row accounted for', async () => {
+  it('401 stops the sending at once: no new batches; the rest is read, unsent, and every row accounted for', async () => {
     server = await scriptedServer(async (_req, res) => {
       await sleepMs(20);
       problem(res, 401, 'bad key');
@@ -312,18 +312,36 @@ describe('upload engine against real servers on 127.0.0.1', () => {
     expect(result.stop?.reason).toBe('auth');
     expect(result.stop?.message).toContain('HTTP 401');
     expect(result.summary.accepted).toBe(0);
-    // Reading stopped: far fewer than 200 rows were read. The batch the service refused failed;
-    // every other row read was never put in a request.
-    expect(result.summary.rows).toBeLessThan(40);
+    // Every row was read: the batch the service refused failed; every other row is not sent.
+    expect(result.summary.rows).toBe(200);
     expect(result.summary.failed).toBe(10);
-    expect(result.summary.notSent).toBe(result.summary.rows - 10);
+    expect(result.summary.notSent).toBe(190);
+    expect(result.readToEnd).toBe(true);
+    expect(result.lastRow).toBe(200);
     expect(result.failures.filter((f) => f.kind === 'failed').map((f) => f.row)).toEqual(
       Array.from({ length: 10 }, (_, i) => i + 1),
     );
-    expect(result.failures.map((f) => f.row)).toEqual(
-      Array.from({ length: result.summary.rows }, (_, i) => i + 1),
-    );
-    expect(result.lastRow).toBe(result.summary.rows);
+    // Rows batched before the stop are listed as not sent, each once; rows read after it are counted.
+    const rows = result.failures.map((f) => f.row);
+    expect(new Set(rows).size).toBe(rows.length);
+  });
+
+  it('Ctrl-C after a stop ends the reading too', async () => {
+    server = await scriptedServer((_req, res) => problem(res, 401, 'bad key'));
+    const interrupt = new AbortController();
+    const d = deps(server.url, { interrupt: interrupt.signal });
+    async function* rows() {
+      let i = 0;
+      for await (const row of feed(200)) {
+        if (++i === 50) interrupt.abort();
+        yield row;
+      }
+    }
+    const result = await uploadFeed(rows(), settings({ concurrency: 1, batchSize: 10 }), d);
+    expect(result.stop?.reason).toBe('auth');
+    expect(result.summary.rows).toBe(50);
+    expect(result.readToEnd).toBe(false);
+    expect(result.summary.failed + result.summary.notSent).toBe(50);
   });
 
   it('never has more requests in flight than --concurrency, and overlaps them up to it', async () => {

@@ -160,7 +160,9 @@ describe('upload report', () => {
       { ...result, readToEnd: true },
       { format: 'standard', files: ['a.csv'] },
     );
-    expect(afterAll).toContain('stopped after row 10, the last of the feed');
+    expect(afterAll).toContain(
+      'stopped; the feed was read to its end (row 10), what came after the stop not sent',
+    );
     expect(afterAll.some((l) => l.includes('not read'))).toBe(false);
     const single = uploadSummaryLines(
       { ...result, summary: { ...result.summary, rows: 1, invalid: 0, sent: 1, batches: 1, retries: 1 } },
