@@ -1,7 +1,7 @@
 import { parseProxyUrl } from '../http/proxy.js';
 import { UsageError } from '../shared/errors.js';
 import { checkHttpUrl } from '../shared/http-url.js';
-import { registerSecret } from '../shared/secrets.js';
+import { registerSecret, registerUrlSecrets } from '../shared/secrets.js';
 import { timeZoneForCountry } from '../time/zones.js';
 
 /**
@@ -62,6 +62,32 @@ export const string: Parser<string> = (raw, from) => {
 export const path: Parser<string> = (raw, from) => {
   const s = string(raw, from);
   if (s.trim() === '') throw new UsageError(`${from} must be a file path; got an empty value`);
+  return s;
+};
+
+/**
+ * The upload state: a directory, or a postgres:// URL (docs/nightly.md, "State in PostgreSQL"),
+ * whose password is masked from here on. A password in the flag itself is refused: the command
+ * line is seen by every user (ps) and kept in shell history.
+ */
+export const stateLocation: Parser<string> = (raw, from) => {
+  const s = path(raw, from);
+  if (!/^postgres(ql)?:\/\//i.test(s)) return s;
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    throw new UsageError(
+      `${from} is not a valid postgres:// URL`,
+      'e.g. postgres://genser@db.example.com:5432/genser',
+    );
+  }
+  registerUrlSecrets(url);
+  if (url.password !== '' && from.startsWith('--'))
+    throw new UsageError(
+      `${from} has a password in it: the command line is seen by every user (ps) and kept in shell history`,
+      'give the URL without it, and the password in PGPASSWORD or ~/.pgpass (or the whole URL in GENSER_STATE_URL)',
+    );
   return s;
 };
 

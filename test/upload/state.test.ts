@@ -10,7 +10,6 @@ import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { ExitError } from '../../src/shared/errors.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { openDatabase } from '../../src/storage/sqlite.js';
-import { Delta, deltaLine, payloadHash } from '../../src/upload/state/delta.js';
 import { LOCK_EXPIRY_MS } from '../../src/upload/state/lock.js';
 import { KEEP_RUNS } from '../../src/upload/state/runs.js';
 import { SCHEMA_VERSION } from '../../src/upload/state/schema.js';
@@ -217,57 +216,6 @@ describe('state database', () => {
     expect((err as ExitError).exitCode).toBe(2);
     expect((err as ExitError).message).toContain('it is not an SQLite database');
     expect((err as ExitError).hint).toMatch(/^move \S+\.sqlite away and the next run starts a new state/);
-  });
-
-  it('delta: new as create, same bytes unchanged, other bytes update; --full sends the unchanged', async () => {
-    const d = fresh('delta');
-    mkdirSync(d);
-    const state = SqliteState.open(d, target());
-    const a = Buffer.from('{"sku":"A"}');
-    const delta = await Delta.load(state, false);
-    const plan = await delta.plan('A', a);
-    expect(plan).toEqual({ type: 'create_product', hash: payloadHash(a) });
-    // Not accepted yet: still new next time.
-    expect((await delta.plan('A', a))?.type).toBe('create_product');
-    await delta.accepted([{ file: 'f', row: 1, line: 2, sku: 'A', hash: plan!.hash }], [a]);
-    expect(await delta.plan('A', a)).toBeUndefined();
-    expect((await delta.plan('A', Buffer.from('{"sku":"A","x":1}')))?.type).toBe('update_product');
-    expect((await (await Delta.load(state, true)).plan('A', a))?.type).toBe('update_product');
-    expect(delta.counts).toEqual({ new: 2, changed: 1, unchanged: 1 });
-    expect(deltaLine({ new: 12, changed: 340, unchanged: 49_648 }, false)).toBe(
-      '12 new, 340 changed, 49,648 unchanged (not sent)',
-    );
-    await state.close();
-  });
-
-  it('a SKU of an unanswered batch with other bytes is sent again though its bytes are the accepted ones, and not skipped by its key', async () => {
-    const d = fresh('doubt');
-    mkdirSync(d);
-    const state = SqliteState.open(d, target());
-    const a = Buffer.from('{"sku":"A","price":1}');
-    const b = Buffer.from('{"sku":"A","price":2}');
-    const key = Buffer.alloc(16, 7);
-    const source = key.toString('base64url');
-    await (await Delta.load(state, false)).accepted(
-      [{ file: 'f', row: 1, line: 2, sku: 'A', hash: payloadHash(a), source }],
-      [a],
-    );
-    expect(await (await Delta.load(state, false)).plan('A', a)).toBeUndefined();
-    expect((await state.knownSources()).lookup(key)?.sku).toBe('A');
-    // A run sent B and died before the answer: B may be on the service. The feed is A again.
-    await state.recordInflight('env-b', 'update_product', [{ sku: 'A', hash: payloadHash(b) }]);
-    const night = await Delta.load(state, false);
-    expect(night.inDoubt('A', payloadHash(a))).toBe(true);
-    expect(await night.plan('A', a)).toEqual({ type: 'update_product', hash: payloadHash(a) });
-    expect(night.counts).toEqual({ new: 0, changed: 1, unchanged: 0 });
-    expect((await state.knownSources()).lookup(key)).toBeUndefined();
-    // The same bytes as the unanswered batch: resumed under its id.
-    expect((await (await Delta.load(state, false)).plan('A', b))?.resume?.envelopeId).toBe('env-b');
-    // Once that batch is settled, A is unchanged again and known by its key.
-    await state.forgetInflight(['env-b']);
-    expect(await (await Delta.load(state, false)).plan('A', a)).toBeUndefined();
-    expect((await state.knownSources()).lookup(key)?.sku).toBe('A');
-    await state.close();
   });
 
   it('history keeps the last 100 runs; a run never finished shows no exit code', async () => {

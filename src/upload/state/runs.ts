@@ -26,7 +26,7 @@ export interface RunRecord extends Partial<RunCounts> {
   exitCode?: number;
 }
 
-interface RunRow {
+export interface RunRow {
   id: string;
   started: string;
   pid: number;
@@ -79,7 +79,8 @@ export function finishRun(
   );
 }
 
-function record(r: RunRow): RunRecord {
+/** A history row as `genser runs` shows it (columns left NULL are left out). */
+export function runRecord(r: RunRow): RunRecord {
   const out: RunRecord = { id: r.id, started: r.started, pid: r.pid, feed: r.feed };
   if (r.duration_ms !== null) out.durationMs = r.duration_ms;
   if (r.exit_code !== null) out.exitCode = r.exit_code;
@@ -90,11 +91,11 @@ function record(r: RunRow): RunRecord {
 
 /** Newest first. */
 export function listRuns(db: Database): RunRecord[] {
-  return db.prepare<RunRow>('SELECT * FROM runs ORDER BY seq DESC').all().map(record);
+  return db.prepare<RunRow>('SELECT * FROM runs ORDER BY seq DESC').all().map(runRecord);
 }
 
 export function runReport(db: Database, id: string): { run: RunRecord; report?: string } | undefined {
   const row = db.prepare<RunRow & { report: string | null }>('SELECT * FROM runs WHERE id = ?').get(id);
   if (!row) return undefined;
-  return { run: record(row), ...(row.report !== null ? { report: row.report } : {}) };
+  return { run: runRecord(row), ...(row.report !== null ? { report: row.report } : {}) };
 }

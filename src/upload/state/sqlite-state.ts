@@ -15,6 +15,7 @@ import {
   keepLastGood,
   stateProblem,
 } from './health.js';
+import { knownColumns } from './known-columns.js';
 import { decideLock, HEARTBEAT_MS, type LockHolder } from './lock.js';
 import { finishRun, listRuns, runReport, startRun } from './runs.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
@@ -202,15 +203,7 @@ export class SqliteState implements UploadState {
                UNION ALL SELECT sku, source FROM other_shards)`,
       )
       .get();
-    if (!row?.lengths) return { keys: '', skus: '', skuBytes: [], warningBytes: [] };
-    const skuBytes: number[] = [];
-    const warningBytes: number[] = [];
-    for (const pair of row.lengths.split(',')) {
-      const colon = pair.indexOf(':');
-      skuBytes.push(Number(pair.slice(0, colon)));
-      warningBytes.push(Number(pair.slice(colon + 1)));
-    }
-    return { keys: row.keys ?? '', skus: row.skus ?? '', skuBytes, warningBytes };
+    return knownColumns(row);
   }
 
   /**
