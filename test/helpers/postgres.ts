@@ -171,3 +171,18 @@ export async function startPostgres(): Promise<TestPostgres | undefined> {
     return undefined;
   }
 }
+
+/**
+ * The two places an upload state can be, for `describe.each`: a new directory (`dir()`), or a
+ * new database of `server` (skipped, said once by startPostgres, where there is none). Each
+ * entry: [name, a new place (a value for --state or GENSER_STATE_DIR), skip].
+ */
+export function stateBackends(
+  server: TestPostgres | undefined,
+  dir: () => string,
+): [string, () => Promise<string>, boolean][] {
+  return [
+    ['sqlite', async () => dir(), false],
+    ['postgres', () => server!.database(), server === undefined],
+  ];
+}
