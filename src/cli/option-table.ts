@@ -30,6 +30,7 @@ export type CommandName =
   | 'events send'
   | 'events backfill'
   | 'runs'
+  | 'state'
   | 'doctor'
   | 'completion';
 
@@ -47,6 +48,7 @@ export const COMMANDS: readonly CommandName[] = [
   'events send',
   'events backfill',
   'runs',
+  'state',
   'doctor',
   'completion',
 ];

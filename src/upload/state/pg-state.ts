@@ -5,8 +5,10 @@ import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
 import { type PgClient, postgresProblem } from '../../storage/postgres.js';
 import { shardName } from '../shard.js';
 import { knownColumns } from './known-columns.js';
+import { PgTables } from './pg-tables.js';
 import { KEEP_RUNS, type RunRow, runRecord } from './runs.js';
 import type { AcceptedRow, InflightRow, OwedRow, RetryRow, RunEnd, UploadState } from './store.js';
+import type { StateTables } from './tables.js';
 import { type StateTarget, stateFileName } from './target.js';
 
 /** Payloads read per query when walking the products gone from the feed. */
@@ -43,9 +45,14 @@ export class PgState implements UploadState {
   ) {}
 
   /** The state of `target`: its row made (or checked: one key, one target) on first use. */
-  static async open(client: PgClient, shown: string, target: StateTarget): Promise<PgState> {
+  static async open(
+    client: PgClient,
+    shown: string,
+    target: StateTarget,
+    ownsClient = true,
+  ): Promise<PgState> {
     const key = pgTargetKey(target);
-    const state = new PgState(client, key, `${shown} (${key})`);
+    const state = new PgState(client, key, `${shown} (${key})`, ownsClient);
     const shard = target.shard ? shardName(target.shard) : null;
     const row = [key, target.apiUrl, target.format, target.keyFingerprint, shard];
     const have = await state.q<{
@@ -402,6 +409,11 @@ export class PgState implements UploadState {
     );
     if (!row) return undefined;
     return { run: runRecord(row), ...(row.report !== null ? { report: row.report } : {}) };
+  }
+
+  /** Every table of this target as rows (`genser state copy`). */
+  tables(): StateTables {
+    return new PgTables(this.client, this.key, this.where);
   }
 
   /** Releases the lock (its row, then the advisory lock) and the connection (when this state owns it). */

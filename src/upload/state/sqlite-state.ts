@@ -19,7 +19,9 @@ import { knownColumns } from './known-columns.js';
 import { decideLock, HEARTBEAT_MS, type LockHolder } from './lock.js';
 import { finishRun, listRuns, runReport, startRun } from './runs.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
+import { SqliteTables } from './sqlite-tables.js';
 import type { AcceptedRow, InflightRow, OwedRow, RetryRow, RunEnd, UploadState } from './store.js';
+import type { StateTables } from './tables.js';
 import { type StateTarget, stateFileName } from './target.js';
 
 /**
@@ -401,6 +403,11 @@ export class SqliteState implements UploadState {
 
   async runReport(id: string) {
     return runReport(this.db, id);
+  }
+
+  /** Every table as rows (`genser state copy`). */
+  tables(): StateTables {
+    return new SqliteTables(this.db);
   }
 
   async close(): Promise<void> {
