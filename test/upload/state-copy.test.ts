@@ -84,3 +84,21 @@ describe.skipIf(!server)('genser state copy', () => {
     expect(flag.stderr).not.toContain('hunter2-secret');
   });
 });
+
+describe.skipIf(!server)('a PostgreSQL state in doctor and config', () => {
+  it('doctor reaches the database without making anything; config shows the URL without its password', async () => {
+    const url = await server!.database();
+    const doctor = await genser(['doctor', '--state', url, '--json'], {
+      GENSER_API_URL: 'http://127.0.0.1:1',
+    });
+    const checks = JSON.parse(doctor.stdout).checks as { step: string; status: string; detail: string }[];
+    expect(checks.find((c) => c.step === 'state')).toMatchObject({
+      status: 'pass',
+      detail: `${url} answers: no genser state yet (the first upload makes its tables)`,
+    });
+    const withPass = url.replace('genser@', 'genser:pw-9f8e7d6c@');
+    const config = await genser(['config', 'upload'], { GENSER_STATE_URL: withPass });
+    expect(config.stdout + config.stderr).toContain(url);
+    expect(config.stdout + config.stderr).not.toContain('pw-9f8e7d6c');
+  });
+});

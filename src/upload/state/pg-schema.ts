@@ -52,7 +52,8 @@ export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
 /** Serializes schema changes across machines (a transaction-scoped advisory lock). */
 const MIGRATION_LOCK = 0x67656e73; // 'gens'
 
-async function versionOf(client: PgClient): Promise<number> {
+/** The schema version of the database: 0 when it holds no genser state yet. */
+export async function versionOf(client: PgClient): Promise<number> {
   const table = await client.query("SELECT to_regclass('genser_meta') IS NOT NULL AS present");
   if (!table.rows[0].present) return 0;
   const row = await client.query<{ value: string }>(
