@@ -243,6 +243,28 @@ describe.each(backends)('upload state on %s', (_name, backend, skip) => {
 });
 
 describe.skipIf(!server)('upload state on postgres only', () => {
+  it('ten runs opening a new database at once: the schema is made once, one holds the lock, the others exit 5', async () => {
+    const url = await server!.database();
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        try {
+          const state = await postgres.open(url);
+          try {
+            await state.lock();
+            await new Promise((r) => setTimeout(r, 300));
+            return '0';
+          } finally {
+            await state.close();
+          }
+        } catch (e) {
+          return `${(e as ExitError).exitCode ?? 70} ${(e as Error).message}`;
+        }
+      }),
+    );
+    expect(outcomes.filter((o) => !/^(0|5 another genser upload)/.test(o))).toEqual([]);
+    expect(outcomes.filter((o) => o === '0').length).toBeGreaterThanOrEqual(1);
+  });
+
   // SQLite's lock has its own tests, its holder another process: state.test.ts, state-lock.test.ts.
   it('lock: a second run of the target and shard exits 5 naming the holder; another shard runs; released at close', async () => {
     const place = await postgres.place();
