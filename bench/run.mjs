@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The benchmark harness (issue 5). `npm run bench` builds, then runs this.
 //
-//   node bench/run.mjs [--runs 3] [--quick] [--only validate,convert,upload,sandbox,startup,nightly]
+//   node bench/run.mjs [--runs 3] [--quick] [--only validate,convert,upload,sandbox,startup,nightly,adaptive]
 //                      [--sizes 100000,1000000] [--short-sizes 100000,300000,1000000]
 //                      [--thread-rows 300000] [--upload-rows 300000] [--concurrency 4]
 //                      [--batch-size 500] [--startup-runs 15] [--sandbox-envelopes 200]
@@ -116,7 +116,7 @@ export function parseArgs(argv) {
   }
   // Partial runs do not overwrite the published figures unless asked to (--write).
   o.write ??= !o.quick && !o.only;
-  const known = ['validate', 'convert', 'upload', 'sandbox', 'startup', 'nightly'];
+  const known = ['validate', 'convert', 'upload', 'sandbox', 'startup', 'nightly', 'adaptive'];
   for (const s of o.only ?? [])
     if (!known.includes(s)) throw new Error(`--only: unknown section "${s}" (${known.join(', ')})`);
   return o;
@@ -195,7 +195,7 @@ function figure(runs, rows, bytes) {
 }
 
 /** Starts the sink server; resolves with `{ url, stop(), stats() }`. */
-function startSink(recordFile) {
+export function startSink(recordFile) {
   const args = [join(root, 'bench', 'tools', 'sink-server.mjs')];
   if (recordFile) args.push('--record', recordFile);
   const child = spawn(NODE, args, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -596,11 +596,11 @@ async function benchStartup(o) {
 /** Rows whose price the nightly copy changes: every 100th (never one of the invalid rows). */
 const NIGHTLY_EVERY = 100;
 const NIGHTLY_OFFSET = 37;
-const nightlyChanged = (rows) =>
+export const nightlyChanged = (rows) =>
   rows < NIGHTLY_OFFSET ? 0 : Math.floor((rows - NIGHTLY_OFFSET) / NIGHTLY_EVERY) + 1;
 
 /** The catalog of `rows` again, byte for byte, but for 1% of rows priced one unit higher. */
-async function writeNightlyCopy(rows, seed, file) {
+export async function writeNightlyCopy(rows, seed, file) {
   const out = createWriteStream(file);
   const done = new Promise((ok, fail) => {
     out.on('finish', ok);
@@ -796,6 +796,19 @@ async function nightlyOnPostgres(o, { file, valid, args, second, cpu, work }) {
 }
 
 /** Table to stdout; with `write`, bench/results.json and the marked section of BENCHMARKS.md. */
+/**
+ * The adaptive sender against a host that takes K requests at once (issue 26): its own script,
+ * run as one process so its server and the senders share nothing with the other sections. It
+ * writes its own marked section of BENCHMARKS.md; the table is kept in results.json too.
+ */
+function benchAdaptive(o) {
+  const args = [join(root, 'bench', 'adaptive.mjs'), '--runs', String(o.runs)];
+  if (o.write) args.push('--write');
+  const run = spawnSync(NODE, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (run.status !== 0) throw new Error(`bench/adaptive.mjs exited ${run.status}`);
+  return { table: run.stdout.trim() };
+}
+
 function publish(results, write) {
   const text = renderResults(results);
   process.stdout.write(`${text}\n`);
@@ -911,6 +924,7 @@ async function main(argv) {
   if (on('sandbox')) results.sandbox = await section('sandbox', () => benchSandbox(o, ctx));
   if (on('nightly')) results.nightly = await section('nightly', () => benchNightly(o, ctx, catalogs));
   if (on('startup') && ctx.avail.startup) results.startup = await section('start-up', () => benchStartup(o));
+  if (on('adaptive')) results.adaptive = await section('adaptive', () => benchAdaptive(o));
   results.notes = ctx.notes;
   results.targets = evaluateTargets(results);
 

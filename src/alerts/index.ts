@@ -1,21 +1,13 @@
 import type { Logger } from '../shared/logger.js';
 import { notifyBody, type RunReport, reportText } from './run-report.js';
+import type { AlertSettings } from './settings.js';
 import { statusFileText, writeStatusFile } from './status-file.js';
 import { type PostSettings, pingUrl, post } from './webhook.js';
 
 export { notifyBody, type ProblemLine, type RunReport, reportText } from './run-report.js';
+export { type AlertSettings, NOTIFY_ON } from './settings.js';
 export { labelValue, statusFileText } from './status-file.js';
 export { pingUrl } from './webhook.js';
-
-/** `--notify`, `--notify-on`, `--ping`, `--status-file` (docs/nightly.md, "Before and after the run"). */
-export interface AlertSettings {
-  notify?: string;
-  notifyOn: 'failure' | 'always';
-  ping?: string;
-  statusFile?: string;
-}
-
-export const NOTIFY_ON = ['failure', 'always'] as const;
 
 /**
  * What an unattended run tells the outside at its start and its end. None of it may change the

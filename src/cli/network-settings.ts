@@ -1,4 +1,5 @@
-import { loadCaFile, type NetworkSettings } from '../http/network.js';
+import { loadCaFile } from '../http/ca-file.js';
+import type { NetworkSettings } from '../http/network.js';
 import { parseProxyUrl } from '../http/proxy.js';
 import { registerSecret } from '../shared/secrets.js';
 import type { Resolved } from './settings.js';

@@ -1,4 +1,4 @@
-import { NOTIFY_ON } from '../alerts/index.js';
+import { NOTIFY_ON } from '../alerts/settings.js';
 import { EVENT_TYPES } from '../events/kinds.js';
 import { REPORTER_NAMES } from '../report/reporter-names.js';
 import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';

@@ -26,8 +26,6 @@ export class AdaptiveLimit {
   readonly max: number;
   /** The current limit. */
   limit: number;
-  /** The highest limit reached in the run. */
-  peak: number;
   /** Bumped at every cut: a request remembers the generation it started in. */
   generation = 0;
   private ceiling: number | undefined;
@@ -38,7 +36,6 @@ export class AdaptiveLimit {
   constructor(o: LimitOptions) {
     this.max = Math.max(1, Math.floor(o.max));
     this.limit = Math.min(this.max, Math.max(1, o.start ?? 2));
-    this.peak = this.limit;
     this.probeRounds = o.probeRounds ?? 16;
   }
 
@@ -64,7 +61,6 @@ export class AdaptiveLimit {
     this.clean = 0;
     if (this.limit >= this.max) return;
     this.limit++;
-    this.peak = Math.max(this.peak, this.limit);
     // Past the old ceiling without congestion: the service has more room now.
     if (this.ceiling !== undefined && this.limit >= this.ceiling) this.ceiling = this.limit + 1;
   }

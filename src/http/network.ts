@@ -1,8 +1,7 @@
-import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as tls from 'node:tls';
 import { buildConnector, type Dispatcher, Pool, ProxyAgent } from 'undici';
-import { UsageError } from '../shared/errors.js';
+import { PEM } from './ca-file.js';
 import { type ProxyChoice, type ProxySettings, proxyFor } from './proxy.js';
 import { openSocket, type PeerCertificate, probeTls } from './tls-probe.js';
 
@@ -40,39 +39,6 @@ export class ConnectFailure extends Error {
     super(cause.message);
     this.name = 'ConnectFailure';
   }
-}
-
-const PEM = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
-/** The PEM certificates of a file; a usage error naming the file when there is none or one is broken. */
-export function loadCaFile(file: string, from: string): { file: string; pems: string[] } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw new UsageError(
-      `cannot read the CA file ${file} (${from}): ${code === 'ENOENT' ? 'no such file' : code}`,
-      'give a file of PEM certificates (-----BEGIN CERTIFICATE-----)',
-    );
-  }
-  const pems = text.match(PEM) ?? [];
-  if (pems.length === 0)
-    throw new UsageError(
-      `the CA file ${file} (${from}) holds no PEM certificate`,
-      'give a file of PEM certificates (-----BEGIN CERTIFICATE-----); convert DER with: openssl x509 -inform der -in ca.cer -out ca.pem',
-    );
-  pems.forEach((pem, i) => {
-    try {
-      new X509Certificate(pem);
-    } catch {
-      throw new UsageError(
-        `certificate ${i + 1} in the CA file ${file} (${from}) cannot be read`,
-        'check that the file was not cut or edited',
-      );
-    }
-  });
-  return { file, pems };
 }
 
 /** Node's own CAs (with NODE_EXTRA_CA_CERTS), as Node would trust them without a `ca` option. */

@@ -12,6 +12,8 @@ export interface Ticket {
 
 export class Pacer {
   private inFlight = 0;
+  /** The most requests that were on the wire at once: what the run really used. */
+  private peakInFlight = 0;
   private pausedUntil = 0;
   private readonly waiting: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -27,9 +29,12 @@ export class Pacer {
     return new Pacer(new AdaptiveLimit({ max }));
   }
 
-  /** The highest concurrency reached, and the most allowed. */
+  /**
+   * The most requests that were in flight at once, and the most allowed. Not the limit's peak:
+   * a feed of two batches never has more than two on the wire, whatever the limit grew to.
+   */
   get reached(): { reached: number; max: number } {
-    return { reached: this.limit.peak, max: this.limit.max };
+    return { reached: this.peakInFlight, max: this.limit.max };
   }
 
   /** Waits for a place on the wire; rejects when `signal` aborts first. */
@@ -46,6 +51,7 @@ export class Pacer {
     // A stop may have come while this request waited: it does not go.
     signal.throwIfAborted();
     this.inFlight++;
+    this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
     return { startedAt: this.now(), generation: this.limit.generation };
   }
 

@@ -14,7 +14,6 @@ describe('AdaptiveLimit (pure)', () => {
     expect(l.limit).toBe(2);
     for (let i = 0; i < 10; i++) l.record('clean', 50, l.generation);
     expect(l.limit).toBe(6);
-    expect(l.peak).toBe(6);
   });
 
   it('halves on congestion once per cut, then climbs back to just under it and holds', () => {
@@ -71,6 +70,17 @@ describe('Pacer', () => {
     await new Promise((r) => setTimeout(r, 60));
     expect(third).toBe(true);
     await waiting;
+  });
+
+  it('reports the most requests that were on the wire at once, not the limit it grew to', async () => {
+    const pacer = new Pacer(new AdaptiveLimit({ max: 8, start: 8 }));
+    const signal = new AbortController().signal;
+    const a = await pacer.acquire(signal);
+    const b = await pacer.acquire(signal);
+    pacer.release(a, 'clean');
+    pacer.release(b, 'clean');
+    pacer.release(await pacer.acquire(signal), 'clean');
+    expect(pacer.reached).toEqual({ reached: 2, max: 8 });
   });
 
   it('a waiting request does not go once the run stopped', async () => {
