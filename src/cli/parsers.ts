@@ -1,8 +1,9 @@
 import { parseProxyUrl } from '../http/proxy.js';
 import { UsageError } from '../shared/errors.js';
 import { checkHttpUrl } from '../shared/http-url.js';
-import { registerSecret, registerUrlSecrets } from '../shared/secrets.js';
+import { registerSecret } from '../shared/secrets.js';
 import { timeZoneForCountry } from '../time/zones.js';
+import { checkPostgresUrl, isPostgresUrl } from '../upload/state/location.js';
 
 /**
  * The value parsers of the option table. Each takes the raw value (a flag's string, an env
@@ -72,22 +73,7 @@ export const path: Parser<string> = (raw, from) => {
  */
 export const stateLocation: Parser<string> = (raw, from) => {
   const s = path(raw, from);
-  if (!/^postgres(ql)?:\/\//i.test(s)) return s;
-  let url: URL;
-  try {
-    url = new URL(s);
-  } catch {
-    throw new UsageError(
-      `${from} is not a valid postgres:// URL`,
-      'e.g. postgres://genser@db.example.com:5432/genser',
-    );
-  }
-  registerUrlSecrets(url);
-  if (url.password !== '' && from.startsWith('--'))
-    throw new UsageError(
-      `${from} has a password in it: the command line is seen by every user (ps) and kept in shell history`,
-      'give the URL without it, and the password in PGPASSWORD or ~/.pgpass (or the whole URL in GENSER_STATE_URL)',
-    );
+  if (isPostgresUrl(s)) checkPostgresUrl(s, from, from.startsWith('--'));
   return s;
 };
 

@@ -10,13 +10,7 @@ import type { CommandContext } from './context.js';
  */
 function locationOf(text: string, label: string): StateLocation {
   if (!isPostgresUrl(text)) return { kind: 'dir', dir: text };
-  const checked = checkPostgresUrl(text, label);
-  if (new URL(text).password !== '')
-    throw new UsageError(
-      `${label} has a password in it: the command line is seen by every user (ps) and kept in shell history`,
-      'give the URL without it, and the password in PGPASSWORD or ~/.pgpass',
-    );
-  return { kind: 'postgres', ...checked };
+  return { kind: 'postgres', ...checkPostgresUrl(text, label, true) };
 }
 
 export async function runState(words: string[], ctx: CommandContext): Promise<number> {

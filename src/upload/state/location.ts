@@ -22,7 +22,11 @@ export function isPostgresUrl(text: string): boolean {
  * A postgres:// URL, checked; its password is registered as a secret before any message names
  * the URL (src/shared/secrets.ts), and the URL as shown has none.
  */
-export function checkPostgresUrl(text: string, from: string): { url: string; shown: string } {
+export function checkPostgresUrl(
+  text: string,
+  from: string,
+  onCommandLine = false,
+): { url: string; shown: string } {
   let url: URL;
   try {
     url = new URL(text);
@@ -33,6 +37,12 @@ export function checkPostgresUrl(text: string, from: string): { url: string; sho
     );
   }
   registerUrlSecrets(url);
+  // The command line is seen by every user of the machine (ps) and kept in shell history.
+  if (onCommandLine && url.password !== '')
+    throw new UsageError(
+      `${from} has a password in it: the command line is seen by every user (ps) and kept in shell history`,
+      'give the URL without it, and the password in PGPASSWORD or ~/.pgpass (or the whole URL in GENSER_STATE_URL)',
+    );
   const shown = shownUrl(url);
   if (url.pathname.replace(/^\//, '') === '')
     throw new UsageError(

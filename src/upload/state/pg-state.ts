@@ -6,7 +6,7 @@ import { type PgClient, postgresProblem } from '../../storage/postgres.js';
 import { shardName } from '../shard.js';
 import { knownColumns } from './known-columns.js';
 import { PgTables } from './pg-tables.js';
-import { KEEP_RUNS, type RunRow, runRecord } from './runs.js';
+import { KEEP_RUNS, type RunRow, runEndValues, runRecord } from './runs.js';
 import type { AcceptedRow, InflightRow, OwedRow, RetryRow, RunEnd, UploadState } from './store.js';
 import type { StateTables } from './tables.js';
 import { type StateTarget, stateFileName } from './target.js';
@@ -376,23 +376,11 @@ export class PgState implements UploadState {
   }
 
   async finishRun(id: string, end: RunEnd): Promise<void> {
-    const c = end.counts;
     await this.write([
       [
         `UPDATE genser_runs SET duration_ms = $3, rows = $4, sent = $5, accepted = $6, rejected = $7, failed = $8,
            unchanged = $9, exit_code = $10, report = $11 WHERE target = $1 AND id = $2`,
-        [
-          id,
-          Math.round(end.durationMs),
-          c?.rows ?? null,
-          c?.sent ?? null,
-          c?.accepted ?? null,
-          c?.rejected ?? null,
-          c?.failed ?? null,
-          c?.unchanged ?? null,
-          end.exitCode,
-          end.report ?? null,
-        ],
+        [id, ...runEndValues(end)],
       ],
     ]);
   }

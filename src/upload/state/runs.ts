@@ -61,12 +61,22 @@ export function finishRun(
   id: string,
   end: { counts?: RunCounts; exitCode: number; report?: string; durationMs: number },
 ): void {
-  const c = end.counts;
   db.prepare(
     `UPDATE runs SET duration_ms = ?, rows = ?, sent = ?, accepted = ?, rejected = ?, failed = ?,
        unchanged = ?, exit_code = ?, report = ? WHERE id = ?`,
-  ).run(
-    end.durationMs,
+  ).run(...runEndValues(end), id);
+}
+
+/** A finished run's columns, in order: duration_ms, rows ... unchanged, exit_code, report. */
+export function runEndValues(end: {
+  counts?: RunCounts;
+  exitCode: number;
+  report?: string;
+  durationMs: number;
+}): (number | string | null)[] {
+  const c = end.counts;
+  return [
+    Math.round(end.durationMs),
     c?.rows ?? null,
     c?.sent ?? null,
     c?.accepted ?? null,
@@ -75,8 +85,7 @@ export function finishRun(
     c?.unchanged ?? null,
     end.exitCode,
     end.report ?? null,
-    id,
-  );
+  ];
 }
 
 /** A history row as `genser runs` shows it (columns left NULL are left out). */
