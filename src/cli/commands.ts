@@ -92,6 +92,23 @@ export const COMMAND_DEFS: CommandDef[] = [
     },
   },
   {
+    name: 'plan',
+    description:
+      "what an upload of the feed would do against the target's state, sending nothing: creates, updates, out-of-stock marks, refused rows, fields and price moves, and whether a guard would trip",
+    args: [['<file...>', FEED_FILES]],
+    examples: [
+      'genser plan catalog.csv                           the same settings and target as `genser upload catalog.csv`',
+      'genser plan catalog.csv --missing out-of-stock --json',
+    ],
+    async run(args, resolved, ctx) {
+      const { loadApiKey } = await import('./keys.js');
+      const { runPlan } = await import('../commands/plan.js');
+      const s = resolved.settings;
+      const key = s.sandbox ? undefined : loadApiKey(resolved, ctx.env, ctx.log);
+      return runPlan(args[0] as string[], s, key, ctx);
+    },
+  },
+  {
     name: 'stock',
     description:
       "send stock changes at once: each row's in_stock or availability merged into the SKU's last accepted payload",

@@ -129,11 +129,16 @@ function fish(all: CompletedCommand[]): string {
           `complete -c genser -n ${quote(`__fish_seen_subcommand_from events; and not __fish_seen_subcommand_from ${subs.join(' ')}`)} -a ${c.name.split(' ')[1]} -d ${quote(c.description)}`,
       ),
   ];
+  lines.push(
+    `complete -c genser -n '__fish_seen_subcommand_from completion' -a ${quote(SHELLS.join(' '))} -d 'shell'`,
+  );
   for (const c of all) {
     const [first, second] = c.name.split(' ');
     const when = second
       ? `__fish_seen_subcommand_from events; and __fish_seen_subcommand_from ${second}`
       : `__fish_seen_subcommand_from ${first}; and not __fish_seen_subcommand_from events`;
+    // A command's other words are files (feeds, mappings), as in bash: `-f` above is for the first word.
+    if (first !== 'completion') lines.push(`complete -c genser -n ${quote(when)} -F`);
     for (const f of c.flags) {
       const names = f.names
         .map((n) => (n.startsWith('--') ? `-l ${n.slice(2)}` : `-s ${n.slice(1)}`))

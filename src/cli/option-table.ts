@@ -1,5 +1,6 @@
 import { NOTIFY_ON } from '../alerts/settings.js';
 import { EVENT_TYPES } from '../events/kinds.js';
+import { ON_GUARD, type OnGuard, type PriceShock, parsePriceShock } from '../nightly/guard-rules.js';
 import { REPORTER_NAMES } from '../report/reporter-names.js';
 import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
 import { UsageError } from '../shared/errors.js';
@@ -23,6 +24,7 @@ export type CommandName =
   | 'validate'
   | 'convert'
   | 'upload'
+  | 'plan'
   | 'stock'
   | 'sandbox'
   | 'events example'
@@ -41,6 +43,7 @@ export const COMMANDS: readonly CommandName[] = [
   'validate',
   'convert',
   'upload',
+  'plan',
   'stock',
   'sandbox',
   'events example',
@@ -842,13 +845,56 @@ export const OPTIONS = {
     choices: ['ignore', 'out-of-stock'],
     commands: ['upload'],
   }),
+  missingAfter: opt({
+    flag: '--missing-after <k>',
+    help: 'with --missing out-of-stock, mark a product out of stock only once it has been missing from k complete runs in a row (a removal delay)',
+    env: 'GENSER_MISSING_AFTER',
+    default: 1,
+    parse: p.int(1),
+    commands: ['upload'],
+  }),
   maxChange: opt({
     flag: '--max-change <n|p%>',
-    help: 'send nothing (exit 1) when more known products than this change or (with --missing out-of-stock) are gone',
+    help: 'a guard: send nothing (exit 6) when more known products than this change or (with --missing out-of-stock) are gone',
     env: 'GENSER_MAX_CHANGE',
     default: { kind: 'percent', max: 20 } as InvalidBudget,
     defaultText: '20%',
     parse: parseInvalidBudget,
+    commands: ['upload'],
+  }),
+  minRows: opt({
+    flag: '--min-rows <n>',
+    help: 'a guard: send nothing (exit 6) when the feed has fewer rows than this (1: an empty feed; 0: off)',
+    env: 'GENSER_MIN_ROWS',
+    default: 1,
+    parse: p.int(0),
+    commands: ['upload'],
+  }),
+  minShare: opt({
+    flag: '--min-share <p%>',
+    help: "a guard: send nothing (exit 6) when the feed has fewer rows than this share of the last complete run's (a truncated export; 0%: off)",
+    env: 'GENSER_MIN_SHARE',
+    default: 50,
+    defaultText: '50%',
+    parse: p.percent,
+    commands: ['upload'],
+  }),
+  priceShock: opt({
+    flag: '--price-shock <P%:Q%|off>',
+    help: 'a guard: send nothing (exit 6) when more than P% of the known products change price by more than Q%',
+    env: 'GENSER_PRICE_SHOCK',
+    default: { share: 20, move: 50 } as PriceShock | 'off',
+    defaultText: '20%:50%',
+    parse: parsePriceShock,
+    commands: ['upload'],
+  }),
+  onGuard: opt({
+    flag: '--on-guard <action>',
+    help: 'when a guard trips: refuse the run (send nothing, exit 6), or hold-removals (send the creates and updates, hold back every out-of-stock mark)',
+    env: 'GENSER_ON_GUARD',
+    default: 'refuse' as OnGuard,
+    parse: p.oneOf(ON_GUARD),
+    choices: ON_GUARD,
     commands: ['upload'],
   }),
   retryFailed: opt({
@@ -893,9 +939,13 @@ export type Settings = {
     : ValueOf<(typeof OPTIONS)[K]> | undefined;
 };
 
+/** `genser plan` takes every option `upload` takes: a cron line's `upload` becomes `plan` as it is. */
+const SAME_OPTIONS: Partial<Record<CommandName, CommandName>> = { plan: 'upload' };
+
 export function optionsOf(command: CommandName): OptionName[] {
+  const as = SAME_OPTIONS[command] ?? command;
   return (Object.keys(OPTIONS) as OptionName[]).filter((name) =>
-    (OPTIONS[name].commands as readonly CommandName[]).includes(command),
+    (OPTIONS[name].commands as readonly CommandName[]).includes(as),
   );
 }
 

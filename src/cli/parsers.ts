@@ -36,6 +36,14 @@ export function threads(max: number): Parser<'auto' | number> {
   };
 }
 
+/** A share from 0% to 100% (`50%`; the `%` may be left out): the number of percent. */
+export const percent: Parser<number> = (raw, from) => {
+  const m = /^(\d+(?:\.\d+)?)%?$/.exec(text(raw));
+  if (!m || Number(m[1]) > 100)
+    throw new UsageError(`${from} must be a share from 0% to 100% (e.g. 50%); got "${String(raw)}"`);
+  return Number(m[1]);
+};
+
 export function oneOf<T extends string>(values: readonly T[], aliases: Record<string, T> = {}): Parser<T> {
   return (raw, from) => {
     const s = text(raw);

@@ -63,7 +63,8 @@ function addOptions(cmd: Command, def: CommandDef): void {
       cmd.addOption(new Option(spec.flag.replace(/^--/, '--no-').replace(/ <.*$/, '')).hideHelp());
   }
   // Keys are never flag values (flags show in `ps` and shell history): refuse them by name.
-  if (def.name === 'upload') refuseKeyFlag(cmd, 'API key', '--api-key', 'GENSER_API_KEY', '--api-key-file');
+  if (def.name === 'upload' || def.name === 'plan')
+    refuseKeyFlag(cmd, 'API key', '--api-key', 'GENSER_API_KEY', '--api-key-file');
   if (def.name === 'events send' || def.name === 'events backfill')
     refuseKeyFlag(cmd, 'service key', '--service-key', 'GENSER_SERVICE_KEY', '--service-key-file');
 }

@@ -50,7 +50,7 @@ export function settingLines(resolved: Resolved, env: NodeJS.ProcessEnv): Settin
   }
   const command = resolved.command;
   const key =
-    command === 'upload' || command === 'stock'
+    command === 'upload' || command === 'plan' || command === 'stock'
       ? API_KEY
       : command === 'events send' || command === 'events backfill'
         ? SERVICE_KEY

@@ -32,6 +32,7 @@ const OUTCOMES: Record<number, string> = {
   [ExitCode.auth]: 'the service refused the key',
   [ExitCode.unavailable]: 'the service was unavailable',
   [ExitCode.locked]: 'another run holds the lock',
+  [ExitCode.guard]: 'a guard refused the run: nothing was sent',
   [ExitCode.interrupted]: 'interrupted (Ctrl-C)',
   [ExitCode.terminated]: 'stopped (SIGTERM)',
 };

@@ -1,3 +1,4 @@
+import type { GuardRules, OnGuard, PriceShock } from '../nightly/guard-rules.js';
 import type { NightlyPlan, NightlyTarget } from '../nightly/plan.js';
 import type { MissingMode } from '../nightly/rows.js';
 import { runNightly } from '../nightly/run.js';
@@ -23,7 +24,12 @@ export interface UploadCommandSettings extends FeedSettings, UploadInputs, Alert
   state?: string;
   full?: boolean;
   missing?: MissingMode;
+  missingAfter?: number;
   maxChange?: InvalidBudget;
+  minRows?: number;
+  minShare?: number;
+  priceShock?: PriceShock | 'off';
+  onGuard?: OnGuard;
   retryFailed?: boolean;
   shard?: Shard;
   shardCount?: number;
@@ -92,7 +98,7 @@ export async function runUpload(
 }
 
 /** The run's plan from the settings; a feed with --retry-failed (or none without it) is a usage error. */
-function planOf(files: string[], s: UploadCommandSettings, ctx: CommandContext): NightlyPlan {
+export function planOf(files: string[], s: UploadCommandSettings, ctx: CommandContext): NightlyPlan {
   const retry = s.retryFailed === true;
   if (retry && files.length > 0)
     throw new UsageError(
@@ -123,7 +129,8 @@ function planOf(files: string[], s: UploadCommandSettings, ctx: CommandContext):
     ...(s.state !== undefined ? { state: s.state } : {}),
     full: s.full === true,
     missing: s.missing ?? 'ignore',
-    ...(s.maxChange ? { maxChange: s.maxChange } : {}),
+    missingAfter: s.missingAfter ?? 1,
+    ...(retry ? {} : { guards: guardRulesFrom(s) }),
     ...(s.maxInvalid ? { maxInvalid: s.maxInvalid } : {}),
     ...(shard ? { shard } : {}),
     retry,
@@ -132,10 +139,24 @@ function planOf(files: string[], s: UploadCommandSettings, ctx: CommandContext):
 }
 
 /**
+ * The guards' rules (docs/nightly.md, "Before and after the run"). Their defaults are the option
+ * table's; a setting left out (a caller without the table) is a guard off.
+ */
+function guardRulesFrom(s: UploadCommandSettings): GuardRules {
+  return {
+    maxChange: s.maxChange ?? { kind: 'percent', max: 100 },
+    minRows: s.minRows ?? 0,
+    minShare: s.minShare ?? 0,
+    priceShock: s.priceShock ?? 'off',
+    onGuard: s.onGuard ?? 'refuse',
+  };
+}
+
+/**
  * Where to send, checked before anything is read: a missing URL or key is a usage error. A dry
  * run needs neither (a url given still names the target in the report).
  */
-function checkTarget(
+export function checkTarget(
   s: UploadCommandSettings,
   dryRun: boolean,
   key: Key | undefined,

@@ -76,7 +76,13 @@ export async function settleRun(
     meta.sandbox = { url, applied, ...(db ? { db } : {}) };
   } else if (!plan.settings.dryRun && result.summary.accepted > 0)
     meta.searchable = searchableLine(feed.format, feed.kind, feed.country);
-  await stateRun?.delta.finish(result.readToEnd && !result.stop);
+  const complete = result.readToEnd && !result.stop;
+  await stateRun?.delta.finish(complete);
+  // What the guards compare the next run with (docs/nightly.md, "Before and after the run").
+  if (stateRun && complete && !plan.retry && !stateRun.held) {
+    await stateRun.state.recordComplete(feedRowsOf(stateRun, shard, result.summary.rows));
+    if (plan.missing === 'out-of-stock') await recordAbsent(stateRun);
+  }
   if (shard && !plan.retry) meta.shard = shardReport(shard.of, shard.counts);
   const code = runExitCode(result, deps.interrupt);
   if (history)
@@ -104,6 +110,19 @@ export async function settleRun(
       ...notes.filter((line): line is string => line !== undefined),
     ],
   };
+}
+
+/** `--missing-after`: each known product absent from this complete run, counted one run more. */
+async function recordAbsent(stateRun: StateRun): Promise<void> {
+  const seen = stateRun.delta.seenSkus;
+  const absent: string[] = [];
+  for await (const sku of stateRun.state.acceptedSkus()) if (!seen.has(sku)) absent.push(sku);
+  await stateRun.state.recordMissing(absent, stateRun.missingRuns);
+}
+
+/** The feed's rows, all shards': as the guards' pass counted, or the shard filter, or the engine (less the gone rows). */
+function feedRowsOf(stateRun: StateRun, shard: NightlyRun['shard'], engineRows: number): number {
+  return stateRun.feedRows ?? shard?.counts.rows ?? engineRows - (stateRun.gone ?? 0);
 }
 
 function stateLine(stateRun: StateRun): string {

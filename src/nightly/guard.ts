@@ -1,21 +1,29 @@
 import { type FeedRow, feedRows, KEY_TEXT_LENGTH, KnownSources, payloadJson } from '../feed/index.js';
-import { ExitCode, ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
 import { untilStopped } from '../shared/until-stopped.js';
-import type { InvalidBudget } from '../upload/budget.js';
 import { inShard, type Shard, type ShardCounts } from '../upload/shard.js';
 import { Spool, UNCHANGED } from '../upload/spool.js';
 import type { Delta } from '../upload/state/delta.js';
 import type { UploadState } from '../upload/state/store.js';
-import type { MissingMode } from './rows.js';
+import { feedSizeTrip, type GuardRules, type GuardTrip, guardRefusal, guardTrips } from './guard-rules.js';
+import { newTally, type PlanTally, tallyUpdate } from './plan-tally.js';
+import { type MissingMode, markedGone } from './rows.js';
 
 export interface GuardPass {
   files: string[];
   feed: FeedOptions;
-  run: { state: UploadState; delta: Delta; full: boolean; dir: string };
-  limit: InvalidBudget;
+  run: {
+    state: UploadState;
+    delta: Delta;
+    full: boolean;
+    dir: string;
+    missingRuns: ReadonlyMap<string, number>;
+  };
+  rules: GuardRules;
   missing: MissingMode;
+  /** `--missing-after K`: only products missing from K complete runs in a row count as gone. */
+  missingAfter: number;
   log: Logger;
   stdin?: NodeJS.ReadableStream;
   workers?: number | 'auto';
@@ -23,27 +31,55 @@ export interface GuardPass {
   shard?: { of: Shard; counts: ShardCounts };
   /** Ctrl-C or SIGTERM: the pass stops reading, and nothing is sent. */
   interrupt: AbortSignal;
+  /** `genser plan`: count only, spool nothing, refuse nothing (the trips are returned). */
+  planOnly?: boolean;
 }
 
-/** The pass's outcome: the spool to replay, or none (no guard: stream the feed; or stopped by a signal). */
+/** What the pass found: the plan's counts, the guards that trip, the known and gone products. */
+export interface PassFindings {
+  tally: PlanTally;
+  known: number;
+  /** Known products absent from the feed (`--missing out-of-stock`; else 0). */
+  gone: number;
+  /** The guards that trip (none when nothing is known yet). */
+  trips: GuardTrip[];
+  /**
+   * False when the feed could not be read fully (a file error): only its size is judged then
+   * (an empty or header-only file trips --min-rows); the rest is the upload's to report.
+   */
+  decided: boolean;
+  /** No file error and every row with its SKU: products gone from it would be marked (./rows.ts). */
+  complete: boolean;
+  /** The feed rows of the last complete run, when known. */
+  lastRows?: number;
+}
+
+/** The pass's outcome: the spool to replay (none: stream the feed; or stopped by a signal), what it found. */
 export type GuardOutcome =
-  | { spool: Spool; interrupted?: undefined }
-  | { spool?: undefined; interrupted: boolean };
+  | { spool: Spool; interrupted?: undefined; found: PassFindings; holdRemovals: boolean }
+  | { spool?: undefined; interrupted: boolean; found?: PassFindings; holdRemovals?: undefined };
+
+/** Whether any guard can trip against `known` products: else an upload streams its feed. */
+export function guardsApply(rules: GuardRules, known: number): boolean {
+  if (known === 0) return false;
+  const change = !(rules.maxChange.kind === 'percent' && rules.maxChange.max >= 100);
+  return change || rules.minRows > 0 || rules.minShare > 0 || rules.priceShock !== 'off';
+}
 
 /**
- * The mass-change guard (`--max-change`, docs/nightly.md): the feed is read once, before anything
- * is sent, counting the known products it changes and (with `--missing out-of-stock`) those gone
- * from it, while what the upload must still see goes to a spool on disk (src/upload/spool.ts).
- * Over the limit, nothing is sent and the run exits 1; otherwise the upload replays the spool
- * instead of reading the feed again. Not applied (no spool: the upload streams the feed) to a
- * first run (nothing known) or a limit of 100% or more.
+ * The guards' one pass (docs/nightly.md, "Before and after the run"): the feed is read once,
+ * before anything is sent, counting what the run would do (./plan-tally.ts), while what the
+ * upload must still see goes to a spool on disk (src/upload/spool.ts). A guard that trips
+ * refuses the run (exit 6, nothing sent) or, with `--on-guard hold-removals`, lets it send its
+ * creates and updates without the out-of-stock marks; otherwise the upload replays the spool
+ * instead of reading the feed again. Not run (no spool: the upload streams the feed) when no
+ * guard applies (a first run, or every guard off). `genser plan` runs it to count only.
  */
 export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
-  const { run, limit, missing, log } = pass;
-  if (limit.kind === 'percent' && limit.max >= 100) return { interrupted: false };
+  const { run, rules, missing, log } = pass;
   const { state, delta } = run;
   const known = await state.knownCount();
-  if (known === 0) return { interrupted: false };
+  if (!pass.planOnly && !guardsApply(rules, known)) return { interrupted: false };
   // The accepted source keys, read while the feed's threads start: rows with one of them are not
   // mapped again (--full maps all). The other rows' hashes: when most rows are skipped, the few
   // others are looked up one by one; else (--full, a state from before source keys) all are read
@@ -55,39 +91,83 @@ export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
       return table;
     },
   };
-  const spool = Spool.open(run.dir);
+  const spool = pass.planOnly ? undefined : Spool.open(run.dir);
   try {
     const read = await spoolFeed(
       untilStopped(
         feedRows(pass.files, pass.feed, log, pass.stdin, { serialize: true, workers: pass.workers, keys }),
         pass.interrupt,
       ),
-      spool,
-      { delta, state, full: run.full, interrupt: pass.interrupt },
+      spool ?? countOnly,
+      { delta, state, full: run.full, interrupt: pass.interrupt, shockMove: shockMoveOf(rules) },
       // SKUs seen are only for the products gone from the feed.
       missing === 'out-of-stock',
       pass.shard,
     );
     if (pass.interrupt.aborted) {
-      spool.remove();
+      spool?.remove();
       return { interrupted: true };
     }
-    // A feed that cannot be read fully is the upload's to report; no guard decision on it.
-    if (read.decides) {
-      let gone = 0;
-      if (missing === 'out-of-stock')
-        for await (const sku of state.acceptedSkus()) if (!delta.seenSkus.has(sku)) gone++;
-      const refused = massChangeError(read.changed, gone, known, limit, missing);
-      if (refused) throw refused;
-    }
+    const isGone = markedGone(delta.seenSkus, run.missingRuns, pass.missingAfter);
+    const found = await findings(read, { state, isGone, known, missing, rules });
+    if (!spool) return { interrupted: false, found };
+    const { trips } = found;
+    if (trips.length > 0 && rules.onGuard === 'refuse') throw guardRefusal(trips);
     log.debug(
-      `--max-change: ${read.changed} changed; ${read.skipped} rows not mapped again (source key accepted before); ${spool.records} records spooled in ${spool.path}`,
+      `guards: ${read.tally.updated} changed; ${read.skipped} rows not mapped again (source key accepted before); ${spool.records} records spooled in ${spool.path}`,
     );
-    return { spool };
+    return { spool, found, holdRemovals: trips.length > 0 };
   } catch (err) {
-    spool.remove();
+    spool?.remove();
     throw err;
   }
+}
+
+/** The plan's sink: counts, keeps nothing. */
+const countOnly = { add() {} };
+
+function shockMoveOf(rules: GuardRules): number {
+  return rules.priceShock === 'off' ? Number.POSITIVE_INFINITY : rules.priceShock.move;
+}
+
+/** The counts of a whole pass, and (for a feed read fully) the guards that trip. */
+async function findings(
+  read: { tally: PlanTally; decides: boolean; complete: boolean },
+  on: {
+    state: UploadState;
+    isGone(sku: string): boolean;
+    known: number;
+    missing: MissingMode;
+    rules: GuardRules;
+  },
+): Promise<PassFindings> {
+  const { state, known } = on;
+  let gone = 0;
+  if (on.missing === 'out-of-stock' && read.decides)
+    for await (const sku of state.acceptedSkus()) if (on.isGone(sku)) gone++;
+  const lastRows = await state.lastCompleteRows();
+  const counts = {
+    rows: read.tally.rows,
+    changed: read.tally.updated,
+    gone,
+    known,
+    shocked: read.tally.shocked,
+    lastRows,
+  };
+  // Nothing known (a first run): no guard applies, as the upload runs no pass then. A feed that
+  // cannot be read fully is judged by its size only; the rest is the upload's to report.
+  const size = feedSizeTrip(counts, on.rules);
+  const trips =
+    known === 0 ? [] : read.decides ? guardTrips(counts, on.rules, on.missing) : size ? [size] : [];
+  return {
+    tally: read.tally,
+    known,
+    gone,
+    complete: read.complete,
+    ...(lastRows !== undefined ? { lastRows } : {}),
+    trips,
+    decided: read.decides,
+  };
 }
 
 /**
@@ -99,24 +179,27 @@ export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
  */
 async function spoolFeed(
   items: AsyncIterable<FeedRow>,
-  spool: Spool,
-  run: { delta: Delta; state: UploadState; full: boolean; interrupt: AbortSignal },
+  spool: Pick<Spool, 'add'>,
+  run: { delta: Delta; state: UploadState; full: boolean; interrupt: AbortSignal; shockMove: number },
   markSeen: boolean,
   shard: { of: Shard; counts: ShardCounts } | undefined,
-): Promise<{ changed: number; skipped: number; decides: boolean }> {
+): Promise<{ tally: PlanTally; skipped: number; decides: boolean; complete: boolean }> {
   const { delta } = run;
-  let changed = 0;
+  const tally = newTally();
   let skipped = 0;
   let decides = true;
+  let complete = true;
   const otherShards: { source: string; sku: string }[] = [];
   for await (const item of items) {
+    if (item.row > 0 && item.sku === undefined) complete = false;
     if (item.row === 0) {
-      if (!item.valid) decides = false;
+      if (!item.valid) decides = complete = false;
       spool.add(item, undefined);
       continue;
     }
     // Another shard's product (its state is elsewhere): counted, never spooled. Rows without a
     // SKU are spooled: the replay's shard filter gives them to shard 1 after the gone check.
+    tally.rows++;
     if (item.unchanged && item.valid) skipped++;
     if (shard && item.sku !== undefined && !inShard(item, shard.of)) {
       shard.counts.rows++;
@@ -128,45 +211,42 @@ async function spoolFeed(
     }
     if (item.sku !== undefined && markSeen) delta.seen(item.sku);
     if (item.unchanged && item.valid) {
+      tally.unchanged++;
       spool.add(item, UNCHANGED);
       continue;
     }
     const json = item.valid ? payloadJson(item) : undefined;
     if (json === undefined || item.sku === undefined) {
+      // Invalid: refused; valid without a SKU: sent as new every time (./../upload/state/delta.ts).
+      if (json === undefined) tally.refused++;
+      else tally.created++;
       spool.add(item, json);
       continue;
     }
     // The state's own comparison (an unanswered earlier batch counts); it notes the keys of rows
     // found the same, so the next run skips them.
     const { last, same } = await delta.compare(item.sku, json, item.source);
-    if (last !== undefined && !same) changed++;
+    if (last === undefined) tally.created++;
+    else if (same) tally.unchanged++;
+    else await tallyChange(tally, run, item.sku, json);
     spool.add(item, same && !run.full ? UNCHANGED : json);
   }
   await delta.flushNotes();
   // The whole feed was read (a reading failure throws before this; a stop leaves the table as it was).
   if (shard && !run.interrupt.aborted) await run.state.replaceOtherShards(otherShards);
-  return { changed, skipped, decides };
+  return { tally, skipped, decides, complete };
 }
 
-/** The refusal when changed + gone is over the limit (a count, or a share of the known products). */
-export function massChangeError(
-  changed: number,
-  gone: number,
-  known: number,
-  limit: InvalidBudget,
-  missing: MissingMode,
-): ExitError | undefined {
-  const total = changed + gone;
-  const max = limit.kind === 'count' ? limit.max : Math.floor((known * limit.max) / 100);
-  if (total <= max) return undefined;
-  const n = (x: number) => x.toLocaleString('en-US');
-  const what =
-    missing === 'out-of-stock'
-      ? `${n(changed)} changed and ${n(gone)} gone from the feed`
-      : `${n(changed)} changed`;
-  return new ExitError(
-    ExitCode.data,
-    `${what} of ${n(known)} known products (${n(total)}) is more than --max-change allows (${limit.kind === 'count' ? n(limit.max) : `${limit.max}%`}, ${n(max)}): nothing was sent`,
-    'check the feed; if the change is meant, run again with a higher --max-change (e.g. --max-change 100%)',
-  );
+/** An update counted with the payload it replaces (its fields and price move). */
+async function tallyChange(
+  tally: PlanTally,
+  run: { state: UploadState; shockMove: number },
+  sku: string,
+  json: Uint8Array,
+): Promise<void> {
+  const before = (await run.state.acceptedPayloads([sku])).get(sku);
+  const parse = (bytes: Uint8Array) =>
+    JSON.parse(Buffer.from(bytes).toString('utf8')) as Record<string, unknown>;
+  if (before) tallyUpdate(tally, sku, parse(before), parse(json), run.shockMove);
+  else tally.updated++;
 }

@@ -4,6 +4,7 @@ import type { FeedOptions } from '../shared/types.js';
 import type { InvalidBudget } from '../upload/budget.js';
 import type { Shard } from '../upload/shard.js';
 import type { UploadSettings } from '../upload/types.js';
+import type { GuardRules } from './guard-rules.js';
 import type { MissingMode } from './rows.js';
 
 /** The embedded sandbox a `--sandbox` run sends to: after the send, its daily batch runs at once. */
@@ -39,7 +40,10 @@ export interface NightlyPlan {
   state?: string;
   full: boolean;
   missing: MissingMode;
-  maxChange?: InvalidBudget;
+  /** `--missing-after K`: marked out of stock once missing from K complete runs in a row. */
+  missingAfter: number;
+  /** The guards (docs/nightly.md, "Before and after the run"); undefined: none (a retry run). */
+  guards?: GuardRules;
   maxInvalid?: InvalidBudget;
   shard?: Shard;
   /** `--retry-failed`: the last run's rows not accepted, instead of a feed. */

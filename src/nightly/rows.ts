@@ -1,7 +1,6 @@
 import type { FeedRow } from '../feed/index.js';
 import type { PayloadFormat } from '../shared/types.js';
 import { type Shard, type ShardCounts, shardRows } from '../upload/shard.js';
-import type { Delta } from '../upload/state/delta.js';
 import type { RetryRow, UploadState } from '../upload/state/store.js';
 
 /**
@@ -46,11 +45,23 @@ export function withOrigin(
  */
 export type MissingMode = 'ignore' | 'out-of-stock';
 
+/**
+ * `--missing-after K` (docs/nightly.md): a product absent from the feed is marked out of stock
+ * once it has been missing from K complete runs in a row, this one included (1: at once).
+ */
+export function markedGone(
+  seen: ReadonlySet<string>,
+  missingRuns: ReadonlyMap<string, number>,
+  after: number,
+): (sku: string) => boolean {
+  return (sku) => !seen.has(sku) && (missingRuns.get(sku) ?? 0) + 1 >= after;
+}
+
 /** How a gone product's row names its place in reports (it has no file of its own). */
 const GONE_LABEL = '(gone from the feed)';
 
 /** The payload with availability OutOfStock (standard) or isInStock false (legacy). */
-function outOfStock(format: PayloadFormat, payload: Uint8Array): Uint8Array {
+export function outOfStock(format: PayloadFormat, payload: Uint8Array): Uint8Array {
   const product = JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown>;
   if (format === 'legacy') product.isInStock = false;
   else {
@@ -63,12 +74,12 @@ function outOfStock(format: PayloadFormat, payload: Uint8Array): Uint8Array {
 
 /**
  * The feed's rows, then (when the feed ended cleanly) one `gone` row per SKU gone from it,
- * numbered after the feed's last row. `seen` holds the SKUs the feed named, filled as its rows pass.
+ * numbered after the feed's last row. `isGone` is asked at the end, once the feed's SKUs are seen.
  */
 async function* goneRows(
   items: AsyncIterable<NightlyRow>,
   state: UploadState,
-  seen: ReadonlySet<string>,
+  isGone: (sku: string) => boolean,
   format: PayloadFormat,
   counted: (count: number) => void,
 ): AsyncGenerator<NightlyRow> {
@@ -82,7 +93,7 @@ async function* goneRows(
   }
   if (broken) return counted(0);
   let count = 0;
-  for await (const { sku, payload } of state.absent((sku) => seen.has(sku))) {
+  for await (const { sku, payload } of state.absent((sku) => !isGone(sku))) {
     count++;
     yield {
       origin: 'gone',
@@ -128,13 +139,13 @@ export function nightlyRows(
   what: {
     format: PayloadFormat;
     /** `--missing out-of-stock`, with the state that knows the accepted products; undefined: ignore. */
-    gone?: { state: UploadState; delta: Delta; counted(n: number): void };
+    gone?: { state: UploadState; isGone(sku: string): boolean; counted(n: number): void };
     shard?: { of: Shard; counts: ShardCounts };
   },
 ): AsyncIterable<NightlyRow> {
   const { gone, shard } = what;
   let rows = source;
-  if (gone) rows = goneRows(rows, gone.state, gone.delta.seenSkus, what.format, gone.counted);
+  if (gone) rows = goneRows(rows, gone.state, gone.isGone, what.format, gone.counted);
   if (shard) rows = shardRows(rows, shard.of, shard.counts, (row) => row.origin === 'gone');
   return rows;
 }

@@ -7,9 +7,10 @@ import { type Spool, spooledHooks } from '../upload/spool.js';
 import type { UploadResult } from '../upload/types.js';
 import { failedCode, type NightlyEnding, type NightlyRun, type RunHistory, settleRun } from './ending.js';
 import { guardedRead } from './guard.js';
+import { heldLine } from './guard-rules.js';
 import { checkInvalidBudget } from './invalid-budget.js';
 import type { NightlyDeps, NightlyPlan } from './plan.js';
-import { type NightlyRow, nightlyRows, retryLines, retryRows, withOrigin } from './rows.js';
+import { markedGone, type NightlyRow, nightlyRows, retryLines, retryRows, withOrigin } from './rows.js';
 import { productSender } from './sender.js';
 import { openStateRun, type StateRun } from './state-run.js';
 
@@ -52,7 +53,7 @@ export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<
 }
 
 /** The target's state, with its run lock: two cron runs to one target must not overlap (exit 5). */
-async function openState(plan: NightlyPlan, deps: NightlyDeps): Promise<StateRun | undefined> {
+export async function openState(plan: NightlyPlan, deps: NightlyDeps): Promise<StateRun | undefined> {
   const { target } = plan;
   // Every real upload keeps state; an embedded sandbox keeps none unless --state is given (the
   // Quick start stays stateless), and a dry run none.
@@ -82,6 +83,8 @@ interface Source {
   fromFeed: boolean;
   spool?: Spool;
   history?: RunHistory;
+  /** A guard tripped under `--on-guard hold-removals`: no out-of-stock mark is sent. */
+  holdRemovals?: boolean;
 }
 
 async function sourceOf(run: NightlyRun): Promise<Source> {
@@ -99,23 +102,33 @@ async function sourceOf(run: NightlyRun): Promise<Source> {
     return { rows: retryRows(owed), fromFeed: false, history: { id, started: Date.now() } };
   }
   const history = { id: await stateRun.startRun(plan.files), started: Date.now() };
-  if (!plan.maxChange || deps.interrupt.aborted) return { fromFeed: true, history };
-  // The guard's one pass over the feed; the upload then replays its spool (no second read).
+  if (!plan.guards || deps.interrupt.aborted) return { fromFeed: true, history };
+  // The guards' one pass over the feed; the upload then replays its spool (no second read).
   const guard = await guardedRead({
     files: plan.files,
     feed: plan.feed,
     run: stateRun,
-    limit: plan.maxChange,
+    rules: plan.guards,
     missing: plan.missing,
+    missingAfter: plan.missingAfter,
     log: deps.log,
     workers: plan.workers,
     interrupt: deps.interrupt,
     ...(deps.stdin ? { stdin: deps.stdin } : {}),
     ...(run.shard ? { shard: run.shard } : {}),
   });
-  if (guard.spool)
-    return { rows: withOrigin(guard.spool.rows(), 'feed'), fromFeed: true, spool: guard.spool, history };
-  return guard.interrupted ? { rows: noRows(), fromFeed: false, history } : { fromFeed: true, history };
+  if (!guard.spool)
+    return guard.interrupted ? { rows: noRows(), fromFeed: false, history } : { fromFeed: true, history };
+  stateRun.feedRows = guard.found.tally.rows;
+  stateRun.held = guard.holdRemovals;
+  if (guard.holdRemovals) deps.log.warn(heldLine(guard.found.trips, guard.found.gone));
+  return {
+    rows: withOrigin(guard.spool.rows(), 'feed'),
+    fromFeed: true,
+    spool: guard.spool,
+    history,
+    holdRemovals: guard.holdRemovals,
+  };
 }
 
 async function* noRows(): AsyncGenerator<NightlyRow> {}
@@ -162,11 +175,11 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
   const items = source.fromFeed
     ? nightlyRows(rows, {
         format: plan.feed.format,
-        ...(stateRun && plan.missing === 'out-of-stock'
+        ...(stateRun && plan.missing === 'out-of-stock' && !source.holdRemovals
           ? {
               gone: {
                 state: stateRun.state,
-                delta: stateRun.delta,
+                isGone: markedGone(stateRun.delta.seenSkus, stateRun.missingRuns, plan.missingAfter),
                 counted: (n: number) => (stateRun.gone = n),
               },
             }

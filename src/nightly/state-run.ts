@@ -23,6 +23,12 @@ export interface StateRun {
   dir: string;
   /** Products gone from the feed and sent as out of stock (`--missing out-of-stock`), once counted. */
   gone?: number;
+  /** The feed's rows, all shards', as the guards' pass counted them (when it ran). */
+  feedRows?: number;
+  /** A guard tripped and the run held back its removals: it is no complete run for the guards. */
+  held?: boolean;
+  /** Per SKU absent from the feed, the complete runs in a row it has been (`--missing-after`). */
+  missingRuns: ReadonlyMap<string, number>;
   /** Records the run's start in the history; returns its id. */
   startRun(files: string[], label?: string): Promise<string>;
   /** Completes the run's history row (never throws: the run's own outcome matters more). */
@@ -58,6 +64,7 @@ export async function openStateRun(
     full,
     ...(note ? { note } : {}),
     dir,
+    missingRuns: await state.missingRuns(),
     async startRun(files, label) {
       const id = await state.startRun(label ?? files.map((f) => (f === '-' ? f : resolve(f))).join(' '));
       delta.runId = id;

@@ -9,6 +9,8 @@ export const ExitCode = {
   auth: 3,
   unavailable: 4,
   locked: 5,
+  /** A guard refused the run before anything was sent (docs/nightly.md, "Before and after the run"). */
+  guard: 6,
   internal: 70,
   interrupted: 130,
   /** Stopped by SIGTERM (128 + 15), as an orderly stop: the summary and report are still written. */

@@ -1,12 +1,16 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { UsageError } from '../shared/errors.js';
 
 /**
  * The two SQLite drivers genser can run on, loaded only when asked for: Node's built-in
  * `node:sqlite` (Node >= 22.13, no install) and better-sqlite3 (Node 20 only: a clone's `npm ci`
  * builds it through the optional local package `packages/sqlite-node20`; on Node 20 an installed
- * genser needs it installed beside it: README "Install"). Both expose the same synchronous
- * shape, described here by the little of it that src/storage/sqlite.ts uses.
+ * genser needs it installed beside it, since npm cannot gate a registry dependency on the Node
+ * version from a published package: README "Install"). Both expose the same synchronous shape,
+ * described here by the little of it that src/storage/sqlite.ts uses.
  */
 export type Backend = 'node' | 'better-sqlite3';
 export type BackendChoice = Backend | 'auto';
@@ -69,6 +73,33 @@ function loadBetterSqlite3(): { open: Open } | { reason: string } {
   }
 }
 
+/** The better-sqlite3 major genser runs on (packages/sqlite-node20 pins the same; a test checks). */
+export const BETTER_SQLITE3_MAJOR = '12';
+
+/**
+ * The one command that installs better-sqlite3 where this genser finds it, from where genser
+ * itself lives: a clone (not under node_modules) gets it from `npm ci`; a project's
+ * node_modules (its owner has a package.json) from `npm install`; anything else is a global
+ * install. `--allow-scripts` because npm 11 blocks (and warns about) dependency install scripts,
+ * and better-sqlite3 compiles at install.
+ */
+export function betterSqlite3InstallCommand(
+  packageRoot: string,
+  exists: (path: string) => boolean = existsSync,
+): string {
+  const parent = dirname(packageRoot);
+  const modules = basename(parent).startsWith('@') ? dirname(parent) : parent;
+  if (basename(modules) !== 'node_modules') return 'npm ci';
+  const project = exists(join(dirname(modules), 'package.json'));
+  return `npm install${project ? '' : ' -g'} --allow-scripts=better-sqlite3 better-sqlite3@${BETTER_SQLITE3_MAJOR}`;
+}
+
+/** This genser's package directory (dist/storage/ or src/storage/ is two levels down). */
+const packageRoot = (): string => fileURLToPath(new URL('../../', import.meta.url));
+
+const installHint = (): string =>
+  `on Node 20 run \`${betterSqlite3InstallCommand(packageRoot())}\`, or use Node >= 22.13`;
+
 const cache = new Map<Backend, { open: Open } | { reason: string }>();
 
 function load(backend: Backend): { open: Open } | { reason: string } {
@@ -103,7 +134,7 @@ export function resolveBackend(choice: BackendChoice = 'auto'): { backend: Backe
       `SQLite backend ${choice} is not available: ${found.reason}`,
       choice === 'node'
         ? 'use Node >= 22.13, or the better-sqlite3 backend on Node 20'
-        : 'install better-sqlite3 next to genser (`npm install -g better-sqlite3` for a global genser; a clone gets it from `npm ci` on Node 20), or use the node backend',
+        : `${installHint()} and the node backend`,
     );
   }
   const builtIn = load('node');
@@ -112,7 +143,7 @@ export function resolveBackend(choice: BackendChoice = 'auto'): { backend: Backe
   if ('open' in native) return { backend: 'better-sqlite3', open: native.open };
   throw new UsageError(
     `no SQLite backend: ${builtIn.reason}, and better-sqlite3 cannot be loaded (${native.reason})`,
-    'on Node 20 install better-sqlite3 next to genser (`npm install -g better-sqlite3` for a global genser, `npm install better-sqlite3` in a project, `npm ci` in a clone), or use Node >= 22.13',
+    installHint(),
   );
 }
 

@@ -63,6 +63,43 @@ describe('the published package, as a user installs it', () => {
     expect(broken).toEqual([]);
   });
 
+  it('every repository path the shipped docs name in plain text is in the package', () => {
+    // A path is a word that starts with one of the repository's top-level folders (`src/read/`,
+    // `.ci/run`) or is one of its top-level files (`tsconfig.json`): command names and flags are
+    // not. Pages about the repository itself name its source on purpose, and say so at their top:
+    // the module map (src/) and the benchmark harness (bench/), and the README's Development.
+    const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n');
+    const folders = new Set(tracked.filter((f) => f.includes('/')).map((f) => f.split('/')[0]));
+    const topFiles = new Set(tracked.filter((f) => f !== '' && !f.includes('/')));
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const pathWord = new RegExp(
+      `(?<![\\w/.:@-])((?:${[...folders].map(literal).join('|')})/[\\w./*-]*|(?:${[...topFiles].map(literal).join('|')})(?![\\w/-]))`,
+      'g',
+    );
+    const aboutTheRepository: Record<string, RegExp> = {
+      'docs/architecture.md': /^(src(\/|$)|\.dependency-cruiser\.cjs$)/,
+      'docs/bench.md': /^bench(\/|$)/,
+      'BENCHMARKS.md': /^(bench|src|test|fixtures)(\/|$)/,
+    };
+    const pages = ['README.md', 'BENCHMARKS.md', ...readdirSync(join(root, 'docs')).map((f) => `docs/${f}`)];
+    const unshipped: string[] = [];
+    let paths = 0;
+    for (const page of pages.filter(has)) {
+      let text = readFileSync(join(root, page), 'utf8');
+      if (page === 'README.md') text = text.replace(/\n## Development\n[\s\S]*?(?=\n## |$)/, '\n');
+      text.split('\n').forEach((line, i) => {
+        for (const m of line.matchAll(pathWord)) {
+          const path = m[1].replace(/[.,]+$/, '').replace(/\/$/, '');
+          paths++;
+          if (has(path) || aboutTheRepository[page]?.test(path)) continue;
+          unshipped.push(`${page}:${i + 1}: ${m[1]}`);
+        }
+      });
+    }
+    expect(paths).toBeGreaterThan(50);
+    expect(unshipped).toEqual([]);
+  });
+
   it('holds the LICENSE, the Node 20 SQLite gate, the sample catalog and the schema collection version, and no source maps', () => {
     for (const path of [
       'LICENSE',

@@ -3,12 +3,13 @@ import { constants, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, w
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Papa from 'papaparse';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FeedRow } from '../../src/feed/index.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { Spool, spooledHooks, UNCHANGED } from '../../src/upload/spool.js';
+import { GUARDS_OFF } from '../helpers/guards-off.js';
 import { genser } from '../helpers/run-cli.js';
+import { catalogCsv, catalogSku } from '../helpers/sample-catalog.js';
 import { json, productsOf, type ScriptedServer, scriptedServer, sleepMs } from './servers.js';
 
 /**
@@ -27,25 +28,8 @@ const freshDir = (name: string) => {
   return d;
 };
 
-const [header, ...sample] = Papa.parse<string[]>(
-  readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8'),
-  {
-    skipEmptyLines: true,
-  },
-).data;
-const PRICE = header.indexOf('price');
-const SKU = header.indexOf('sku');
-const sku = (i: number) => sample[i - 1][SKU];
-
-/** The fixture's rows `keep` (1-based, in order), with some given another price. */
-function csv(keep: number[], reprice: Record<number, string> = {}): string {
-  const rows = keep.map((i) => {
-    const row = [...sample[i - 1]];
-    if (reprice[i] !== undefined) row[PRICE] = reprice[i];
-    return row;
-  });
-  return `${Papa.unparse([header, ...rows], { newline: '\n' })}\n`;
-}
+const sku = catalogSku;
+const csv = catalogCsv;
 
 function feedFile(text: string): string {
   const file = `${fresh('feed')}.csv`;
@@ -177,7 +161,7 @@ describe('genser upload with known products and the guard', () => {
     expect(spools(stateDir)).toEqual([]);
   });
 
-  it('still refuses 28% gone or 24% changed: nothing sent, exit 1, the spool removed', async () => {
+  it('still refuses 28% gone or 24% changed: nothing sent, exit 6 (a guard), the spool removed', async () => {
     server = await acceptingServer();
     const stateDir = fresh('refuse');
     const env = {
@@ -189,18 +173,21 @@ describe('genser upload with known products and the guard', () => {
     server.requests.length = 0;
 
     const gone = await genser(['upload', feedFile(csv(all(18))), '--missing', 'out-of-stock'], env);
-    expect(gone.code).toBe(1);
+    expect(gone.code).toBe(6);
     expect(gone.stderr).toContain(
       'genser: 0 changed and 7 gone from the feed of 25 known products (7) is more than --max-change allows (20%, 5): nothing was sent',
     );
     const reprice = Object.fromEntries([1, 2, 3, 4, 5, 6].map((i) => [i, '1234']));
     const changed = await genser(['upload', feedFile(csv(all(25), reprice))], env);
-    expect(changed.code).toBe(1);
+    expect(changed.code).toBe(6);
     expect(changed.stderr).toContain('6 changed of 25 known products (6)');
     expect(server.requests).toEqual([]);
     expect(spools(stateDir)).toEqual([]);
     // Allowed once raised: the 6 go.
-    const raised = await genser(['upload', feedFile(csv(all(25), reprice)), '--max-change', '6'], env);
+    const raised = await genser(
+      ['upload', feedFile(csv(all(25), reprice)), '--max-change', '6', '--price-shock', 'off'],
+      env,
+    );
     expect(raised.code).toBe(0);
     expect(sentSkus(server).sort()).toEqual([1, 2, 3, 4, 5, 6].map(sku).sort());
   });
@@ -230,7 +217,7 @@ describe('genser upload with known products and the guard', () => {
     const reprice = Object.fromEntries([1, 2, 3, 4, 5, 6].map((i) => [i, '1234']));
     const refused = await piped(csv(all(25), reprice));
     expect(refused.stderr).toContain('6 changed of 25 known products (6) is more than --max-change allows');
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(6);
     expect(server.requests).toEqual([]);
     const one = await piped(csv(all(25), { 9: '9999' }));
     expect(one.stderr).toContain('state: 0 new, 1 changed, 24 unchanged (not sent)');
@@ -302,7 +289,7 @@ describe('genser upload with known products and the guard', () => {
       return { ...ran, bodies, report: JSON.parse(readFileSync(report, 'utf8')) as unknown };
     };
     const a = await runOf(spooled, []);
-    const b = await runOf(streamed, ['--max-change', '100%']);
+    const b = await runOf(streamed, ['--max-change', '100%', ...GUARDS_OFF]);
 
     expect(a.code).toBe(1);
     expect(a.stderr).toContain('state: 2 new, 2 changed, 20 unchanged (not sent); 1 gone from the feed');

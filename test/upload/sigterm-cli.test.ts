@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { gtinCheckDigit } from '../../src/schema/checks.js';
 import { openDatabase } from '../../src/storage/sqlite.js';
 import { type GatedSandbox, gatedSandbox, spawnGenser } from '../helpers/gated.js';
+import { GUARDS_OFF } from '../helpers/guards-off.js';
 import { genser } from '../helpers/run-cli.js';
 
 /**
@@ -91,7 +92,18 @@ describe('SIGTERM stops a run in order (exit 143)', () => {
       return `${k}-${rows[k % rows.length]}`.replace(/,\d{12,14},/, `,${body}${gtinCheckDigit(body)},`);
     });
     const run = spawnGenser(
-      ['upload', '-', '--input-type', 'csv', '--json', '--batch-size', '300', '--max-change', '100%'],
+      [
+        'upload',
+        '-',
+        '--input-type',
+        'csv',
+        '--json',
+        '--batch-size',
+        '300',
+        '--max-change',
+        '100%',
+        ...GUARDS_OFF,
+      ],
       env,
     );
     run.child.stdin.write(`${header}\n${lines.join('\n')}\n`);

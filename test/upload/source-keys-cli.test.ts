@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { clearSecrets } from '../../src/shared/secrets.js';
+import { GUARDS_OFF } from '../helpers/guards-off.js';
 import { genser } from '../helpers/run-cli.js';
 import {
   Catalog,
@@ -116,7 +117,7 @@ async function nights(
     // The guard's pass runs once products are known: the rows skipped by their key, counted.
     if (before.size > 0)
       expect(run.stderr, where).toContain(
-        `--max-change: ${differs.length - created.length} changed; ${skipped} rows not mapped again (source key accepted before)`,
+        `guards: ${differs.length - created.length} changed; ${skipped} rows not mapped again (source key accepted before)`,
       );
     for (const r of c.rows) keyed.set(r.sku, source(r));
   }
@@ -168,7 +169,10 @@ describe('nightly uploads with source keys: never a changed product skipped, nev
   });
 
   it('eight nights on the streamed path (--max-change 100%)', async () => {
-    await nights(new Catalog(12, 40), NIGHTS, { run: inProcess, flags: ['--max-change', '100%'] });
+    await nights(new Catalog(12, 40), NIGHTS, {
+      run: inProcess,
+      flags: ['--max-change', '100%', ...GUARDS_OFF],
+    });
   });
 
   it('eight nights of an NDJSON feed (its keys named, its values typed), guarded', async () => {
@@ -185,7 +189,7 @@ describe('nightly uploads with source keys: never a changed product skipped, nev
   it('three nights with a second thread (--threads 1), streamed', async () => {
     await nights(new Catalog(14, 40), THREE, {
       run: spawned,
-      flags: ['--threads', '1', '--max-change', '100%'],
+      flags: ['--threads', '1', '--max-change', '100%', ...GUARDS_OFF],
     });
   });
 });
@@ -275,9 +279,21 @@ describe('a shop transform that picks the price by the run date', () => {
       const differs = [...want].filter(([sku, p]) => svc.held.get(sku) !== p).map(([sku]) => sku);
       expect(differs, at).toHaveLength(sent);
       svc.night.length = 0;
-      // 5 of 10 products change on the second night: a guard that lets them through.
+      // 5 of 10 products change on the second night, 3 by more than half (a sale ends): guards
+      // that let them through.
       const run = await genser(
-        ['upload', file, '--state', state, '--debug', '--max-change', '60%', ...flags],
+        [
+          'upload',
+          file,
+          '--state',
+          state,
+          '--debug',
+          '--max-change',
+          '60%',
+          '--price-shock',
+          '40%:50%',
+          ...flags,
+        ],
         env,
       );
       expect(run.code, run.stderr).toBe(0);

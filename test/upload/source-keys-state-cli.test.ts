@@ -5,6 +5,7 @@ import { clearSecrets } from '../../src/shared/secrets.js';
 import { openDatabase } from '../../src/storage/sqlite.js';
 import { shardOf } from '../../src/upload/shard.js';
 import { SCHEMA_VERSION } from '../../src/upload/state/schema.js';
+import { GUARDS_OFF } from '../helpers/guards-off.js';
 import { genser } from '../helpers/run-cli.js';
 import {
   Catalog,
@@ -124,7 +125,7 @@ describe('a night without change', () => {
     );
 
     // The streamed path (--max-change 100%) too: nothing sent, the same issues.
-    const streamed = await upload(svc, state, file, ['--max-change', '100%']);
+    const streamed = await upload(svc, state, file, ['--max-change', '100%', ...GUARDS_OFF]);
     expect(streamed.sent).toEqual([]);
     expect(streamed.report.summary).toMatchObject({ rows: 30, invalid: 1, accepted: 0, unchanged: 29 });
     expect(warnings(streamed)).toEqual(warnings(first));
@@ -183,7 +184,7 @@ describe('a state from before source keys (schema 2)', () => {
     const changed = new Set<string>();
     c.change('price', changed);
     const file = c.csv();
-    const upgraded = await upload(svc, state, file, ['--max-change', '100%']);
+    const upgraded = await upload(svc, state, file, ['--max-change', '100%', ...GUARDS_OFF]);
     expect(upgraded.code, upgraded.stderr).toBe(0);
     expect(upgraded.sent).toEqual([...changed]);
     expect(upgraded.report.summary).toMatchObject({ rows: 30, accepted: 1, unchanged: 29 });
@@ -272,7 +273,7 @@ describe('--full', () => {
     const skus = c.rows.map((r) => r.sku).sort();
     expect((await upload(svc, state, file)).sent).toEqual(skus);
 
-    for (const flags of [['--full'], ['--full', '--max-change', '100%']]) {
+    for (const flags of [['--full'], ['--full', '--max-change', '100%', ...GUARDS_OFF]]) {
       const full = await upload(svc, state, file, flags);
       expect(full.code, full.stderr).toBe(0);
       expect(full.sent, flags.join(' ')).toEqual(skus);

@@ -45,6 +45,10 @@ export const PG_MIGRATIONS: readonly string[] = [
      accepted INTEGER, rejected INTEGER, failed INTEGER, unchanged INTEGER, exit_code INTEGER, report TEXT
    );
    CREATE INDEX genser_runs_target ON genser_runs (target, seq);`,
+  // 1 -> 2: what the guards keep of the last complete run, and per SKU how many complete runs in
+  // a row it has been missing (`--missing-after`), as the SQLite state's schema 7.
+  `CREATE TABLE genser_last_complete (target TEXT PRIMARY KEY, rows INTEGER NOT NULL, finished TEXT NOT NULL);
+   CREATE TABLE genser_missing_runs (target TEXT NOT NULL, sku TEXT NOT NULL, runs INTEGER NOT NULL, PRIMARY KEY (target, sku));`,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

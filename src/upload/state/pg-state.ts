@@ -399,6 +399,41 @@ export class PgState implements UploadState {
     return { run: runRecord(row), ...(row.report !== null ? { report: row.report } : {}) };
   }
 
+  async lastCompleteRows(): Promise<number | undefined> {
+    const [row] = await this.read<{ rows: number }>(
+      'SELECT rows FROM genser_last_complete WHERE target = $1',
+    );
+    return row ? Number(row.rows) : undefined;
+  }
+
+  async recordComplete(rows: number, now: Date = new Date()): Promise<void> {
+    await this.write([
+      [
+        `INSERT INTO genser_last_complete (target, rows, finished) VALUES ($1, $2, $3)
+         ON CONFLICT (target) DO UPDATE SET rows = excluded.rows, finished = excluded.finished`,
+        [rows, now.toISOString()],
+      ],
+    ]);
+  }
+
+  async missingRuns(): Promise<Map<string, number>> {
+    const rows = await this.read<{ sku: string; runs: number }>(
+      'SELECT sku, runs FROM genser_missing_runs WHERE target = $1',
+    );
+    return new Map(rows.map((r) => [r.sku, Number(r.runs)]));
+  }
+
+  async recordMissing(absent: Iterable<string>, before: ReadonlyMap<string, number>): Promise<void> {
+    const skus = [...new Set(absent)];
+    await this.write([
+      ['DELETE FROM genser_missing_runs WHERE target = $1', []],
+      [
+        'INSERT INTO genser_missing_runs (target, sku, runs) SELECT $1, * FROM unnest($2::text[], $3::int[])',
+        [skus, skus.map((sku) => (before.get(sku) ?? 0) + 1)],
+      ],
+    ]);
+  }
+
   /** Every table of this target as rows (`genser state copy`). */
   tables(): StateTables {
     return new PgTables(this.client, this.key, this.where);

@@ -6,6 +6,8 @@ const ORDER: Record<StateTable, string> = {
   other_shards: 'source',
   inflight: 'envelope_id, position',
   owed: 'id',
+  last_complete: 'target',
+  missing_runs: 'sku',
   runs: 'seq',
 };
 
@@ -25,6 +27,7 @@ const TYPES: Record<string, string> = {
   failed: 'int',
   unchanged: 'int',
   exit_code: 'int',
+  runs: 'int',
 };
 
 /** One target's tables in a PostgreSQL state (src/upload/state/tables.ts). */

@@ -96,6 +96,15 @@ export const MIGRATIONS: readonly string[] = [
      SELECT sku, file, row, line, run_id, payload FROM retry
      WHERE run_id = (SELECT id FROM runs ORDER BY seq DESC LIMIT 1) ORDER BY seq;
    DROP TABLE retry;`,
+  // 6 -> 7: what the guards compare a run with (docs/nightly.md, "Before and after the run"): the
+  // feed rows of the last complete run (one read to its end, not refused, not stopped), and per
+  // SKU absent from the feed how many complete runs in a row it has been (`--missing-after`).
+  `CREATE TABLE IF NOT EXISTS last_complete (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     rows INTEGER NOT NULL,
+     finished TEXT NOT NULL
+   );
+   CREATE TABLE IF NOT EXISTS missing_runs (sku TEXT PRIMARY KEY, runs INTEGER NOT NULL) WITHOUT ROWID;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -16,6 +16,7 @@ import {
   stateProblem,
 } from './health.js';
 import { knownColumns } from './known-columns.js';
+import { lastCompleteRows, missingRuns, recordComplete, recordMissing } from './last-complete.js';
 import { decideLock, HEARTBEAT_MS, type LockHolder } from './lock.js';
 import { finishRun, listRuns, runReport, startRun } from './runs.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
@@ -408,6 +409,22 @@ export class SqliteState implements UploadState {
   /** Every table as rows (`genser state copy`). */
   tables(): StateTables {
     return new SqliteTables(this.db);
+  }
+
+  async lastCompleteRows(): Promise<number | undefined> {
+    return lastCompleteRows(this.db);
+  }
+
+  async recordComplete(rows: number, now?: Date): Promise<void> {
+    recordComplete(this.db, rows, now);
+  }
+
+  async missingRuns(): Promise<Map<string, number>> {
+    return missingRuns(this.db);
+  }
+
+  async recordMissing(absent: Iterable<string>, before: ReadonlyMap<string, number>): Promise<void> {
+    recordMissing(this.db, absent, before);
   }
 
   async close(): Promise<void> {

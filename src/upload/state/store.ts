@@ -64,6 +64,14 @@ export interface UploadState {
   /** The run history, newest first. */
   listRuns(): Promise<RunRecord[]>;
   runReport(id: string): Promise<{ run: RunRecord; report?: string } | undefined>;
+  /** The feed rows of the last complete run (./last-complete.ts); undefined before the first. */
+  lastCompleteRows(): Promise<number | undefined>;
+  /** Records a complete run's feed rows, for `--min-share`. */
+  recordComplete(rows: number, now?: Date): Promise<void>;
+  /** Per SKU absent from the feed, how many complete runs in a row it has been (`--missing-after`). */
+  missingRuns(): Promise<Map<string, number>>;
+  /** After a complete run: the SKUs absent from it, each one run more than `before`; the rest reset. */
+  recordMissing(absent: Iterable<string>, before: ReadonlyMap<string, number>): Promise<void>;
   /** Releases the lock (when held) and closes the state. */
   close(): Promise<void>;
 }

@@ -8,6 +8,8 @@ export const STATE_TABLES = {
   other_shards: ['source', 'sku'],
   inflight: ['envelope_id', 'type', 'position', 'size', 'sku', 'hash'],
   owed: ['sku', 'file', 'row', 'line', 'run_id', 'payload'],
+  last_complete: ['rows', 'finished'],
+  missing_runs: ['sku', 'runs'],
   runs: [
     'id',
     'started',
