@@ -125,6 +125,29 @@ describe.each(backends)('upload state on %s', (_name, backend, skip) => {
   );
 
   it.skipIf(skip)(
+    'the guards keep the last complete run and the runs each SKU has been missing',
+    async () => {
+      const state = await backend.open(await backend.place());
+      try {
+        expect(await state.lastCompleteRows()).toBeUndefined();
+        await state.recordComplete(120);
+        await state.recordComplete(125);
+        expect(await state.lastCompleteRows()).toBe(125);
+        await state.recordMissing(['A', 'B'], new Map());
+        await state.recordMissing(['B', 'C'], await state.missingRuns());
+        expect(await state.missingRuns()).toEqual(
+          new Map([
+            ['B', 2],
+            ['C', 1],
+          ]),
+        );
+      } finally {
+        await state.close();
+      }
+    },
+  );
+
+  it.skipIf(skip)(
     'delta: new as create, same bytes unchanged, other bytes update; --full sends the unchanged',
     async () => {
       const state = await backend.open(await backend.place());
