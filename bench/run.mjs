@@ -40,6 +40,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { COLUMNS, createRowGenerator, csvField, ensureCatalog } from './generate.mjs';
 import { firstLine, hasGnuTime, max, measure, median } from './lib/measure.mjs';
+import { startCluster } from './lib/postgres.mjs';
 import { evaluateTargets, formatJson, MiB, renderResults, replaceMarked } from './lib/report.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -670,13 +671,13 @@ async function benchNightly(o, ctx, catalogs) {
     '--json',
     ...extra,
   ];
-  /** An upload of the copy from a fresh copy of run 1's state; its report checked. */
-  const second = async (label, extra) => {
-    const state = join(work, `state-${label}`);
-    cpSync(seeded, state, { recursive: true });
+  /** An upload of the copy from a fresh copy of run 1's state (a directory, or `database`); its report checked. */
+  const second = async (label, extra, database) => {
+    const state = database ?? join(work, `state-${label}`);
+    if (!database) cpSync(seeded, state, { recursive: true });
     await sink.reset();
     const r = await genser(args(copy, state, extra), { cwd: work });
-    rmSync(state, { recursive: true, force: true });
+    if (!database) rmSync(state, { recursive: true, force: true });
     const sum = parseJsonOut(r.stdout)?.summary;
     if ((r.code !== 0 && r.code !== 1) || sum?.accepted !== changed || sum?.unchanged !== valid - changed)
       throw new Error(
@@ -719,8 +720,11 @@ async function benchNightly(o, ctx, catalogs) {
     const vf = figure(vs, n, meta.bytes);
     const uf = figure(us, n, meta.bytes);
     const sf = figure(ss, n, meta.bytes);
+    const pgf = await nightlyOnPostgres(o, { file, valid, args, second, cpu, work });
     return {
       ...base,
+      ...pgf,
+      ...(pgf.pgSecondMs != null ? { pgRatio: r2(pgf.pgSecondMs / uf.ms) } : {}),
       firstMs: Math.round(first.ms),
       firstCpuMs: first.cpuMs == null ? null : Math.round(first.cpuMs),
       firstRssMiB: figure([first], n, meta.bytes).maxRssMiB,
@@ -749,6 +753,45 @@ async function benchNightly(o, ctx, catalogs) {
     await sink.stop();
     rmSync(work, { recursive: true, force: true });
     rmSync(copy, { force: true });
+  }
+}
+
+/**
+ * The nightly case with the state in PostgreSQL (docs/nightly.md, "State in PostgreSQL"): run 1
+ * into a new database of a throwaway server (bench/lib/postgres.mjs), then each round's second
+ * run (guard on) from a copy of it (CREATE DATABASE ... TEMPLATE). Skipped, with a note, where
+ * PostgreSQL cannot start.
+ */
+async function nightlyOnPostgres(o, { file, valid, args, second, cpu, work }) {
+  let cluster;
+  try {
+    cluster = await startCluster();
+  } catch (err) {
+    return { pgNote: `PostgreSQL: not measured (${firstLine(String(err.message ?? err))})` };
+  }
+  try {
+    const seeded = await cluster.database();
+    log('nightly: run 1 into a new PostgreSQL state');
+    const first = await genser(args(file, seeded), { cwd: work });
+    const sum = parseJsonOut(first.stdout)?.summary;
+    if ((first.code !== 0 && first.code !== 1) || sum?.accepted !== valid)
+      return { pgNote: `PostgreSQL run 1 failed (exit ${first.code}): ${firstLine(first.stderr)}` };
+    const runs = [];
+    for (let i = 0; i < o.runs; i++) {
+      log(`nightly: PostgreSQL round ${i + 1}/${o.runs}`);
+      runs.push(await second(`pg-${i}`, [], await cluster.database(new URL(seeded).pathname.slice(1))));
+    }
+    const f = figure(runs, o.uploadRows, 0);
+    return {
+      pgFirstMs: Math.round(first.ms),
+      pgFirstCpuMs: first.cpuMs == null ? null : Math.round(first.cpuMs),
+      pgSecondMs: f.ms,
+      pgSecondRunsMs: f.runsMs,
+      pgSecondCpuMs: cpu(runs),
+      pgSecondRssMiB: f.maxRssMiB,
+    };
+  } finally {
+    await cluster.stop();
   }
 }
 

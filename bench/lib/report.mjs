@@ -91,6 +91,14 @@ export const TARGETS = [
     fmt: (v) => v.toFixed(2),
   },
   {
+    id: 'nightly-postgres',
+    figure: 'nightly second run (1% changed), state in PostgreSQL / in SQLite',
+    target: '<= 1.5x',
+    value: (r) => r.nightly?.pgRatio ?? null,
+    pass: (v) => v <= 1.5,
+    fmt: (v) => `${v.toFixed(2)}x`,
+  },
+  {
     id: 'nightly-ratio',
     figure: 'nightly second run (1% changed) / validate',
     target: '<= 1.2x',
@@ -419,8 +427,27 @@ function nightlyLines(nt) {
         row('genser validate (second feed)', nt.validateMs, nt.validateCpuMs, nt.validateRssMiB),
         row('second run: upload, guard on (one read)', nt.secondMs, nt.secondCpuMs, nt.secondRssMiB),
         row('second run, --max-change 100% (no guard)', nt.streamedMs, nt.streamedCpuMs, nt.streamedRssMiB),
+        ...(nt.pgSecondMs != null
+          ? [
+              row('PostgreSQL state: run 1 (once)', nt.pgFirstMs, nt.pgFirstCpuMs, null),
+              row(
+                'PostgreSQL state: second run, guard on',
+                nt.pgSecondMs,
+                nt.pgSecondCpuMs,
+                nt.pgSecondRssMiB,
+              ),
+            ]
+          : []),
       ],
     ),
+    ...(nt.pgRatio != null
+      ? [
+          '',
+          `second run with the state in PostgreSQL / in SQLite = ${nt.pgRatio.toFixed(2)}x (a local server, durability off)`,
+        ]
+      : nt.pgNote
+        ? ['', nt.pgNote]
+        : []),
     '',
     `second run / validate = ${nt.ratio == null ? '-' : `${nt.ratio.toFixed(2)}x`}` +
       ` (without the guard: ${nt.streamedRatio == null ? '-' : `${nt.streamedRatio.toFixed(2)}x`})`,

@@ -242,6 +242,20 @@ export const COMMAND_DEFS: CommandDef[] = [
     },
   },
   {
+    name: 'state',
+    description:
+      'copy every upload state from a state directory or PostgreSQL database into another (`state copy FROM TO`)',
+    args: [['[words...]', '`copy FROM TO`: each a state directory or a postgres:// URL']],
+    examples: [
+      'genser state copy ~/.local/state/genser postgres://genser@db:5432/genser   SQLite into PostgreSQL',
+      'genser state copy postgres://genser@db:5432/genser ./state                 and back',
+    ],
+    async run(args, _resolved, ctx) {
+      const { runState } = await import('../commands/state.js');
+      return runState(args[0] as string[], ctx);
+    },
+  },
+  {
     name: 'doctor',
     description:
       'check what a run needs, step by step: Node, SQLite, the state directory and its lock; for each configured host the proxy, DNS, TCP, TLS, HTTP, the key and the clock',

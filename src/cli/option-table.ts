@@ -32,6 +32,7 @@ export type CommandName =
   | 'events send'
   | 'events backfill'
   | 'runs'
+  | 'state'
   | 'doctor'
   | 'completion';
 
@@ -49,6 +50,7 @@ export const COMMANDS: readonly CommandName[] = [
   'events send',
   'events backfill',
   'runs',
+  'state',
   'doctor',
   'completion',
 ];
@@ -805,13 +807,13 @@ export const OPTIONS = {
   // upload state (nightly)
   state: opt({
     flag: '--state <dir>',
-    help: 'keep upload state (what the service accepted, the run lock) in this directory; --sandbox uses none unless given',
+    help: 'keep upload state (what the service accepted, the run lock) in this directory, or in the PostgreSQL database of a postgres://user@host:5432/db URL (also GENSER_STATE_URL; the password from PGPASSWORD or ~/.pgpass); --sandbox uses none unless given',
     env: 'GENSER_STATE_DIR',
     defaultText: '$XDG_STATE_HOME/genser, else ~/.local/state/genser',
-    parse: p.path,
+    parse: p.stateLocation,
     commands: ['upload', 'runs', 'stock', 'doctor'],
     isPath: true,
-    commandHelp: { runs: { help: 'the upload state directory whose runs to list' } },
+    commandHelp: { runs: { help: 'the upload state directory (or postgres:// URL) whose runs to list' } },
   }),
   // alerts and monitoring for unattended runs (docs/nightly.md, "Alerts and monitoring")
   notify: opt({

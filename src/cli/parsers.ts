@@ -3,6 +3,7 @@ import { UsageError } from '../shared/errors.js';
 import { checkHttpUrl } from '../shared/http-url.js';
 import { registerSecret } from '../shared/secrets.js';
 import { timeZoneForCountry } from '../time/zones.js';
+import { checkPostgresUrl, isPostgresUrl } from '../upload/state/location.js';
 
 /**
  * The value parsers of the option table. Each takes the raw value (a flag's string, an env
@@ -70,6 +71,17 @@ export const string: Parser<string> = (raw, from) => {
 export const path: Parser<string> = (raw, from) => {
   const s = string(raw, from);
   if (s.trim() === '') throw new UsageError(`${from} must be a file path; got an empty value`);
+  return s;
+};
+
+/**
+ * The upload state: a directory, or a postgres:// URL (docs/nightly.md, "State in PostgreSQL"),
+ * whose password is masked from here on. A password in the flag itself is refused: the command
+ * line is seen by every user (ps) and kept in shell history.
+ */
+export const stateLocation: Parser<string> = (raw, from) => {
+  const s = path(raw, from);
+  if (isPostgresUrl(s)) checkPostgresUrl(s, from, from.startsWith('--'));
   return s;
 };
 

@@ -93,7 +93,9 @@ export function resolveSettings(
       const label = `${layer.path}${layer.profile ? ` profile "${layer.profile}"` : ''} "${name}"`;
       const value = parse(raw, label);
       settings[name] =
-        spec.isPath && typeof value === 'string' ? resolveFromConfig(layer.path, value) : value;
+        spec.isPath && typeof value === 'string' && !/^\w+:\/\//.test(value)
+          ? resolveFromConfig(layer.path, value)
+          : value;
       origins[name] = { kind: 'config', label, file: layer.path, profile: layer.profile, raw };
     } else {
       const fallback = typeof spec.default === 'function' ? spec.default(command) : spec.default;

@@ -1,5 +1,6 @@
 import type { CommandContext } from '../commands/context.js';
 import { redact } from '../shared/secrets.js';
+import { stateLocation } from '../upload/state/location.js';
 import { defaultStateDir } from '../upload/state/target.js';
 import { userConfigPath } from './config-file.js';
 import { API_KEY, type KeySpec, SERVICE_KEY } from './key-specs.js';
@@ -75,8 +76,12 @@ function stateDirectory(
   if (!['upload', 'runs', 'stock'].includes(resolved.command)) return undefined;
   const s = resolved.settings as { state?: string; sandbox?: boolean };
   const origin = resolved.origins.state;
+  if (s.state === undefined && s.sandbox)
+    return { dir: null, from: '--sandbox keeps no state unless --state is given' };
+  const at = stateLocation(s.state, env);
+  // A database is shown without its password.
+  if (at.kind === 'postgres') return { dir: at.shown, from: origin?.label ?? 'GENSER_STATE_URL' };
   if (s.state !== undefined) return { dir: s.state, from: origin?.label ?? 'default' };
-  if (s.sandbox) return { dir: null, from: '--sandbox keeps no state unless --state is given' };
   return {
     dir: defaultStateDir(env),
     from: env.XDG_STATE_HOME?.startsWith('/') ? 'XDG_STATE_HOME' : 'default',

@@ -2,7 +2,7 @@ import { runDoctor } from '../doctor/index.js';
 import { formatDoctor } from '../doctor/report.js';
 import type { PayloadFormat } from '../shared/types.js';
 import type { BackendChoice } from '../storage/drivers.js';
-import { defaultStateDir } from '../upload/state/target.js';
+import { stateLocation } from '../upload/state/location.js';
 import type { CommandContext } from './context.js';
 
 /** `genser doctor`: the checks of src/doctor/, printed (or one JSON document); exit the first failure's code. */
@@ -25,10 +25,12 @@ export async function runDoctorCommand(
   keys: { api?: string; service?: string },
   ctx: CommandContext,
 ): Promise<number> {
+  const at = stateLocation(s.state, ctx.env);
   const report = await runDoctor(
     {
       sqlite: s.sqlite,
-      stateDir: s.state ?? defaultStateDir(ctx.env),
+      stateDir: at.kind === 'dir' ? at.dir : '',
+      ...(at.kind === 'postgres' ? { stateDb: { url: at.url, shown: at.shown } } : {}),
       timeoutMs: s.timeout * 1000,
       ...(s.apiUrl ? { api: { url: s.apiUrl, format: s.format, path: s.path, key: keys.api } } : {}),
       ...(s.baseUrl ? { events: { url: s.baseUrl, key: keys.service } } : {}),

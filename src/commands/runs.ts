@@ -12,9 +12,11 @@ import { ExitCode, UsageError } from '../shared/errors.js';
 import { printable } from '../shared/printable.js';
 import { type Shard, shardName } from '../upload/shard.js';
 import { stateFileProblem } from '../upload/state/health.js';
+import { stateLocation } from '../upload/state/location.js';
+import { connectState } from '../upload/state/pg-open.js';
+import { PgState } from '../upload/state/pg-state.js';
 import { SqliteState } from '../upload/state/sqlite-state.js';
 import type { UploadState } from '../upload/state/store.js';
-import { defaultStateDir } from '../upload/state/target.js';
 import type { CommandContext } from './context.js';
 
 /**
@@ -49,50 +51,72 @@ function stateFiles(dir: string): string[] {
 }
 
 /**
- * `fn` on one state file; a file that cannot be read (damaged, emptied, unreadable) is named on
- * stderr with what is wrong and how to recover, and skipped: the other targets still show.
+ * `fn` on every target's state, in turn: the files of a state directory (one that cannot be read,
+ * damaged, emptied or unreadable, is named in `damaged` with what is wrong and how to recover,
+ * and skipped: the other targets still show), or the targets of a PostgreSQL database.
  */
-async function withState<T>(
-  file: string,
-  fn: (state: UploadState) => Promise<T>,
+async function eachState<T>(
+  where: string | undefined,
+  env: NodeJS.ProcessEnv,
+  fn: (state: UploadState) => Promise<T | undefined>,
   damaged: string[],
-): Promise<T | undefined> {
-  try {
-    const state = SqliteState.openFile(file);
+): Promise<T[]> {
+  const at = stateLocation(where, env);
+  const out: T[] = [];
+  if (at.kind === 'postgres') {
+    const client = await connectState(at.url, at.shown, env);
     try {
-      return await fn(state);
+      const { rows } = await client.query<{ target: string }>(
+        'SELECT target FROM genser_targets ORDER BY target',
+      );
+      for (const r of rows) {
+        const found = await fn(new PgState(client, r.target, `${at.shown} (${r.target})`, false));
+        if (found !== undefined) out.push(found);
+      }
     } finally {
-      await state.close();
+      await client.end().catch(() => {});
     }
-  } catch (err) {
-    const problem = stateFileProblem(file, err);
-    damaged.push(`${printable(problem.message)}${problem.hint ? `\nhint: ${printable(problem.hint)}` : ''}`);
-    return undefined;
+    return out;
   }
+  for (const file of stateFiles(at.dir)) {
+    try {
+      const state = SqliteState.openFile(file);
+      try {
+        const found = await fn(state);
+        if (found !== undefined) out.push(found);
+      } finally {
+        await state.close();
+      }
+    } catch (err) {
+      const problem = stateFileProblem(file, err);
+      damaged.push(
+        `${printable(problem.message)}${problem.hint ? `\nhint: ${printable(problem.hint)}` : ''}`,
+      );
+    }
+  }
+  return out;
 }
 
-async function allRuns(dir: string, shard: Shard | undefined, damaged: string[]): Promise<TargetRuns[]> {
-  const all: TargetRuns[] = [];
-  for (const file of stateFiles(dir)) {
-    const runs = await withState(
-      file,
-      async (state) => {
-        const t = await state.target();
-        return {
-          target: `${t.apiUrl} (${t.format})`,
-          ...(t.shard !== undefined ? { shard: t.shard } : {}),
-          runs: await state.listRuns(),
-        };
-      },
-      damaged,
-    );
-    if (runs !== undefined && wanted(runs, shard)) all.push(runs);
-  }
-  return all;
+async function allRuns(s: RunsSettings, env: NodeJS.ProcessEnv, damaged: string[]): Promise<TargetRuns[]> {
+  const all = await eachState(
+    s.state,
+    env,
+    async (state) => {
+      const t = await state.target();
+      return {
+        target: `${t.apiUrl} (${t.format})`,
+        ...(t.shard !== undefined ? { shard: t.shard } : {}),
+        runs: await state.listRuns(),
+      };
+    },
+    damaged,
+  );
+  return all.filter((t) => wanted(t, s.shard));
 }
 
 export async function runRuns(words: string[], s: RunsSettings, ctx: CommandContext): Promise<number> {
-  const dir = s.state ?? defaultStateDir(ctx.env);
+  const at = stateLocation(s.state, ctx.env);
+  const dir = at.kind === 'dir' ? at.dir : at.shown;
   const [action, id, ...rest] = words;
   // Damaged state files are said after the others are listed, and the exit code is 2.
   const damaged: string[] = [];
@@ -101,7 +125,7 @@ export async function runRuns(words: string[], s: RunsSettings, ctx: CommandCont
     return damaged.length > 0 ? ExitCode.usage : ExitCode.ok;
   };
   if (action === undefined) {
-    const targets = await allRuns(dir, s.shard, damaged);
+    const targets = await allRuns(s, ctx.env, damaged);
     if (s.json) ctx.stdout.write(`${JSON.stringify(targets, null, 2)}\n`);
     else if (targets.every((t) => t.runs.length === 0))
       ctx.log.info(`no upload runs recorded in ${dir}${s.shard ? ` for shard ${shardName(s.shard)}` : ''}`);
@@ -113,17 +137,17 @@ export async function runRuns(words: string[], s: RunsSettings, ctx: CommandCont
       `unknown runs command '${words.join(' ')}'`,
       'use `genser runs` or `genser runs show ID`',
     );
-  for (const file of stateFiles(dir)) {
-    const found = await withState(
-      file,
-      async (state) => {
-        const r = await state.runReport(id);
-        const target = await state.target();
-        return r && wanted(target, s.shard) ? { ...r, target } : undefined;
-      },
-      damaged,
-    );
-    if (!found) continue;
+  const [found] = await eachState(
+    s.state,
+    ctx.env,
+    async (state) => {
+      const r = await state.runReport(id);
+      const target = await state.target();
+      return r && wanted(target, s.shard) ? { ...r, target } : undefined;
+    },
+    damaged,
+  );
+  if (found) {
     if (s.json) {
       if (found.report === undefined)
         throw new UsageError(

@@ -5,6 +5,7 @@ import type { BackendChoice } from '../storage/drivers.js';
 import { checkHost, type HostToCheck } from './host.js';
 import { lockChecks, nodeCheck, sqliteCheck, stateDirCheck } from './local.js';
 import { type Check, type DoctorReport, doctorReport } from './report.js';
+import { stateDatabaseCheck } from './state-db.js';
 
 /**
  * `genser doctor` (docs/networks.md): what a run needs, checked step by step, each host as its
@@ -18,6 +19,8 @@ import { type Check, type DoctorReport, doctorReport } from './report.js';
 export interface DoctorSettings {
   sqlite: BackendChoice;
   stateDir: string;
+  /** A state in PostgreSQL (`--state postgres://...`): checked instead of the directory. */
+  stateDb?: { url: string; shown: string };
   timeoutMs: number;
   api?: { url: string; format: PayloadFormat; path?: string; key?: string };
   events?: { url: string; key?: string };
@@ -78,9 +81,12 @@ export async function runDoctor(
   deps: { now?: () => Date } = {},
 ): Promise<DoctorReport> {
   const checks: Check[] = [nodeCheck(), sqliteCheck(s.sqlite)];
-  const state = stateDirCheck(s.stateDir);
-  checks.push(state);
-  if (state.status === 'pass') checks.push(...lockChecks(s.stateDir, s.sqlite));
+  if (s.stateDb) checks.push(await stateDatabaseCheck(s.stateDb, net.env));
+  else {
+    const state = stateDirCheck(s.stateDir);
+    checks.push(state);
+    if (state.status === 'pass') checks.push(...lockChecks(s.stateDir, s.sqlite));
+  }
   const hosts = hostsToCheck(s);
   if (hosts.length === 0)
     checks.push({

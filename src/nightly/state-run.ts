@@ -1,24 +1,13 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { isUrl, sourceName } from '../read/index.js';
 import { ExitCode } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import type { PayloadFormat } from '../shared/types.js';
-import { type Shard, shardName } from '../upload/shard.js';
 import { Delta } from '../upload/state/delta.js';
-import { SqliteState } from '../upload/state/sqlite-state.js';
 import type { UploadState } from '../upload/state/store.js';
-import {
-  canonicalApiUrl,
-  defaultStateDir,
-  ensureStateDir,
-  keyFingerprint,
-  type StateTarget,
-  stateFileName,
-  stateFilePrefix,
-  stateSalt,
-} from '../upload/state/target.js';
 import type { UploadResult } from '../upload/types.js';
+import { openTargetState, type StateWhere } from './state-open.js';
+
+export { type StateWhere, stateUnderOtherSharding } from './state-open.js';
 
 /**
  * The upload state of a run (docs/nightly.md): opened and locked before the feed is read, for
@@ -53,48 +42,6 @@ export interface StateRun {
   ): Promise<void>;
 }
 
-export interface StateWhere {
-  apiUrl: string;
-  key: string;
-  format: PayloadFormat;
-  /** The embedded sandbox's --sandbox-db, when it runs embedded. */
-  sandbox?: { db?: string };
-  /** `--shard I/N`: the shard's own state, lock and history. */
-  shard?: Shard;
-}
-
-/** Where a target's state lives: its directory and the target that names its file. */
-function stateTargetOf(s: { state?: string }, where: StateWhere, env: NodeJS.ProcessEnv) {
-  const dir = s.state ?? defaultStateDir(env);
-  ensureStateDir(dir);
-  const salt = stateSalt(dir);
-  const target: StateTarget = {
-    // An embedded sandbox gets a new port every run: its file (or the run itself) names it.
-    apiUrl: where.sandbox
-      ? `sandbox:${where.sandbox.db ? resolve(where.sandbox.db) : canonicalApiUrl(where.apiUrl)}`
-      : canonicalApiUrl(where.apiUrl),
-    format: where.format,
-    keyFingerprint: keyFingerprint(where.key, salt),
-    ...(where.shard ? { shard: where.shard } : {}),
-  };
-  return { dir, target };
-}
-
-/**
- * Whether the target has no state of its own but state under another shard count, found
- * without making any: `genser stock` merges into what uploads accepted, so that is the user's
- * setting to fix, not a new empty state to start.
- */
-export function stateUnderOtherSharding(
-  s: { state?: string },
-  where: StateWhere,
-  env: NodeJS.ProcessEnv,
-): boolean {
-  if (where.sandbox && s.state === undefined) return false;
-  const { dir, target } = stateTargetOf(s, where, env);
-  return otherShardingNote(dir, target) !== undefined;
-}
-
 export async function openStateRun(
   s: { state?: string; full?: boolean },
   where: StateWhere,
@@ -102,9 +49,7 @@ export async function openStateRun(
   log?: Pick<Logger, 'warn'>,
 ): Promise<StateRun | undefined> {
   if (where.sandbox && s.state === undefined) return undefined;
-  const { dir, target } = stateTargetOf(s, where, env);
-  const note = otherShardingNote(dir, target);
-  const state: UploadState = SqliteState.open(dir, target);
+  const { state, note, dir } = await openTargetState(s, where, env);
   const full = s.full === true;
   let delta: Delta;
   try {
@@ -157,27 +102,4 @@ export async function openStateRun(
       if (exitCode === ExitCode.ok || exitCode === ExitCode.data) await state.keepLastGood();
     },
   };
-}
-
-/**
- * Changing the shard count (or sharding a target kept whole) starts a new state per shard
- * (docs/nightly.md, "Shards"): said once, when this run's state file does not exist yet and the
- * target has state under another count.
- */
-function otherShardingNote(dir: string, target: StateTarget): string | undefined {
-  const own = stateFileName(target);
-  if (existsSync(join(dir, own))) return undefined;
-  const prefix = stateFilePrefix(target);
-  const counts = new Set<string>();
-  for (const f of readdirSync(dir)) {
-    if (f === own || !f.startsWith(prefix) || !f.endsWith('.sqlite')) continue;
-    const m = /-shard-\d+-of-(\d+)\.sqlite$/.exec(f);
-    if (f === `${prefix}.sqlite`) counts.add('unsharded');
-    else if (m) counts.add(`${m[1]} shards`);
-  }
-  // Another shard of this same count starting its state is no change of count.
-  if (target.shard) counts.delete(`${target.shard.count} shards`);
-  if (counts.size === 0) return undefined;
-  const now = target.shard ? `shard ${shardName(target.shard)}` : 'the whole feed (no --shard)';
-  return `state: no state yet for ${now} of this target, which has state for ${[...counts].sort().join(' and ')}: a new shard count starts a new state per shard, so this run sends every product of ${target.shard ? 'its shard' : 'the feed'} once`;
 }

@@ -52,7 +52,7 @@ export async function runStockChanges(plan: StockPlan, deps: NightlyDeps): Promi
   };
   // The target's uploads keep their state under another shard count: a state opened here would
   // be new and empty, and every row an unknown SKU. Say which --shard to give instead.
-  if (stateUnderOtherSharding({ state: plan.state }, where, deps.env)) throw shardingMismatch(shard);
+  if (await stateUnderOtherSharding({ state: plan.state }, where, deps.env)) throw shardingMismatch(shard);
   // The target's state and run lock: a stock run and an upload to one target never overlap (exit 5).
   const stateRun = await openStateRun({ state: plan.state }, where, deps.env, deps.log);
   if (!stateRun) throw new Error('stock: no upload state');

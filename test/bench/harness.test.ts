@@ -85,6 +85,7 @@ describe('bench harness pieces', () => {
       'rss-1m': 'pass',
       'rss-flat': 'FAIL',
       'upload-overlap': 'n/a',
+      'nightly-postgres': 'n/a',
       'nightly-ratio': 'n/a',
       'sandbox-ingest': 'n/a',
       startup: 'pass',

@@ -3,12 +3,13 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { openDatabase } from '../../src/storage/sqlite.js';
 import { shardOf } from '../../src/upload/shard.js';
 import { GUARDS_OFF } from '../helpers/guards-off.js';
+import { startPostgres, stateBackends } from '../helpers/postgres.js';
 import { genser } from '../helpers/run-cli.js';
 import { json, productsOf, type ScriptedServer, scriptedServer } from './servers.js';
 
@@ -21,6 +22,9 @@ const bin = join(root, 'bin', 'genser.js');
 const dir = mkdtempSync(join(tmpdir(), 'genser-shard-'));
 let n = 0;
 const fresh = (name: string) => join(dir, `${name}-${++n}`);
+const pgServer = await startPostgres();
+afterAll(() => pgServer?.stop());
+const backends = stateBackends(pgServer, () => fresh('state'));
 
 const [header, ...sample] = Papa.parse<string[]>(
   readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8'),
@@ -58,143 +62,156 @@ async function received(sb: RunningSandbox): Promise<Map<string, number>> {
   return new Map(list.items.map((p) => [p.sku, p.receivedCount]));
 }
 
-describe('--shard against the sandbox', () => {
-  it('three shards send every product exactly once in total; a second run of each sends nothing', async () => {
-    sandbox = await startSandbox({ port: 0, quiet: true });
-    const state = fresh('state');
-    const env = { GENSER_API_URL: sandbox.url, GENSER_API_KEY: sandbox.apiKey, GENSER_STATE_DIR: state };
-    const file = feed();
-    // The fixture's SKUs fall 7, 5 and 13 in three shards: none is empty.
-    expect([1, 2, 3].map((i) => inShard(i, 3).length)).toEqual([7, 5, 13]);
+describe.each(backends)('--shard against the sandbox, state in %s', (backend, place, skip) => {
+  it.skipIf(skip)(
+    'three shards send every product exactly once in total; a second run of each sends nothing',
+    async () => {
+      sandbox = await startSandbox({ port: 0, quiet: true });
+      const state = await place();
+      const env = { GENSER_API_URL: sandbox.url, GENSER_API_KEY: sandbox.apiKey, GENSER_STATE_DIR: state };
+      const file = feed();
+      // The fixture's SKUs fall 7, 5 and 13 in three shards: none is empty.
+      expect([1, 2, 3].map((i) => inShard(i, 3).length)).toEqual([7, 5, 13]);
 
-    for (const i of [1, 2, 3]) {
-      const mine = inShard(i, 3).length;
-      const run = await genser(['upload', file, '--shard', `${i}/3`], env);
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toContain(
-        `shard ${i}/3: ${mine} of 25 rows; ${25 - mine} in other shards (not sent)`,
+      for (const i of [1, 2, 3]) {
+        const mine = inShard(i, 3).length;
+        const run = await genser(['upload', file, '--shard', `${i}/3`], env);
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stderr).toContain(
+          `shard ${i}/3: ${mine} of 25 rows; ${25 - mine} in other shards (not sent)`,
+        );
+        expect(run.stderr).toContain(`state: ${mine} new, 0 changed, 0 unchanged (not sent)`);
+      }
+      const once = await received(sandbox);
+      expect([...once.keys()].sort()).toEqual([...skus].sort());
+      expect([...once.values()].every((c) => c === 1)).toBe(true);
+      if (backend === 'sqlite')
+        expect(
+          readdirSync(state)
+            .filter((f) => f.endsWith('.sqlite'))
+            .map((f) => f.replace(/^.*-shard-/, 'shard-')),
+        ).toEqual(
+          expect.arrayContaining(['shard-1-of-3.sqlite', 'shard-2-of-3.sqlite', 'shard-3-of-3.sqlite']),
+        );
+
+      // Delta per shard: nothing changed, nothing sent. The JSON report names the shard and its rows.
+      for (const i of [1, 2, 3]) {
+        const report = `${fresh('report')}.json`;
+        const run = await genser(['upload', file, '--shard', `${i}/3`, '--report', report], env);
+        expect(run.code).toBe(0);
+        expect(run.stderr).toContain(`state: 0 new, 0 changed, ${inShard(i, 3).length} unchanged (not sent)`);
+        expect(JSON.parse(readFileSync(report, 'utf8')).shard).toEqual({
+          index: i,
+          count: 3,
+          feedRows: 25,
+          shardRows: inShard(i, 3).length,
+        });
+      }
+      expect(await received(sandbox)).toEqual(once);
+
+      // A changed price is sent by the SKU's own shard, and only there.
+      const changed = skus.indexOf(inShard(2, 3)[0]);
+      const repriced = sample.map((r, i) =>
+        i === changed ? r.map((c, j) => (j === PRICE ? '12345' : c)) : r,
       );
-      expect(run.stderr).toContain(`state: ${mine} new, 0 changed, 0 unchanged (not sent)`);
-    }
-    const once = await received(sandbox);
-    expect([...once.keys()].sort()).toEqual([...skus].sort());
-    expect([...once.values()].every((c) => c === 1)).toBe(true);
-    expect(
-      readdirSync(state)
-        .filter((f) => f.endsWith('.sqlite'))
-        .map((f) => f.replace(/^.*-shard-/, 'shard-')),
-    ).toEqual(expect.arrayContaining(['shard-1-of-3.sqlite', 'shard-2-of-3.sqlite', 'shard-3-of-3.sqlite']));
+      const file2 = feed(repriced);
+      for (const i of [1, 2, 3]) {
+        const run = await genser(['upload', file2, '--shard', `${i}/3`], env);
+        expect(run.stderr).toContain(`state: 0 new, ${i === 2 ? 1 : 0} changed`);
+      }
+      expect((await received(sandbox)).get(skus[changed])).toBe(2);
 
-    // Delta per shard: nothing changed, nothing sent. The JSON report names the shard and its rows.
-    for (const i of [1, 2, 3]) {
-      const report = `${fresh('report')}.json`;
-      const run = await genser(['upload', file, '--shard', `${i}/3`, '--report', report], env);
+      // The history: per shard with --shard, all of them without.
+      const all = await genser(['runs'], env);
+      expect(all.stdout.trim().split('\n')).toHaveLength(1 + 9);
+      expect(all.stdout.split('\n')[0]).toMatch(/\sexit\s+target\s+shard$/);
+      const three = await genser(['runs', '--shard', '3/3', '--json'], env);
+      const targets = JSON.parse(three.stdout) as { shard: string; runs: { id: string; rows: number }[] }[];
+      expect(targets.map((t) => t.shard)).toEqual(['3/3']);
+      expect(targets[0].runs.map((r) => r.rows)).toEqual([13, 13, 13]);
+      const shown = await genser(['runs', 'show', targets[0].runs[0].id], env);
+      expect(shown.stdout).toContain(`(standard, shard 3/3)`);
+      // Another shard's run is not found under --shard 1/3.
+      const other = await genser(['runs', 'show', targets[0].runs[0].id, '--shard', '1/3'], env);
+      expect(other.code).toBe(2);
+    },
+  );
+
+  it.skipIf(skip)(
+    'a product gone from the feed is sent out of stock by its own shard only; the guard counts the shard',
+    async () => {
+      sandbox = await startSandbox({ port: 0, quiet: true });
+      const env = {
+        GENSER_API_URL: sandbox.url,
+        GENSER_API_KEY: sandbox.apiKey,
+        GENSER_STATE_DIR: await place(),
+      };
+      for (const i of [1, 2, 3])
+        expect((await genser(['upload', feed(), '--shard', `${i}/3`], env)).code).toBe(0);
+
+      // One product of shard 2 (5 known there: 1 gone is 20%, within the default --max-change).
+      const gone = inShard(2, 3)[1];
+      const without = feed(sample.filter((r) => r[SKU] !== gone));
+      const lines: Record<number, string> = {};
+      for (const i of [1, 2, 3]) {
+        const run = await genser(['upload', without, '--shard', `${i}/3`, '--missing', 'out-of-stock'], env);
+        expect(run.code, run.stderr).toBe(0);
+        lines[i] = run.stderr;
+      }
+      expect(lines[2]).toContain('state: 0 new, 1 changed, 4 unchanged (not sent); 1 gone from the feed');
+      expect(lines[1]).toContain('state: 0 new, 0 changed, 7 unchanged (not sent); 0 gone from the feed');
+      expect(lines[3]).toContain('0 gone from the feed');
+      const product = (await (
+        await fetch(`${sandbox.url}/_sandbox/products/${encodeURIComponent(gone)}`)
+      ).json()) as { receivedCount: number; data: { offers: { availability: string } } };
+      // Sent out of stock once in total, by shard 2; skipping products of shards 1 and 3 did not
+      // make them look gone there.
+      expect(product.receivedCount).toBe(2);
+      expect(product.data.offers.availability).toBe('OutOfStock');
+      const counts = await received(sandbox);
+      expect([...counts].filter(([sku, c]) => sku !== gone && c !== 1)).toEqual([]);
+
+      // The guard counts against the shard's own known products: two more of shard 2 gone makes
+      // 3 of the 5 known there (the one already out of stock counts too), refused; the same feed
+      // is fine for shards 1 and 3, which know none of them.
+      const [a, b] = inShard(2, 3).filter((s) => s !== gone);
+      const fewer = feed(sample.filter((r) => ![gone, a, b].includes(r[SKU])));
+      const refused = await genser(['upload', fewer, '--shard', '2/3', '--missing', 'out-of-stock'], env);
+      expect(refused.code).toBe(6);
+      expect(refused.stderr).toContain('0 changed and 3 gone from the feed of 5 known products (3)');
+      const fine = await genser(['upload', fewer, '--shard', '3/3', '--missing', 'out-of-stock'], env);
+      expect(fine.code).toBe(0);
+      expect((await received(sandbox)).get(a)).toBe(1);
+
+      // A row without its SKU (shard 1's to report) could be any shard's product: no shard marks
+      // anything gone from such a feed.
+      const noSku = sample.find((r) => r[SKU] === a)!.map((c, j) => (j === SKU ? '' : c));
+      const broken = feed(
+        sample.filter((r) => r[SKU] !== a),
+        [noSku],
+      );
+      const run = await genser(
+        [
+          'upload',
+          broken,
+          '--shard',
+          '2/3',
+          '--missing',
+          'out-of-stock',
+          '--max-change',
+          '100%',
+          ...GUARDS_OFF,
+        ],
+        env,
+      );
       expect(run.code).toBe(0);
-      expect(run.stderr).toContain(`state: 0 new, 0 changed, ${inShard(i, 3).length} unchanged (not sent)`);
-      expect(JSON.parse(readFileSync(report, 'utf8')).shard).toEqual({
-        index: i,
-        count: 3,
-        feedRows: 25,
-        shardRows: inShard(i, 3).length,
-      });
-    }
-    expect(await received(sandbox)).toEqual(once);
+      expect(run.stderr).toContain('0 gone from the feed');
+      expect((await received(sandbox)).get(a)).toBe(1);
+    },
+  );
+});
 
-    // A changed price is sent by the SKU's own shard, and only there.
-    const changed = skus.indexOf(inShard(2, 3)[0]);
-    const repriced = sample.map((r, i) => (i === changed ? r.map((c, j) => (j === PRICE ? '12345' : c)) : r));
-    const file2 = feed(repriced);
-    for (const i of [1, 2, 3]) {
-      const run = await genser(['upload', file2, '--shard', `${i}/3`], env);
-      expect(run.stderr).toContain(`state: 0 new, ${i === 2 ? 1 : 0} changed`);
-    }
-    expect((await received(sandbox)).get(skus[changed])).toBe(2);
-
-    // The history: per shard with --shard, all of them without.
-    const all = await genser(['runs'], env);
-    expect(all.stdout.trim().split('\n')).toHaveLength(1 + 9);
-    expect(all.stdout.split('\n')[0]).toMatch(/\sexit\s+target\s+shard$/);
-    const three = await genser(['runs', '--shard', '3/3', '--json'], env);
-    const targets = JSON.parse(three.stdout) as { shard: string; runs: { id: string; rows: number }[] }[];
-    expect(targets.map((t) => t.shard)).toEqual(['3/3']);
-    expect(targets[0].runs.map((r) => r.rows)).toEqual([13, 13, 13]);
-    const shown = await genser(['runs', 'show', targets[0].runs[0].id], env);
-    expect(shown.stdout).toContain(`(standard, shard 3/3)`);
-    // Another shard's run is not found under --shard 1/3.
-    const other = await genser(['runs', 'show', targets[0].runs[0].id, '--shard', '1/3'], env);
-    expect(other.code).toBe(2);
-  });
-
-  it('a product gone from the feed is sent out of stock by its own shard only; the guard counts the shard', async () => {
-    sandbox = await startSandbox({ port: 0, quiet: true });
-    const env = {
-      GENSER_API_URL: sandbox.url,
-      GENSER_API_KEY: sandbox.apiKey,
-      GENSER_STATE_DIR: fresh('gone'),
-    };
-    for (const i of [1, 2, 3])
-      expect((await genser(['upload', feed(), '--shard', `${i}/3`], env)).code).toBe(0);
-
-    // One product of shard 2 (5 known there: 1 gone is 20%, within the default --max-change).
-    const gone = inShard(2, 3)[1];
-    const without = feed(sample.filter((r) => r[SKU] !== gone));
-    const lines: Record<number, string> = {};
-    for (const i of [1, 2, 3]) {
-      const run = await genser(['upload', without, '--shard', `${i}/3`, '--missing', 'out-of-stock'], env);
-      expect(run.code, run.stderr).toBe(0);
-      lines[i] = run.stderr;
-    }
-    expect(lines[2]).toContain('state: 0 new, 1 changed, 4 unchanged (not sent); 1 gone from the feed');
-    expect(lines[1]).toContain('state: 0 new, 0 changed, 7 unchanged (not sent); 0 gone from the feed');
-    expect(lines[3]).toContain('0 gone from the feed');
-    const product = (await (
-      await fetch(`${sandbox.url}/_sandbox/products/${encodeURIComponent(gone)}`)
-    ).json()) as { receivedCount: number; data: { offers: { availability: string } } };
-    // Sent out of stock once in total, by shard 2; skipping products of shards 1 and 3 did not
-    // make them look gone there.
-    expect(product.receivedCount).toBe(2);
-    expect(product.data.offers.availability).toBe('OutOfStock');
-    const counts = await received(sandbox);
-    expect([...counts].filter(([sku, c]) => sku !== gone && c !== 1)).toEqual([]);
-
-    // The guard counts against the shard's own known products: two more of shard 2 gone makes
-    // 3 of the 5 known there (the one already out of stock counts too), refused; the same feed
-    // is fine for shards 1 and 3, which know none of them.
-    const [a, b] = inShard(2, 3).filter((s) => s !== gone);
-    const fewer = feed(sample.filter((r) => ![gone, a, b].includes(r[SKU])));
-    const refused = await genser(['upload', fewer, '--shard', '2/3', '--missing', 'out-of-stock'], env);
-    expect(refused.code).toBe(6);
-    expect(refused.stderr).toContain('0 changed and 3 gone from the feed of 5 known products (3)');
-    const fine = await genser(['upload', fewer, '--shard', '3/3', '--missing', 'out-of-stock'], env);
-    expect(fine.code).toBe(0);
-    expect((await received(sandbox)).get(a)).toBe(1);
-
-    // A row without its SKU (shard 1's to report) could be any shard's product: no shard marks
-    // anything gone from such a feed.
-    const noSku = sample.find((r) => r[SKU] === a)!.map((c, j) => (j === SKU ? '' : c));
-    const broken = feed(
-      sample.filter((r) => r[SKU] !== a),
-      [noSku],
-    );
-    const run = await genser(
-      [
-        'upload',
-        broken,
-        '--shard',
-        '2/3',
-        '--missing',
-        'out-of-stock',
-        '--max-change',
-        '100%',
-        ...GUARDS_OFF,
-      ],
-      env,
-    );
-    expect(run.code).toBe(0);
-    expect(run.stderr).toContain('0 gone from the feed');
-    expect((await received(sandbox)).get(a)).toBe(1);
-  });
-
+describe('--shard-count against the sandbox', () => {
   it('--shard-count N takes the shard from JOB_COMPLETION_INDEX (0-based), into the same state as --shard', async () => {
     sandbox = await startSandbox({ port: 0, quiet: true });
     const env = {

@@ -45,7 +45,10 @@ export class Delta implements StateHooks {
 
   /** The delta against `state`, with the batches in flight and the SKUs owed by earlier runs. */
   static async load(state: UploadState, full: boolean): Promise<Delta> {
-    return new Delta(state, full, await state.inflight(), await state.owedSkus());
+    const delta = new Delta(state, full, await state.inflight(), await state.owedSkus());
+    // A new state knows no hash: none is looked up row by row (a query each on a database server).
+    if ((await state.knownCount()) === 0) delta.preloadHashes(new Map());
+    return delta;
   }
 
   /**
@@ -98,9 +101,10 @@ export class Delta implements StateHooks {
   }
 
   /** Every accepted hash, read at once (a pass that compares most rows of a large feed). */
-  private hashes: ReadonlyMap<string, string> | undefined;
+  private hashes: Map<string, string> | undefined;
 
-  preloadHashes(hashes: ReadonlyMap<string, string>): void {
+  /** Hashes read at once; kept up to date with what this run gets accepted. */
+  preloadHashes(hashes: Map<string, string>): void {
     this.hashes = hashes;
   }
 
@@ -146,6 +150,8 @@ export class Delta implements StateHooks {
 
   async accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): Promise<void> {
     await this.state.accepted(rows, parts);
+    if (this.hashes)
+      for (const r of rows) if (r.sku !== undefined && r.hash !== undefined) this.hashes.set(r.sku, r.hash);
   }
 
   /** The source keys noted so far, into the state (one transaction). */

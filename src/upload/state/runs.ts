@@ -13,7 +13,7 @@ export interface RunCounts {
   sent: number;
   accepted: number;
   rejected: number;
-  /** Failed only (since schema 8; before, failed + unconfirmed + not sent). */
+  /** Failed only (since SQLite schema 9 and PostgreSQL schema 3; before, failed + unconfirmed + not sent). */
   failed: number;
   unchanged: number;
   /** Sent, answer lost or ambiguous (may have landed). */
@@ -31,7 +31,7 @@ export interface RunRecord extends Partial<RunCounts> {
   exitCode?: number;
 }
 
-interface RunRow {
+export interface RunRow {
   id: string;
   started: string;
   pid: number;
@@ -68,12 +68,22 @@ export function finishRun(
   id: string,
   end: { counts?: RunCounts; exitCode: number; report?: string; durationMs: number },
 ): void {
-  const c = end.counts;
   db.prepare(
     `UPDATE runs SET duration_ms = ?, rows = ?, sent = ?, accepted = ?, rejected = ?, failed = ?,
        unchanged = ?, unconfirmed = ?, not_sent = ?, exit_code = ?, report = ? WHERE id = ?`,
-  ).run(
-    end.durationMs,
+  ).run(...runEndValues(end), id);
+}
+
+/** A finished run's columns, in order: duration_ms, rows ... unchanged, unconfirmed, not_sent, exit_code, report. */
+export function runEndValues(end: {
+  counts?: RunCounts;
+  exitCode: number;
+  report?: string;
+  durationMs: number;
+}): (number | string | null)[] {
+  const c = end.counts;
+  return [
+    Math.round(end.durationMs),
     c?.rows ?? null,
     c?.sent ?? null,
     c?.accepted ?? null,
@@ -84,11 +94,11 @@ export function finishRun(
     c?.notSent ?? null,
     end.exitCode,
     end.report ?? null,
-    id,
-  );
+  ];
 }
 
-function record(r: RunRow): RunRecord {
+/** A history row as `genser runs` shows it (columns left NULL are left out). */
+export function runRecord(r: RunRow): RunRecord {
   const out: RunRecord = { id: r.id, started: r.started, pid: r.pid, feed: r.feed };
   if (r.duration_ms !== null) out.durationMs = r.duration_ms;
   if (r.exit_code !== null) out.exitCode = r.exit_code;
@@ -101,11 +111,11 @@ function record(r: RunRow): RunRecord {
 
 /** Newest first. */
 export function listRuns(db: Database): RunRecord[] {
-  return db.prepare<RunRow>('SELECT * FROM runs ORDER BY seq DESC').all().map(record);
+  return db.prepare<RunRow>('SELECT * FROM runs ORDER BY seq DESC').all().map(runRecord);
 }
 
 export function runReport(db: Database, id: string): { run: RunRecord; report?: string } | undefined {
   const row = db.prepare<RunRow & { report: string | null }>('SELECT * FROM runs WHERE id = ?').get(id);
   if (!row) return undefined;
-  return { run: record(row), ...(row.report !== null ? { report: row.report } : {}) };
+  return { run: runRecord(row), ...(row.report !== null ? { report: row.report } : {}) };
 }

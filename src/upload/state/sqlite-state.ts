@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { atExit } from '../../shared/exit-hooks.js';
 import { processAlive } from '../../shared/process-alive.js';
 import { type Database, openDatabase, type Statement } from '../../storage/sqlite.js';
 import { shardName } from '../shard.js';
+import { feedUrlHash, feedValidatorsOf } from './feed-validators.js';
 import {
   checkIntact,
   checkNotEmpty,
@@ -16,10 +16,12 @@ import {
   keepLastGood,
   stateProblem,
 } from './health.js';
+import { knownColumns } from './known-columns.js';
 import { lastCompleteRows, missingRuns, recordComplete, recordMissing } from './last-complete.js';
 import { decideLock, HEARTBEAT_MS, type LockHolder } from './lock.js';
 import { finishRun, listRuns, runReport, startRun } from './runs.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
+import { SqliteTables } from './sqlite-tables.js';
 import type {
   AcceptedRow,
   FeedValidators,
@@ -29,6 +31,7 @@ import type {
   RunEnd,
   UploadState,
 } from './store.js';
+import type { StateTables } from './tables.js';
 import { type StateTarget, stateFileName } from './target.js';
 
 /**
@@ -212,15 +215,7 @@ export class SqliteState implements UploadState {
                UNION ALL SELECT sku, source FROM other_shards)`,
       )
       .get();
-    if (!row?.lengths) return { keys: '', skus: '', skuBytes: [], warningBytes: [] };
-    const skuBytes: number[] = [];
-    const warningBytes: number[] = [];
-    for (const pair of row.lengths.split(',')) {
-      const colon = pair.indexOf(':');
-      skuBytes.push(Number(pair.slice(0, colon)));
-      warningBytes.push(Number(pair.slice(colon + 1)));
-    }
-    return { keys: row.keys ?? '', skus: row.skus ?? '', skuBytes, warningBytes };
+    return knownColumns(row);
   }
 
   /**
@@ -420,6 +415,11 @@ export class SqliteState implements UploadState {
     return runReport(this.db, id);
   }
 
+  /** Every table as rows (`genser state copy`). */
+  tables(): StateTables {
+    return new SqliteTables(this.db);
+  }
+
   async lastCompleteRows(): Promise<number | undefined> {
     return lastCompleteRows(this.db);
   }
@@ -441,13 +441,8 @@ export class SqliteState implements UploadState {
       .prepare<{ etag: string | null; last_modified: string | null; run_id: string }>(
         'SELECT etag, last_modified, run_id FROM feed_validators WHERE url_hash = ?',
       )
-      .get(urlHash(url));
-    if (!row) return undefined;
-    return {
-      runId: row.run_id,
-      ...(row.etag !== null ? { etag: row.etag } : {}),
-      ...(row.last_modified !== null ? { lastModified: row.last_modified } : {}),
-    };
+      .get(feedUrlHash(url));
+    return row && feedValidatorsOf(row);
   }
 
   async keepFeedValidators(
@@ -459,7 +454,7 @@ export class SqliteState implements UploadState {
     );
     this.db.transaction(() => {
       this.db.exec('DELETE FROM feed_validators');
-      for (const f of feeds) insert.run(urlHash(f.url), f.etag ?? null, f.lastModified ?? null, runId);
+      for (const f of feeds) insert.run(feedUrlHash(f.url), f.etag ?? null, f.lastModified ?? null, runId);
     });
   }
 
@@ -506,9 +501,4 @@ function checkTarget(db: Database, file: string, target: StateTarget): void {
         );
     }
   });
-}
-
-/** A feed URL as the state keeps it: its SHA-256, so a token in its query is never stored. */
-function urlHash(url: string): string {
-  return createHash('sha256').update(url).digest('base64url');
 }

@@ -1,0 +1,393 @@
+import { mkdtempSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ExitError } from '../../src/shared/errors.js';
+import { Delta, deltaLine, payloadHash } from '../../src/upload/state/delta.js';
+import { connectState } from '../../src/upload/state/pg-open.js';
+import { PG_SCHEMA_VERSION } from '../../src/upload/state/pg-schema.js';
+import { PgState } from '../../src/upload/state/pg-state.js';
+import { KEEP_RUNS } from '../../src/upload/state/runs.js';
+import { SqliteState } from '../../src/upload/state/sqlite-state.js';
+import type { UploadState } from '../../src/upload/state/store.js';
+import type { StateTarget } from '../../src/upload/state/target.js';
+import { startPostgres } from '../helpers/postgres.js';
+
+/**
+ * The upload state's contract, run on both backends (docs/nightly.md): SQLite files in a
+ * directory, and a PostgreSQL database (a throwaway server: test/helpers/postgres.ts; skipped,
+ * saying so, where PostgreSQL cannot start).
+ */
+const server = await startPostgres();
+afterAll(() => server?.stop());
+
+const dir = mkdtempSync(join(tmpdir(), 'genser-state-backends-'));
+let n = 0;
+
+const target = (over: Partial<StateTarget> = {}): StateTarget => ({
+  apiUrl: 'https://api.example.com',
+  format: 'standard',
+  keyFingerprint: 'f'.repeat(64),
+  ...over,
+});
+
+interface Backend {
+  /** A new, empty place for states. */
+  place(): Promise<string>;
+  open(place: string, t?: StateTarget): Promise<UploadState>;
+}
+
+const sqlite: Backend = {
+  async place() {
+    return mkdtempSync(join(dir, `sqlite-${++n}-`));
+  },
+  async open(place, t = target()) {
+    return SqliteState.open(place, t);
+  },
+};
+
+const postgres: Backend = {
+  place: () => server!.database(),
+  async open(url, t = target()) {
+    const client = await connectState(url, url, process.env);
+    return PgState.open(client, url, t);
+  },
+};
+
+const backends: [string, Backend, boolean][] = [
+  ['sqlite', sqlite, false],
+  ['postgres', postgres, !server],
+];
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
+const text = (b: Uint8Array | undefined) => (b ? Buffer.from(b).toString() : undefined);
+
+describe.each(backends)('upload state on %s', (_name, backend, skip) => {
+  it.skipIf(skip)(
+    'keeps accepted payloads, owed rows and absent SKUs; an accept pays what is owed',
+    async () => {
+      const state = await backend.open(await backend.place());
+      try {
+        const p = (sku: string, v = 1) => Buffer.from(JSON.stringify({ sku, v }));
+        await state.owe(
+          'run00001',
+          [
+            { file: 'a.csv', row: 2, line: 3, sku: 'B' },
+            { file: 'a.csv', row: 5, line: 6 },
+            { file: 'a.csv', row: 1, line: 2, sku: 'A' },
+          ],
+          [p('B'), p('?'), p('A')],
+        );
+        expect((await state.owedRows()).map((r) => [r.file, r.row, r.sku, r.runId])).toEqual([
+          ['a.csv', 1, 'A', 'run00001'],
+          ['a.csv', 2, 'B', 'run00001'],
+          ['a.csv', 5, null, 'run00001'],
+        ]);
+        expect(text((await state.owedRows())[0].payload)).toBe('{"sku":"A","v":1}');
+        // Owed again by a later run: one row per SKU, the later run's.
+        await state.owe('run00002', [{ file: 'a.csv', row: 2, line: 3, sku: 'B' }], [p('B', 2)]);
+        expect(await state.owedSkus()).toEqual(new Set(['A', 'B']));
+        await state.accepted(
+          [
+            { file: 'a.csv', row: 1, sku: 'A', hash: 'hA' },
+            { file: 'a.csv', row: 5 },
+            { file: 'a.csv', row: 7, sku: 'C', hash: 'hC', source: 'k'.repeat(22) },
+          ],
+          [p('A'), p('?'), p('C')],
+        );
+        expect((await state.owedRows()).map((r) => [r.sku, r.runId])).toEqual([['B', 'run00002']]);
+        expect(await state.knownCount()).toBe(2);
+        expect(await state.acceptedHash('A')).toBe('hA');
+        expect(await state.acceptedHash('B')).toBeUndefined();
+        expect(Object.fromEntries(await state.acceptedHashes())).toEqual({ A: 'hA', C: 'hC' });
+        const payloads = await state.acceptedPayloads(['A', 'C', 'Z']);
+        expect([...payloads.keys()].sort()).toEqual(['A', 'C']);
+        expect(text(payloads.get('C'))).toBe('{"sku":"C","v":1}');
+        // A known SKU's payload is replaced.
+        await state.accepted([{ sku: 'A', hash: 'hA2' }], [p('A', 2)]);
+        expect(text((await state.acceptedPayloads(['A'])).get('A'))).toBe('{"sku":"A","v":2}');
+        expect(await collect(state.acceptedSkus())).toEqual(['A', 'C']);
+        expect(
+          (await collect(state.absent((sku) => sku === 'A'))).map((g) => [g.sku, text(g.payload)]),
+        ).toEqual([['C', '{"sku":"C","v":1}']]);
+        await state.dropOwed('B');
+        expect(await state.owedRows()).toEqual([]);
+      } finally {
+        await state.close();
+      }
+    },
+  );
+
+  it.skipIf(skip)(
+    'the guards keep the last complete run and the runs each SKU has been missing',
+    async () => {
+      const state = await backend.open(await backend.place());
+      try {
+        expect(await state.lastCompleteRows()).toBeUndefined();
+        await state.recordComplete(120);
+        await state.recordComplete(125);
+        expect(await state.lastCompleteRows()).toBe(125);
+        await state.recordMissing(['A', 'B'], new Map());
+        await state.recordMissing(['B', 'C'], await state.missingRuns());
+        expect(await state.missingRuns()).toEqual(
+          new Map([
+            ['B', 2],
+            ['C', 1],
+          ]),
+        );
+      } finally {
+        await state.close();
+      }
+    },
+  );
+
+  it.skipIf(skip)(
+    'delta: new as create, same bytes unchanged, other bytes update; --full sends the unchanged',
+    async () => {
+      const state = await backend.open(await backend.place());
+      const a = Buffer.from('{"sku":"A"}');
+      const delta = await Delta.load(state, false);
+      const plan = await delta.plan('A', a);
+      expect(plan).toEqual({ type: 'create_product', hash: payloadHash(a) });
+      // Not accepted yet: still new next time.
+      expect((await delta.plan('A', a))?.type).toBe('create_product');
+      await delta.accepted([{ file: 'f', row: 1, line: 2, sku: 'A', hash: plan!.hash }], [a]);
+      expect(await delta.plan('A', a)).toBeUndefined();
+      expect((await delta.plan('A', Buffer.from('{"sku":"A","x":1}')))?.type).toBe('update_product');
+      expect((await (await Delta.load(state, true)).plan('A', a))?.type).toBe('update_product');
+      expect(delta.counts).toEqual({ new: 2, changed: 1, unchanged: 1 });
+      expect(deltaLine({ new: 12, changed: 340, unchanged: 49_648 }, false)).toBe(
+        '12 new, 340 changed, 49,648 unchanged (not sent)',
+      );
+      await state.close();
+    },
+  );
+
+  it.skipIf(skip)(
+    'a SKU of an unanswered batch with other bytes is sent again, and not skipped by its key',
+    async () => {
+      const state = await backend.open(await backend.place());
+      const a = Buffer.from('{"sku":"A","price":1}');
+      const b = Buffer.from('{"sku":"A","price":2}');
+      const key = Buffer.alloc(16, 7);
+      const source = key.toString('base64url');
+      await (await Delta.load(state, false)).accepted(
+        [{ file: 'f', row: 1, line: 2, sku: 'A', hash: payloadHash(a), source }],
+        [a],
+      );
+      expect(await (await Delta.load(state, false)).plan('A', a)).toBeUndefined();
+      expect((await state.knownSources()).lookup(key)?.sku).toBe('A');
+      // A run sent B and died before the answer: B may be on the service. The feed is A again.
+      await state.recordInflight('env-b', 'update_product', [{ sku: 'A', hash: payloadHash(b) }]);
+      const night = await Delta.load(state, false);
+      expect(night.inDoubt('A', payloadHash(a))).toBe(true);
+      expect(await night.plan('A', a)).toEqual({ type: 'update_product', hash: payloadHash(a) });
+      expect((await state.knownSources()).lookup(key)).toBeUndefined();
+      // The same bytes as the unanswered batch: resumed under its id, at its place.
+      expect((await (await Delta.load(state, false)).plan('A', b))?.resume).toEqual({
+        envelopeId: 'env-b',
+        position: 0,
+        size: 1,
+      });
+      await state.forgetInflight(['env-b']);
+      expect(await (await Delta.load(state, false)).plan('A', a)).toBeUndefined();
+      expect((await state.knownSources()).lookup(key)?.sku).toBe('A');
+      await state.close();
+    },
+  );
+
+  it.skipIf(skip)(
+    'source keys: noted where the hash stands; other shards’ keys replace the last run’s',
+    async () => {
+      const state = await backend.open(await backend.place());
+      try {
+        const k = (i: number) => Buffer.alloc(16, i);
+        const s = (i: number, warn = '') => k(i).toString('base64url') + warn;
+        await state.accepted(
+          [
+            { sku: 'A', hash: 'hA' },
+            { sku: 'B', hash: 'hB' },
+          ],
+          [Buffer.from('a'), Buffer.from('b')],
+        );
+        await state.noteSources([
+          { sku: 'A', hash: 'hA', source: s(1, '[{"w":"ü"}]') },
+          { sku: 'B', hash: 'stale', source: s(2) },
+        ]);
+        await state.replaceOtherShards([{ source: s(3), sku: 'X' }]);
+        let table = await state.knownSources();
+        expect(table.lookup(k(1))?.sku).toBe('A');
+        expect(table.lookup(k(2))).toBeUndefined();
+        expect(table.lookup(k(3))?.sku).toBe('X');
+        await state.replaceOtherShards([{ source: s(4), sku: 'Y' }]);
+        table = await state.knownSources();
+        expect(table.lookup(k(3))).toBeUndefined();
+        expect(table.lookup(k(4))?.sku).toBe('Y');
+      } finally {
+        await state.close();
+      }
+    },
+  );
+
+  it.skipIf(skip)(
+    'history keeps the last 100 runs of each target; a run never finished shows no exit code',
+    async () => {
+      const place = await backend.place();
+      const state = await backend.open(place);
+      const other = await backend.open(place, target({ format: 'legacy' }));
+      const ids: string[] = [];
+      for (let i = 0; i < 105; i++) ids.push(await state.startRun(`feed-${i}.csv`));
+      await other.startRun('other.csv');
+      await state.finishRun(ids[104], {
+        exitCode: 0,
+        durationMs: 1500,
+        counts: { rows: 3, sent: 3, accepted: 3, rejected: 0, failed: 0, unchanged: 0 },
+        report: '{"ok":true}',
+      });
+      const runs = await state.listRuns();
+      expect(runs).toHaveLength(KEEP_RUNS);
+      expect(runs[0]).toMatchObject({ id: ids[104], exitCode: 0, rows: 3, durationMs: 1500 });
+      expect(runs[1].exitCode).toBeUndefined();
+      expect(runs.at(-1)?.feed).toBe('feed-5.csv');
+      expect((await state.runReport(ids[104]))?.report).toBe('{"ok":true}');
+      expect(await state.runReport(ids[0])).toBeUndefined();
+      expect((await other.listRuns()).map((r) => r.feed)).toEqual(['other.csv']);
+      expect(await other.target()).toEqual({ apiUrl: 'https://api.example.com', format: 'legacy' });
+      await state.close();
+      await other.close();
+    },
+  );
+
+  it.skipIf(skip)(
+    'a run counts its unconfirmed and not-sent rows apart; feed validators are kept per target, by URL hash',
+    async () => {
+      const place = await backend.place();
+      const state = await backend.open(place);
+      const other = await backend.open(place, target({ format: 'legacy' }));
+      try {
+        const id = await state.startRun('https://shop.example/feed.csv');
+        await state.finishRun(id, {
+          exitCode: 4,
+          durationMs: 10,
+          counts: {
+            rows: 9,
+            sent: 6,
+            accepted: 3,
+            rejected: 0,
+            failed: 1,
+            unchanged: 0,
+            unconfirmed: 2,
+            notSent: 3,
+          },
+        });
+        expect((await state.listRuns())[0]).toMatchObject({ failed: 1, unconfirmed: 2, notSent: 3 });
+
+        const url = 'https://shop.example/feed.csv?token=s3cret';
+        await state.keepFeedValidators(id, [
+          { url, etag: '"v1"' },
+          { url: 'https://b.example/x.csv', lastModified: 'Tue, 24 Nov 2026 03:00:00 GMT' },
+        ]);
+        expect(await state.feedValidators(url)).toEqual({ runId: id, etag: '"v1"' });
+        expect(await state.feedValidators('https://b.example/x.csv')).toEqual({
+          runId: id,
+          lastModified: 'Tue, 24 Nov 2026 03:00:00 GMT',
+        });
+        expect(await other.feedValidators(url)).toBeUndefined();
+        // The next run's validators replace the kept ones; none kept: nothing is.
+        await state.keepFeedValidators('r2', []);
+        expect(await state.feedValidators(url)).toBeUndefined();
+      } finally {
+        await state.close();
+        await other.close();
+      }
+    },
+  );
+});
+
+describe.skipIf(!server)('upload state on postgres only', () => {
+  it('ten runs opening a new database at once: the schema is made once, one holds the lock, the others exit 5', async () => {
+    const url = await server!.database();
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        try {
+          const state = await postgres.open(url);
+          try {
+            await state.lock();
+            await new Promise((r) => setTimeout(r, 300));
+            return '0';
+          } finally {
+            await state.close();
+          }
+        } catch (e) {
+          return `${(e as ExitError).exitCode ?? 70} ${(e as Error).message}`;
+        }
+      }),
+    );
+    expect(outcomes.filter((o) => !/^(0|5 another genser upload)/.test(o))).toEqual([]);
+    expect(outcomes.filter((o) => o === '0').length).toBeGreaterThanOrEqual(1);
+  });
+
+  // SQLite's lock has its own tests, its holder another process: state.test.ts, state-lock.test.ts.
+  it('lock: a second run of the target and shard exits 5 naming the holder; another shard runs; released at close', async () => {
+    const place = await postgres.place();
+    const shard = { index: 1, count: 2 };
+    const first = await postgres.open(place, target({ shard }));
+    await first.lock();
+    const second = await postgres.open(place, target({ shard }));
+    const err = await second.lock().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ExitError);
+    expect((err as ExitError).exitCode).toBe(5);
+    expect((err as ExitError).message).toContain(`pid ${process.pid} on ${hostname()}`);
+    const otherShard = await postgres.open(place, target({ shard: { index: 2, count: 2 } }));
+    await otherShard.lock();
+    await otherShard.close();
+    await first.close();
+    await second.lock();
+    await second.close();
+  });
+
+  it('a lock goes with its connection: a run whose connection dropped (killed) leaves it free', async () => {
+    const url = await server!.database();
+    const held = await postgres.open(url);
+    await held.lock();
+    // The holder's session ends as a killed process's would: the server drops it.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'genser' AND pid <> pg_backend_pid()",
+    );
+    const next = await postgres.open(url);
+    await next.lock();
+    await next.close();
+    await held.close();
+    await admin.end();
+  });
+
+  it('refuses a database written by a newer genser (exit 2) and changes nothing', async () => {
+    const url = await server!.database();
+    await (await postgres.open(url)).close();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query("UPDATE genser_meta SET value = $1 WHERE key = 'schema_version'", [
+      String(PG_SCHEMA_VERSION + 1),
+    ]);
+    const err = await postgres.open(url).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err as ExitError).exitCode).toBe(2);
+    expect((err as ExitError).message).toContain('written by a newer genser');
+    const { rows } = await admin.query("SELECT value FROM genser_meta WHERE key = 'schema_version'");
+    expect(rows[0].value).toBe(String(PG_SCHEMA_VERSION + 1));
+    await admin.end();
+  });
+});
