@@ -251,7 +251,7 @@ async function* workerRows(r: FeedRun, workers: number, url: URL): AsyncGenerato
         continue;
       }
       const reads = transformReads(mapping?.transform, readPlanned(p, r.log), { runDate });
-      yield* ordered.put(reads, fileIndex, p.file, withKnown);
+      yield* ordered.put(reads, fileIndex, p.file, withKnown, p.source === '-' || isUrl(p.source));
     }
     yield* ordered.drain();
   } finally {
@@ -355,8 +355,9 @@ class InOrder {
     fileIndex: number,
     file: string,
     withKnown: (job: Job) => Job,
+    mayPause = false,
   ): AsyncGenerator<FeedRow> {
-    const batcher = new Batcher(fileIndex);
+    const batcher = new Batcher(fileIndex, mayPause);
     const iterator = reads[Symbol.asyncIterator]();
     this.stopping = async () => void (await iterator.return?.());
     let readError: unknown;
@@ -445,6 +446,20 @@ class InOrder {
   }
 }
 
+/** A promise that settles after `ms`, or at `end()`, whichever comes first. */
+function pauseAfter(ms: number): { at: Promise<undefined>; end(): void } {
+  let end: () => void = () => {};
+  const at = new Promise<undefined>((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms);
+    timer.unref();
+    end = () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    };
+  });
+  return { at, end };
+}
+
 /**
  * A file's reads in batches of BATCH_RECORDS records (issues go with the records after them).
  * Flat records whose columns are the batch's first one's travel as their values only.
@@ -456,25 +471,35 @@ class Batcher {
   /** A read asked for and not yet taken (the batch was handed on while it waited). */
   private pending: Promise<IteratorResult<ReadItem>> | undefined;
 
-  constructor(private readonly fileIndex: number) {}
+  /** `mayPause`: stdin or a download, which may wait long between records (a file never does). */
+  constructor(
+    private readonly fileIndex: number,
+    private readonly mayPause: boolean,
+  ) {}
 
   async next(reads: AsyncIterator<ReadItem>): Promise<Job | undefined> {
     if (this.done) return undefined;
     let records = 0;
-    // One timer a batch: past it, a source that pauses (a pipe) hands on what it has so far.
-    const pause = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), PAUSE_MS).unref());
-    while (records < BATCH_RECORDS) {
-      this.pending ??= reads.next();
-      const next = records > 0 ? await Promise.race([this.pending, pause]) : await this.pending;
-      if (next === undefined) break;
-      this.pending = undefined;
-      if (next.done) {
-        this.done = true;
-        break;
+    // A source that may pause hands on what it has past one timer a batch. A file is not raced:
+    // a race a record costs a promise and leaves a reaction holding the record on the timer.
+    const pause = this.mayPause ? pauseAfter(PAUSE_MS) : undefined;
+    try {
+      while (records < BATCH_RECORDS) {
+        this.pending ??= reads.next();
+        const next = records > 0 && pause ? await Promise.race([this.pending, pause.at]) : await this.pending;
+        if (next === undefined) break;
+        this.pending = undefined;
+        if (next.done) {
+          this.done = true;
+          break;
+        }
+        const item = next.value;
+        this.items.push(this.packed(item));
+        if (item.type === 'record') records++;
       }
-      const item = next.value;
-      this.items.push(this.packed(item));
-      if (item.type === 'record') records++;
+    } finally {
+      // Settles the timer's promise now: the races' reactions on it (and their records) go.
+      pause?.end();
     }
     return this.rest();
   }
