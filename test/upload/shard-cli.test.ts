@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
+import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
@@ -427,4 +428,48 @@ describe('--shard locks', () => {
       await new Promise((r) => setTimeout(r, 400));
     }
   }, 20_000);
+
+  // The state in PostgreSQL: the lock is the holder's session; killed, its connection takes it.
+  it.skipIf(!pgServer)(
+    'in PostgreSQL too: the same shard twice exits 5 naming the holder; killed, the lock goes',
+    async () => {
+      sandbox = await startSandbox({ port: 0, quiet: true, faults: { latencyMs: 300 } });
+      const url = await pgServer!.database();
+      const env = { GENSER_API_URL: sandbox.url, GENSER_API_KEY: sandbox.apiKey, GENSER_STATE_DIR: url };
+      const file = feed();
+      const child = spawn(
+        process.execPath,
+        [bin, 'upload', file, '--shard', '3/3', '--batch-size', '1', '--concurrency', '1'],
+        { env: { PATH: process.env.PATH, NO_COLOR: '1', ...env } },
+      );
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      try {
+        let holder: number | undefined;
+        const deadline = Date.now() + 8000;
+        while (holder === undefined && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 50));
+          holder = await db.query<{ pid: number }>('SELECT pid FROM genser_lock').then(
+            (r) => r.rows[0]?.pid,
+            () => undefined, // the schema is not made yet
+          );
+        }
+        expect(holder).toBe(child.pid);
+        const same = await genser(['upload', file, '--shard', '3/3'], env);
+        expect(same.code).toBe(5);
+        expect(same.stderr).toContain(`pid ${holder}`);
+        child.kill('SIGKILL');
+        await exited;
+        const after = await genser(['upload', file, '--shard', '3/3'], env);
+        expect(after.code, after.stderr).toBe(0);
+      } finally {
+        child.kill('SIGKILL');
+        await exited;
+        await db.end();
+        await new Promise((r) => setTimeout(r, 400));
+      }
+    },
+    20_000,
+  );
 });
