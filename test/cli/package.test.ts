@@ -68,9 +68,12 @@ describe('the published package, as a user installs it', () => {
     // `.ci/run`) or is one of its top-level files (`tsconfig.json`): command names and flags are
     // not. Pages about the repository itself name its source on purpose, and say so at their top:
     // the module map (src/) and the benchmark harness (bench/), and the README's Development.
-    const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n');
-    const folders = new Set(tracked.filter((f) => f.includes('/')).map((f) => f.split('/')[0]));
-    const topFiles = new Set(tracked.filter((f) => f !== '' && !f.includes('/')));
+    // The checkout's top level as it is on disk (CI's other-Node runs test a copy that is not a
+    // git repository), less what is built or installed there (.gitignore).
+    const generated = new Set(['.git', 'node_modules', 'dist', 'coverage', 'test-output', 'tmp', '.genser']);
+    const top = readdirSync(root, { withFileTypes: true }).filter((e) => !generated.has(e.name));
+    const folders = new Set(top.filter((e) => e.isDirectory()).map((e) => e.name));
+    const topFiles = new Set(top.filter((e) => e.isFile()).map((e) => e.name));
     const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const pathWord = new RegExp(
       `(?<![\\w/.:@-])((?:${[...folders].map(literal).join('|')})/[\\w./*-]*|(?:${[...topFiles].map(literal).join('|')})(?![\\w/-]))`,
