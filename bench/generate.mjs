@@ -5,7 +5,7 @@
 //
 // Two shapes. `long` (the default, about 1.6 KB a row, 29 columns) writes CSV in the canonical standard columns of docs/architecture.md section 6: Korean, English and
 // Japanese text, quoted fields holding commas, quotes and newlines, long HTML descriptions,
-// `|`-separated lists, valid EAN-13 check digits. One row in INVALID_EVERY carries a known
+// `|`-separated lists, valid EAN-13 check digits (a GTIN per row, none twice). One row in INVALID_EVERY carries a known
 // defect so validation has errors to report. Rows are streamed to disk in blocks (memory does
 // not grow with --rows). `short` (issue 12: about 330 bytes a row) writes the 17 canonical
 // columns of SHORT_COLUMNS (every field the schema requires) with Korean text, quoted commas and line breaks in some fields and the
@@ -18,7 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Bump when the generated content changes, so stale catalogs are regenerated. */
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 export const DEFAULT_SEED = 20261123;
 export const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), 'data');
 
@@ -286,6 +286,16 @@ const SPEC_VALUES = [
 
 // --- value builders ----------------------------------------------------------------------------
 
+/**
+ * Row n's GTIN: unique in the catalog (random ones collided about 5 times in 100k rows, and a
+ * duplicate GTIN is a refused row), with the random draw still taken so the columns after it
+ * keep their values.
+ */
+function uniqueEan13(rnd, n) {
+  rnd.int(0, 999999999);
+  return ean13(`88${pad(n % 10_000_000_000, 10)}`);
+}
+
 /** EAN-13 with a correct check digit (GS1 mod-10, weights 1/3 from the left). */
 export function ean13(body12) {
   let sum = 0;
@@ -414,7 +424,7 @@ export function createRowGenerator(seed = DEFAULT_SEED) {
       availability,
       starts,
       ends,
-      ean13(`880${pad(rnd.int(0, 999999999), 9)}`),
+      uniqueEan13(rnd, n),
       `MPN-${brandId.slice(3)}-${pad(rnd.int(0, 99999), 5)}`,
       images.join('|'),
       `https://shop.example.com/products/${sku}`,
@@ -485,7 +495,7 @@ export function createShortRowGenerator(seed = DEFAULT_SEED) {
       currency,
       availability,
       starts,
-      ean13(`880${pad(rnd.int(0, 999999999), 9)}`),
+      uniqueEan13(rnd, n),
       `MPN-${brandId.slice(3)}-${pad(rnd.int(0, 99999), 5)}`,
       images.join('|'),
       `https://shop.example.com/p/${sku}`,
