@@ -101,4 +101,18 @@ describe.skipIf(!server)('a PostgreSQL state in doctor and config', () => {
     expect(config.stdout + config.stderr).toContain(url);
     expect(config.stdout + config.stderr).not.toContain('pw-9f8e7d6c');
   });
+
+  it('the config file\'s "state" key takes a postgres:// URL as it is (not as a path under the file)', async () => {
+    const url = await server!.database();
+    const file = `${fresh('config')}.json`;
+    writeFileSync(file, JSON.stringify({ state: url }));
+    const doctor = await genser(['doctor', '--config', file, '--json'], {
+      GENSER_API_URL: 'http://127.0.0.1:1',
+    });
+    const checks = JSON.parse(doctor.stdout).checks as { step: string; status: string; detail: string }[];
+    expect(checks.find((c) => c.step === 'state')).toMatchObject({
+      status: 'pass',
+      detail: `${url} answers: no genser state yet (the first upload makes its tables)`,
+    });
+  });
 });
