@@ -3,9 +3,17 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { resolveFeedMapping } from '../map/presets.js';
 import { transformReads } from '../map/transforms/index.js';
-import { isUrl, type RemoteSettings } from '../read/feed-url.js';
+import type { RemoteSettings } from '../read/feed-url.js';
 import { readPlanned } from '../read/index.js';
-import { type Cut, cutOf, decodeSample, planRead, type ReadPlan, sourceName } from '../read/plan.js';
+import {
+  type Cut,
+  cutOf,
+  decodeSample,
+  planRead,
+  type ReadPlan,
+  sourceName,
+  streamedSource,
+} from '../read/plan.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions, ReadItem } from '../shared/types.js';
 import { WorkerPool } from '../shared/worker-pool.js';
@@ -251,7 +259,7 @@ async function* workerRows(r: FeedRun, workers: number, url: URL): AsyncGenerato
         continue;
       }
       const reads = transformReads(mapping?.transform, readPlanned(p, r.log), { runDate });
-      yield* ordered.put(reads, fileIndex, p.file, withKnown, p.source === '-' || isUrl(p.source));
+      yield* ordered.put(reads, fileIndex, p.file, withKnown, streamedSource(p.source));
     }
     yield* ordered.drain();
   } finally {
@@ -269,7 +277,7 @@ function inputBytes(files: string[]): number | undefined {
   let bytes = 0;
   for (const file of files) {
     // Stdin and URLs: the size is not known before reading.
-    if (file === '-' || isUrl(file)) return undefined;
+    if (streamedSource(file)) return undefined;
     try {
       bytes += statSync(file).size;
     } catch {

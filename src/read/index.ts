@@ -8,7 +8,14 @@ import { planRead, type ReadOptions, type ReadPlan } from './plan.js';
 
 export { FeedUnchanged, feedAuthHeader, isUrl, type RemoteSettings, type Validators } from './feed-url.js';
 export { inputTypeFromName } from './input-type.js';
-export { delimiterOption, type ReadOptions, type ReadPlan, STDIN_NAME, sourceName } from './plan.js';
+export {
+  delimiterOption,
+  type ReadOptions,
+  type ReadPlan,
+  STDIN_NAME,
+  sourceName,
+  streamedSource,
+} from './plan.js';
 
 /**
  * Reads one feed as records in order, with issues where problems occur (docs/reading.md).

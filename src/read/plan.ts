@@ -37,6 +37,14 @@ export function sourceName(source: string): string {
   return source === '-' ? STDIN_NAME : isUrl(source) ? urlName(source) : source;
 }
 
+/**
+ * Stdin or a URL: read once, as it arrives. Its size is not known before, it cannot be cut in
+ * ranges or read again, and it may pause between records.
+ */
+export function streamedSource(source: string): boolean {
+  return source === '-' || isUrl(source);
+}
+
 async function openSource(
   source: string,
   file: string,
@@ -249,8 +257,7 @@ export interface Cut {
  */
 export function cutOf(plan: ReadPlan): Cut | undefined {
   const { type, head, encoding } = plan;
-  if (plan.source === '-' || isUrl(plan.source) || plan.gzip || (type !== 'csv' && type !== 'ndjson'))
-    return undefined;
+  if (streamedSource(plan.source) || plan.gzip || (type !== 'csv' && type !== 'ndjson')) return undefined;
   if (encoding !== 'utf-8' && encoding !== 'cp949' && encoding !== 'shift_jis') return undefined;
   const final = head.length < HEAD_BYTES;
   const whole = final ? head : head.subarray(0, head.length - incompleteTail(head));

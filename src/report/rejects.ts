@@ -1,7 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import Papa from 'papaparse';
 import { REJECTS_COLUMNS } from '../feed/settle.js';
-import { inputTypeFromName, isUrl, type ReadOptions, readFeed, sourceName } from '../read/index.js';
+import { inputTypeFromName, type ReadOptions, readFeed, sourceName, streamedSource } from '../read/index.js';
 import { errorsOnly, type Logger } from '../shared/logger.js';
 import { redact } from '../shared/secrets.js';
 import type { FeedItem, InputType } from '../shared/types.js';
@@ -78,7 +78,7 @@ export class RejectsFile {
       const owed = this.owed.get(sourceName(source));
       if (!owed || owed.size === 0) continue;
       this.owed.delete(sourceName(source));
-      if (source === '-' || isUrl(source)) {
+      if (streamedSource(source)) {
         missed += owed.size;
         continue;
       }
