@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,6 +105,8 @@ export async function startCluster() {
   const dir = mkdtempSync(join(tmpdir(), 'genser-pg-'));
   try {
     cpSync(template(bin), join(dir, 'data'), { recursive: true });
+    // Node 22's cpSync makes directories 0755 whatever the source's mode; postgres wants 0700.
+    chmodSync(join(dir, 'data'), 0o700);
     own(dir);
     const port = await freePort();
     const settings = [
