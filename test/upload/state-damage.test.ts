@@ -132,7 +132,9 @@ describe('a full disk', () => {
       const { env } = await target();
       const run = await genser(['upload', FEED], { ...env, GENSER_STATE_DIR: stateDir });
       expect(run.code).toBe(2);
-      expect(run.stderr).toMatch(/the disk holding the upload state \S+ is full \((SQLITE_FULL|ENOSPC)\)/);
+      expect(run.stderr).toMatch(
+        /the disk is full: the upload state \S+ could not be written \((SQLITE_FULL|ENOSPC)\)/,
+      );
       expect(server!.requests).toEqual([]);
     } finally {
       execFileSync('umount', [disk!]);
