@@ -107,12 +107,17 @@ function utf16WithoutBom(sample: Uint8Array, final: boolean): ConcreteEncoding |
   }
   const order = le >= 2 && le >= be * 4 ? 'utf-16le' : be >= 2 && be >= le * 4 ? 'utf-16be' : undefined;
   if (order === undefined) return undefined;
-  if (Math.max(le, be) >= pairs * UTF16_ASCII_SHARE) return order;
+  const ascii = Math.max(le, be);
+  // Many pairs all in one order: the NULs of a broken UTF-8 export fall at odd and even offsets alike.
+  if (ascii >= pairs * UTF16_ASCII_SHARE || (ascii >= UTF16_ONE_ORDER && Math.min(le, be) === 0))
+    return order;
   return firstInvalidUtf8(sample, 0, final) === -1 ? undefined : order;
 }
 
 /** The share of (ASCII, zero) pairs that says UTF-16 even when the bytes are also valid UTF-8. */
 const UTF16_ASCII_SHARE = 0.1;
+/** As many such pairs, none in the other order, say it too (a chance of 1 in 2^15 for NULs at random offsets). */
+const UTF16_ONE_ORDER = 16;
 
 interface Score {
   /** Well-formed double-byte characters. */
