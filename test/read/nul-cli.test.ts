@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
@@ -10,6 +10,7 @@ import { memoryLogger } from '../../src/shared/logger.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { feedOptions } from '../helpers/feed-options.js';
 import { genser } from '../helpers/run-cli.js';
+import { catalogHeader, catalogRows } from '../helpers/sample-catalog.js';
 import { workerFromSource } from '../helpers/workers.js';
 
 /**
@@ -18,17 +19,12 @@ import { workerFromSource } from '../helpers/workers.js';
  * reaches the service. Near the top of a file it once made the file "binary" or UTF-16; further
  * down it was uploaded as `\u0000`.
  */
-const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'genser-nul-'));
 let n = 0;
 const fresh = (name: string) => join(dir, `${++n}-${name}`);
 
-const [header, ...sample] = Papa.parse<string[]>(
-  readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8'),
-  {
-    skipEmptyLines: true,
-  },
-).data;
+const header = catalogHeader;
+const sample = catalogRows;
 const col = (name: string) => header.indexOf(name);
 
 /** 400 valid rows (about 200 KB: row 350 is well past the 64 KiB the encoding is sniffed from). */
@@ -48,7 +44,7 @@ function withNul(at: number[]): Record<string, string>[] {
   return rows.map((r, i) => (at.includes(i + 1) ? { ...r, 'name@en': `Le\0${r['name@en']}` } : r));
 }
 
-const csv = (rs: Record<string, string>[], head = header) =>
+const csv = (rs: Record<string, string>[], head: string[] = [...header]) =>
   `${Papa.unparse({ fields: head, data: rs.map((r) => header.map((h) => r[h])) }, { newline: '\n' })}\n`;
 /** NDJSON / JSON with the NUL written raw (a byte 0x00) or escaped (`\u0000`). */
 const ndjson = (rs: Record<string, string>[], raw: boolean) =>

@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmdirSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -8,28 +7,17 @@ import { UsageError } from '../../src/shared/errors.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { Spool } from '../../src/upload/spool.js';
 import { genser } from '../helpers/run-cli.js';
+import { smallDisk, unmountDisk } from '../helpers/small-disk.js';
 import { productsOf, type ScriptedServer, scriptedServer } from './servers.js';
 
 /**
- * The disk holding the state fills up while the run sends (docs/upload.md, "A full disk"): the
+ * The disk holding the state fills up while the run sends (docs/upload.md, "Retries, rejections and stops"): the
  * run stops in order with its own message (exit 2), batches whose answer the state could not
  * record stay in doubt, and the run after space is freed converges: the service holds every
  * product exactly once. Needs a small tmpfs (mount: root); skipped with one line elsewhere.
  */
 const root = join(import.meta.dirname, '..', '..');
 const FEED = join(root, 'fixtures', 'catalog.csv');
-
-/** A tmpfs of 2 MiB (a fresh state of the fixture takes a few hundred KiB), or undefined. */
-function smallDisk(): string | undefined {
-  const mnt = mkdtempSync(join(tmpdir(), 'genser-fill-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0700', 'tmpfs', mnt], { stdio: 'ignore' });
-    return mnt;
-  } catch {
-    rmdirSync(mnt);
-    return undefined;
-  }
-}
 
 /** Fills the disk of `dir` to the last byte with one file; returns its path (removed to free it). */
 function fill(dir: string): string {
@@ -63,12 +51,12 @@ afterEach(async () => {
   clearSecrets();
 });
 
-const disk = smallDisk();
+/** 2 MiB: a fresh state of the fixture takes a few hundred KiB. */
+const disk = smallDisk('2m');
 if (!disk) console.log('full-disk tests skipped: mounting a tmpfs needs root (mount -t tmpfs)');
 afterAll(() => {
   if (!disk) return;
-  execFileSync('umount', [disk]);
-  rmdirSync(disk);
+  unmountDisk(disk);
 });
 
 const receivedCounts = async (sb: RunningSandbox) =>
@@ -102,7 +90,8 @@ describe.skipIf(disk === undefined)('a full disk while the run sends', () => {
     const env = { GENSER_API_URL: proxy.url, GENSER_API_KEY: sandbox.apiKey, GENSER_STATE_DIR: stateDir };
     const args = ['upload', FEED, '--batch-size', '5', '--concurrency', '1'];
 
-    const full = await genser(args, env);
+    const report = join(mkdtempSync(join(tmpdir(), 'genser-fill-report-')), 'run.json');
+    const full = await genser([...args, '--report', report], env);
     expect(full.code, full.stderr).toBe(2);
     expect(full.stderr).toMatch(
       /^genser: the disk is full: the upload state \S+\.sqlite could not be written \(SQLITE_FULL\)$/m,
@@ -114,6 +103,7 @@ describe.skipIf(disk === undefined)('a full disk while the run sends', () => {
       '10 sent in 2 batches: 5 accepted, 0 rejected, 5 unconfirmed; 15 valid rows not sent',
     );
     expect(full.stderr).toContain('unconfirmed: batch 2 rows 6-10');
+    expect(JSON.parse(readFileSync(report, 'utf8')).stopped).toMatchObject({ reason: 'state' });
     const doubtful = proxy.requests[1].headers['idempotency-key'];
     expect(proxy.requests).toHaveLength(2);
 
