@@ -126,26 +126,42 @@ describe('a NUL byte in a feed: the row holding it is refused, the rest is read'
     expect(run.stderr).not.toContain('binary');
   });
 
-  it('the feed workers, on byte ranges, give the same rows as one reader', async () => {
-    const file = write('ranges.csv', csv(withNul([2, DOWN])));
-    const nulRows = async (workers: number) => {
-      const found: [number, number][] = [];
+  it('the feed workers, on byte ranges, give the same rows as one reader (and one header error)', async () => {
+    /** The nul_byte issues, as [row, line], and the rows read. */
+    const outcome = async (file: string, workers: number) => {
+      const found: [number | undefined, number | undefined][] = [];
+      let rows = 0;
       const options = {
         serialize: true,
         workers,
         workerUrl: await workerFromSource('feed/worker.ts'),
         chunkBytes: 4096,
       };
-      for await (const row of feedRows([file], feedOptions({}), memoryLogger(), undefined, options))
-        for (const i of row.issues) if (i.code === 'nul_byte') found.push([i.row!, i.line!]);
-      return found;
+      for await (const row of feedRows([file], feedOptions({}), memoryLogger(), undefined, options)) {
+        if (row.row > 0) rows++;
+        for (const i of row.issues) if (i.code === 'nul_byte') found.push([i.row, i.line]);
+      }
+      return { found, rows };
     };
-    const expected = [
-      [2, 3],
-      [DOWN, DOWN + 1],
-    ];
-    expect(await nulRows(0)).toEqual(expected);
-    expect(await nulRows(2)).toEqual(expected);
+    const inRows = write('ranges.csv', csv(withNul([2, DOWN])));
+    const expected = {
+      found: [
+        [2, 3],
+        [DOWN, DOWN + 1],
+      ],
+      rows: ROWS,
+    };
+    expect(await outcome(inRows, 0)).toEqual(expected);
+    expect(await outcome(inRows, 2)).toEqual(expected);
+    // Every range carries the header: its NUL is still said once, and no row is read under it.
+    const inHeader = write(
+      'header.csv',
+      csv(
+        rows,
+        header.map((h) => (h === 'mpn' ? 'm\0pn' : h)),
+      ),
+    );
+    expect(await outcome(inHeader, 2)).toEqual({ found: [[undefined, 1]], rows: 0 });
   });
 
   it('a few NULs at the top do not make a UTF-8 file UTF-16 (nor binary)', async () => {
