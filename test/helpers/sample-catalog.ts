@@ -14,6 +14,8 @@ const PRICE = header.indexOf('price');
 const SKU = header.indexOf('sku');
 
 export const catalogHeader: readonly string[] = header;
+/** The catalog's rows as parsed (values in header order). */
+export const catalogRows: readonly (readonly string[])[] = sample;
 export const catalogSku = (i: number): string => sample[i - 1][SKU];
 export const catalogPrice = (i: number): number => Number(sample[i - 1][PRICE]);
 

@@ -13,6 +13,7 @@ import {
   checkNotEmpty,
   createStateFile,
   damaged,
+  fullDisk,
   keepLastGood,
   stateProblem,
 } from './health.js';
@@ -233,7 +234,7 @@ export class SqliteState implements UploadState {
    */
   async replaceOtherShards(rows: readonly { source: string; sku: string }[]): Promise<void> {
     const insert = this.db.prepare('INSERT OR REPLACE INTO other_shards (source, sku) VALUES (?, ?)');
-    this.db.transaction(() => {
+    this.write(() => {
       this.db.exec('DELETE FROM other_shards');
       for (const r of rows) insert.run(r.source, r.sku);
     });
@@ -251,7 +252,7 @@ export class SqliteState implements UploadState {
   async noteSources(rows: readonly { sku: string; hash: string; source: string }[]): Promise<void> {
     if (rows.length === 0) return;
     const update = this.db.prepare('UPDATE accepted SET source = ? WHERE sku = ? AND hash = ?');
-    this.db.transaction(() => {
+    this.write(() => {
       for (const r of rows) update.run(r.source, r.sku, r.hash);
     });
   }
@@ -266,7 +267,7 @@ export class SqliteState implements UploadState {
     now: Date = new Date(),
   ): Promise<void> {
     const at = now.toISOString();
-    this.db.transaction(() => {
+    this.write(() => {
       rows.forEach((r, i) => {
         if (r.sku === undefined) {
           if (r.file !== undefined && r.row !== undefined) this.dropOwedRow(r.file, r.row);
@@ -307,7 +308,7 @@ export class SqliteState implements UploadState {
     const noSku = this.db.prepare(
       'INSERT INTO owed (sku, file, row, line, run_id, payload) VALUES (NULL, ?, ?, ?, ?, ?)',
     );
-    this.db.transaction(() => {
+    this.write(() => {
       rows.forEach((r, i) => {
         if (r.sku !== undefined) bySku.run(r.sku, r.file, r.row, r.line, runId, parts[i]);
         else {
@@ -323,7 +324,7 @@ export class SqliteState implements UploadState {
 
   /** The SKU's owed row, paid or superseded (its accepted payload is newer, or the feed's matches it). */
   async dropOwed(sku: string): Promise<void> {
-    this.dropOwedSku(sku);
+    this.write(() => this.dropOwedSku(sku));
   }
 
   private dropOwedSku(sku: string): void {
@@ -370,7 +371,7 @@ export class SqliteState implements UploadState {
     const insert = this.db.prepare(
       'INSERT OR REPLACE INTO inflight (envelope_id, type, position, size, sku, hash) VALUES (?, ?, ?, ?, ?, ?)',
     );
-    this.db.transaction(() => {
+    this.write(() => {
       rows.forEach((r, i) => {
         insert.run(envelopeId, type, i, rows.length, r.sku!, r.hash!);
       });
@@ -379,7 +380,7 @@ export class SqliteState implements UploadState {
 
   async forgetInflight(envelopeIds: readonly string[]): Promise<void> {
     const del = this.db.prepare('DELETE FROM inflight WHERE envelope_id = ?');
-    this.db.transaction(() => {
+    this.write(() => {
       for (const id of envelopeIds) del.run(id);
     });
   }
@@ -401,11 +402,11 @@ export class SqliteState implements UploadState {
   }
 
   async startRun(feed: string, now?: Date): Promise<string> {
-    return startRun(this.db, feed, now);
+    return this.write(() => startRun(this.db, feed, now));
   }
 
   async finishRun(id: string, end: RunEnd): Promise<void> {
-    finishRun(this.db, id, end);
+    this.write(() => finishRun(this.db, id, end));
   }
 
   async listRuns() {
@@ -426,7 +427,7 @@ export class SqliteState implements UploadState {
   }
 
   async recordComplete(rows: number, now?: Date): Promise<void> {
-    recordComplete(this.db, rows, now);
+    this.write(() => recordComplete(this.db, rows, now));
   }
 
   async missingRuns(): Promise<Map<string, number>> {
@@ -434,7 +435,7 @@ export class SqliteState implements UploadState {
   }
 
   async recordMissing(absent: Iterable<string>, before: ReadonlyMap<string, number>): Promise<void> {
-    recordMissing(this.db, absent, before);
+    this.write(() => recordMissing(this.db, absent, before));
   }
 
   async feedValidators(url: string): Promise<FeedValidators | undefined> {
@@ -453,10 +454,22 @@ export class SqliteState implements UploadState {
     const insert = this.db.prepare(
       'INSERT OR REPLACE INTO feed_validators (url_hash, etag, last_modified, run_id) VALUES (?, ?, ?, ?)',
     );
-    this.db.transaction(() => {
+    this.write(() => {
       this.db.exec('DELETE FROM feed_validators');
       for (const f of feeds) insert.run(feedUrlHash(f.url), f.etag ?? null, f.lastModified ?? null, runId);
     });
+  }
+
+  /**
+   * One write of the run, in one transaction: a full disk is said as such, naming the file
+   * (./health.ts); any other failure is thrown as it is.
+   */
+  private write<T>(fn: () => T): T {
+    try {
+      return this.db.transaction(fn);
+    } catch (err) {
+      throw fullDisk(this.file, err) ?? err;
+    }
   }
 
   async close(): Promise<void> {
