@@ -4,7 +4,7 @@ import { placeholder } from '../map/placeholders.js';
 
 /**
  * What an export cannot hold, written into the mapping `genser init` drafts so that the next run
- * needs no --set (docs/feeds.md, "genser init"). Where genser can tell the value (the currency of
+ * needs no --set (docs/presets.md, "genser init FILE"). Where genser can tell the value (the currency of
  * the run's country, a sale window that moves with each run) it writes it; where only the
  * merchant can (the brand of a one-brand shop, whether everything is in stock, Magento's media
  * URL) it writes a placeholder that the mapping refuses until it is replaced. Each comes with

@@ -173,7 +173,7 @@ function mappingJson(text: string, file: string): MappingJson {
   if (left) {
     throw new UsageError(
       `mapping file ${file}: ${left.pointer} is still the placeholder genser init wrote (${JSON.stringify(left.value)}); nothing is read or sent until it is filled in`,
-      `replace it with your own value: the file's "notes" say what each setting needs (docs/feeds.md, "Mapping file")`,
+      `replace it with your own value: the file's "notes" say what each setting needs (docs/presets.md, "genser init FILE")`,
     );
   }
   return json as MappingJson;

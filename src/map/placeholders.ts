@@ -2,7 +2,7 @@
  * Placeholders: values `genser init` writes into a mapping file where the export cannot say
  * (a one-brand shop's brand, Magento's media URL), for the merchant to replace. A mapping that
  * still holds one is refused as a whole, so a placeholder never reaches a payload.
- * docs/feeds.md, "Mapping file".
+ * docs/presets.md, "genser init FILE".
  */
 export const FILL_IN = 'FILL IN:';
 
