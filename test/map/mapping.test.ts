@@ -52,6 +52,29 @@ describe('mapping files', () => {
     );
   });
 
+  it('refuses a placeholder genser init left (a value starting FILL IN:), wherever it is; notes may name it', () => {
+    const fill = "FILL IN: your brand's name";
+    expect(
+      usageMessage(() =>
+        parseMapping(JSON.stringify({ defaults: { brand_name: fill }, fields: {} }), 'm.json', std),
+      ),
+    ).toBe(
+      `mapping file m.json: /defaults/brand_name is still the placeholder genser init wrote (${JSON.stringify(fill)}); nothing is read or sent until it is filled in`,
+    );
+    const prefix = { image_urls: { column: 'img', prefix: 'FILL IN: your media URL' } };
+    expect(usageMessage(() => parseMapping(JSON.stringify({ fields: prefix }), 'm.json', std))).toMatch(
+      /^mapping file m\.json: \/fields\/image_urls\/prefix is still the placeholder/,
+    );
+    // Said in notes, or inside a value, it is no placeholder.
+    const filled = {
+      notes: [`defaults.brand_name was "${fill}"`],
+      defaults: { brand_name: 'Brand FILL IN: x' },
+    };
+    expect(parseMapping(JSON.stringify({ ...filled, fields: {} }), 'm.json', std).defaults[0].value).toBe(
+      'Brand FILL IN: x',
+    );
+  });
+
   it('maps arbitrary headers: constants, value maps, splitting, prefixes, per-field number formats', () => {
     const mapping = parseMapping(
       JSON.stringify({
