@@ -118,7 +118,7 @@ export async function initMapping(file: string, options: InitOptions, log: Logge
       return column ? values(column) : [];
     }),
   ];
-  const settings = exportSettings(given, fields, { country });
+  const settings = exportSettings(given, fields, { country, prices: priceTexts(header, rows) });
   const mapping = {
     $schema: SCHEMA,
     description: `Written by genser init from ${file}: fill in what "notes" name, then run genser validate ${file} --mapping THIS FILE.`,
@@ -131,6 +131,10 @@ export async function initMapping(file: string, options: InitOptions, log: Logge
   };
   return { mapping, mapped, unmapped, missing: missingOf(given, settings, country), rowsRead: rows.length };
 }
+
+/** The sampled values of every column named like a price (`Variant Price`, `Regular price`, `판매가`). */
+const priceTexts = (header: string[], rows: Record<string, unknown>[]) =>
+  header.filter((c) => targetByName(c) === 'price').flatMap((c) => rows.map((r) => asText(r[c])));
 
 const sourceColumn = (spec: string | FieldSpecJson | undefined) =>
   typeof spec === 'string' ? spec : spec?.column;
@@ -189,7 +193,7 @@ function fromPreset(
     }
   }
   const given = (t: string) => held.has(t) || json.defaults?.[t] !== undefined;
-  const settings = exportSettings(given, json.fields, { country, preset });
+  const settings = exportSettings(given, json.fields, { country, preset, prices: priceTexts(header, rows) });
   return {
     mapping: {
       $schema: SCHEMA,

@@ -16,10 +16,21 @@ export interface ExportSettings {
   fields: MappingJson['fields'];
 }
 
+/** Currencies without minor units (ISO 4217 exponent 0) among those --country gives. */
+const WHOLE_UNITS = new Set(['KRW', 'JPY']);
+
+/** `69.99`, `$1,299.50`: a price with cents (`85.00` says nothing). */
+const hasCents = (price: string) => /^\D*[\d,]*\d\.(?!0{1,2}\D*$)\d{1,2}\D*$/.test(price.trim());
+
 export function exportSettings(
   given: (target: string) => boolean,
   fields: MappingJson['fields'],
-  options: { country: string; preset?: string },
+  options: {
+    country: string;
+    preset?: string;
+    /** Sampled values of the export's price columns. */
+    prices: string[];
+  },
 ): ExportSettings {
   const defaults: Record<string, string> = {};
   const notes: string[] = [];
@@ -36,10 +47,20 @@ export function exportSettings(
   }
   if (!given('currency')) {
     const currency = currencyFor(options.country);
-    defaults.currency = currency;
-    notes.push(
-      `defaults.currency is ${currency}, the currency of --country ${options.country.toUpperCase()}: the export does not say; change it if your shop sells in another`,
-    );
+    const cents = WHOLE_UNITS.has(currency) ? options.prices.find(hasCents) : undefined;
+    if (cents !== undefined) {
+      // 69.99 is no KRW price: the run's country is not the shop's, and a wrong currency
+      // would send every price a thousand times off.
+      defaults.currency = placeholder("your shop's currency (ISO 4217, e.g. USD)");
+      notes.push(
+        `defaults.currency: the export does not say, and it is not ${currency} (the currency of --country ${options.country.toUpperCase()}): its prices have cents (${cents}), which ${currency} has not. Write your shop's currency there, or run init again with your --country`,
+      );
+    } else {
+      defaults.currency = currency;
+      notes.push(
+        `defaults.currency is ${currency}, the currency of --country ${options.country.toUpperCase()}: the export does not say; change it if your shop sells in another`,
+      );
+    }
   }
   if (!given('availability')) {
     defaults.availability = placeholder('InStock if every product of this file is in stock');

@@ -225,6 +225,18 @@ describe('genser init', () => {
     expect([...errors]).toEqual(['offers.gtin']);
   });
 
+  it("a currency without cents (--country KR's KRW) against prices with cents is a placeholder, not a guess", async () => {
+    const shopify = fixture('real/shopify-product-data.csv');
+    const kr = await initMapping(shopify, { encoding: 'auto' }, memoryLogger());
+    expect(kr.mapping.defaults?.currency).toBe("FILL IN: your shop's currency (ISO 4217, e.g. USD)");
+    expect(kr.mapping.notes?.join('\n')).toMatch(
+      /defaults\.currency: the export does not say, and it is not KRW \(the currency of --country KR\): its prices have cents \(69\.99\), which KRW has not/,
+    );
+    // Whole prices say nothing against KRW: the country's currency, with its note.
+    const korean = await initMapping(fixture('init/korean.csv'), { encoding: 'auto' }, memoryLogger());
+    expect(korean.mapping.defaults?.currency).toBe('KRW');
+  });
+
   it('every real export has a row in the table below (a new one must say how it becomes valid)', () => {
     const csvs = readdirSync(join(root, 'fixtures', 'real')).filter((f) => f.endsWith('.csv'));
     expect(csvs.sort()).toEqual(REAL_EXPORTS.map((e) => e.file).sort());
