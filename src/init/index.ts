@@ -3,7 +3,7 @@ import type { ReaderOptions } from '../feed/index.js';
 import { fieldSet } from '../map/fields.js';
 import { fillHint, REQUIRED_TARGETS } from '../map/fill-hints.js';
 import type { FieldSpecJson, MappingJson } from '../map/mapping-file.js';
-import { FILL_IN, findPlaceholder } from '../map/placeholders.js';
+import { FILL_IN, findPlaceholders } from '../map/placeholders.js';
 import { canonicalTarget } from '../map/plan.js';
 import { presetPath } from '../map/presets.js';
 import { suggestPreset } from '../map/suggest-preset.js';
@@ -234,7 +234,7 @@ export function initSummaryLines(result: InitResult, written: string): string[] 
   }
   const notes = result.mapping.notes ?? [];
   if (notes.length > 0) {
-    const toFill = findPlaceholder(result.mapping) !== undefined;
+    const toFill = findPlaceholders(result.mapping).length > 0;
     lines.push(
       `What the export cannot say, written into ${written} ("notes"${toFill ? `; replace each "${FILL_IN}" value before the first run` : ''}):`,
     );

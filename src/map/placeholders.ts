@@ -12,21 +12,23 @@ export const placeholder = (what: string): string => `${FILL_IN} ${what}`;
 const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
- * The first placeholder left in a mapping's settings (`defaults`, `fields`), with its JSON
- * pointer; `notes` and `description` only talk about them and are not looked at.
+ * The placeholders left in a mapping's settings (`defaults`, `fields`), each with its JSON
+ * pointer, in file order; `notes` and `description` only talk about them and are not looked at.
  */
-export function findPlaceholder(json: {
+export function findPlaceholders(json: {
   defaults?: unknown;
   fields?: unknown;
-}): { pointer: string; value: string } | undefined {
-  const walk = (value: unknown, pointer: string): { pointer: string; value: string } | undefined => {
-    if (typeof value === 'string') return value.startsWith(FILL_IN) ? { pointer, value } : undefined;
-    if (value === null || typeof value !== 'object') return undefined;
-    for (const [k, v] of Object.entries(value)) {
-      const hit = walk(v, `${pointer}/${escapePointer(k)}`);
-      if (hit) return hit;
+}): { pointer: string; value: string }[] {
+  const found: { pointer: string; value: string }[] = [];
+  const walk = (value: unknown, pointer: string): void => {
+    if (typeof value === 'string') {
+      if (value.startsWith(FILL_IN)) found.push({ pointer, value });
+      return;
     }
-    return undefined;
+    if (value === null || typeof value !== 'object') return;
+    for (const [k, v] of Object.entries(value)) walk(v, `${pointer}/${escapePointer(k)}`);
   };
-  return walk(json.defaults, '/defaults') ?? walk(json.fields, '/fields');
+  walk(json.defaults, '/defaults');
+  walk(json.fields, '/fields');
+  return found;
 }

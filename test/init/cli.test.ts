@@ -51,7 +51,7 @@ describe('genser init, then upload (CLI)', () => {
     const refused = await genser(['upload', feed, '--mapping', mapping, '--api-url', server.url], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr.split('\n')[0]).toBe(
-      `genser: mapping file ${mapping}: /defaults/brand_id is still the placeholder genser init wrote ("FILL IN: your brand's id, e.g. my-brand"); nothing is read or sent until it is filled in`,
+      `genser: mapping file ${mapping}: /defaults/brand_id is still the placeholder genser init wrote ("FILL IN: your brand's id, e.g. my-brand"), and 1 more: /defaults/brand_name; nothing is read or sent until they are filled in`,
     );
     expect(server.requests).toHaveLength(0);
 

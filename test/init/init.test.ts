@@ -283,12 +283,12 @@ describe('genser init', () => {
   it('a placeholder left in the mapping stops validate with the file and the setting, before any row', async () => {
     const woo = fixture('real/woocommerce-sample-products.csv');
     await expect(roundTrip(woo, { language: 'en', country: 'US' })).rejects.toThrow(
-      /^mapping file .*\.json: \/defaults\/brand_id is still the placeholder genser init wrote \("FILL IN: your brand's id, e\.g\. my-brand"\); nothing is read or sent until it is filled in$/,
+      /^mapping file .*\.json: \/defaults\/brand_id is still the placeholder genser init wrote \("FILL IN: your brand's id, e\.g\. my-brand"\), and 1 more: \/defaults\/brand_name; nothing is read or sent until they are filled in$/,
     );
     // One filled, the next is named: Magento's media URL.
     const magento = fixture('real/magento-configurable-products.csv');
     await expect(roundTrip(magento, { language: 'en', country: 'US' }, oneBrand)).rejects.toThrow(
-      /: \/fields\/image_urls\/prefix is still the placeholder genser init wrote/,
+      /: \/fields\/image_urls\/prefix is still the placeholder genser init wrote \("FILL IN: your store's media URL, e\.g\. https:\/\/shop\.example\.com\/media\/catalog\/product"\); nothing is read or sent until it is filled in$/,
     );
     const lines = initSummaryLines(
       await initMapping(woo, { encoding: 'auto', country: 'US' }, memoryLogger()),

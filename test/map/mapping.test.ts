@@ -65,6 +65,11 @@ describe('mapping files', () => {
     expect(usageMessage(() => parseMapping(JSON.stringify({ fields: prefix }), 'm.json', std))).toMatch(
       /^mapping file m\.json: \/fields\/image_urls\/prefix is still the placeholder/,
     );
+    // All of them named at once, so one edit fixes the file.
+    const both = { defaults: { brand_id: fill, currency: 'USD', brand_name: fill }, fields: prefix };
+    expect(usageMessage(() => parseMapping(JSON.stringify(both), 'm.json', std))).toMatch(
+      /\), and 2 more: \/defaults\/brand_name, \/fields\/image_urls\/prefix; nothing is read or sent until they are filled in$/,
+    );
     // Said in notes, or inside a value, it is no placeholder.
     const filled = {
       notes: [`defaults.brand_name was "${fill}"`],
