@@ -7,6 +7,7 @@ import { FILL_IN, findPlaceholders } from '../map/placeholders.js';
 import { canonicalTarget } from '../map/plan.js';
 import { presetPath } from '../map/presets.js';
 import { suggestPreset } from '../map/suggest-preset.js';
+import { TRANSFORM_READS } from '../map/transforms/index.js';
 import { readFeed } from '../read/index.js';
 import { UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -32,6 +33,8 @@ export interface InitResult {
   /** A known shop export: the preset the mapping copies. */
   preset?: string;
   mapped: { column: string; target: string; by: 'name' | 'values' | 'preset' }[];
+  /** A shop export: the columns its transform reads to make its rows (merging, leaving out, prices). */
+  readByTransform: string[];
   unmapped: string[];
   /** Required fields no column gives, with how to fill each. */
   missing: { target: string; hint: string }[];
@@ -129,7 +132,14 @@ export async function initMapping(file: string, options: InitOptions, log: Logge
     defaults: settings.defaults,
     fields: settings.fields,
   };
-  return { mapping, mapped, unmapped, missing: missingOf(given, settings, country), rowsRead: rows.length };
+  return {
+    mapping,
+    mapped,
+    readByTransform: [],
+    unmapped,
+    missing: missingOf(given, settings, country),
+    rowsRead: rows.length,
+  };
 }
 
 /** The sampled values of every column named like a price (`Variant Price`, `Regular price`, `판매가`). */
@@ -193,6 +203,11 @@ function fromPreset(
     }
   }
   const given = (t: string) => held.has(t) || json.defaults?.[t] !== undefined;
+  // Merchant Center's names are matched in any case, with spaces for underscores.
+  const transformName = (c: string) =>
+    json.transform === 'google-merchant' ? c.trim().toLowerCase().replace(/\s+/g, '_') : c;
+  const reads = new Set(json.transform ? TRANSFORM_READS[json.transform] : []);
+  const readByTransform = header.filter((c) => reads.has(transformName(c)));
   const settings = exportSettings(given, json.fields, { country, preset, prices: priceTexts(header, rows) });
   return {
     mapping: {
@@ -205,7 +220,8 @@ function fromPreset(
     },
     preset,
     mapped,
-    unmapped: header.filter((c) => !used.has(c)),
+    readByTransform,
+    unmapped: header.filter((c) => !used.has(c) && !readByTransform.includes(c)),
     missing: missingOf(given, settings, country),
     rowsRead: rows.length,
   };
@@ -226,6 +242,10 @@ export function initSummaryLines(result: InitResult, written: string): string[] 
   lines.push(`Mapped (${result.mapped.length}):`);
   for (const m of result.mapped)
     lines.push(`  ${m.column} -> ${m.target}${m.by === 'values' ? ' (from its values)' : ''}`);
+  if (result.readByTransform.length > 0)
+    lines.push(
+      `Read by the ${result.preset} transform (${result.readByTransform.length}): ${result.readByTransform.join(', ')}`,
+    );
   if (result.unmapped.length > 0)
     lines.push(`Not mapped (${result.unmapped.length}): ${result.unmapped.join(', ')}`);
   if (result.missing.length > 0) {

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emptyStats, feedItems, tally } from '../../src/feed/pipeline.js';
 import { targetByValues } from '../../src/init/guess.js';
 import { type InitResult, initMapping, initSummaryLines } from '../../src/init/index.js';
-import type { FieldSpecJson } from '../../src/map/mapping-file.js';
+import type { FieldSpecJson, TransformName } from '../../src/map/mapping-file.js';
+import { TRANSFORM_READS } from '../../src/map/transforms/index.js';
 import { gtinCheckDigit } from '../../src/schema/checks.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedItem, FeedOptions } from '../../src/shared/types.js';
@@ -263,6 +264,10 @@ describe('genser init', () => {
 
       const { result, items, stats } = await roundTrip(file, { language: 'en', country: 'US' }, e.fill);
       expect(result.preset).toBe(e.preset);
+      // The columns the shop's transform reads are all in the real export, and said to be read.
+      const reads = e.preset ? TRANSFORM_READS[e.preset as TransformName] : [];
+      expect(new Set(result.readByTransform)).toEqual(new Set(reads));
+      for (const c of reads) expect(result.unmapped).not.toContain(c);
       // Everything a product needs comes from a column or from the mapping file.
       expect(result.missing).toEqual([]);
       const bad = items.filter((i) => !i.valid).flatMap((i) => i.issues.map((x) => x.message));

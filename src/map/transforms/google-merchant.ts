@@ -10,6 +10,9 @@ import { DERIVED, finalPrice, recordItem, type TransformContext, text } from './
  * Column names are matched in any case and with spaces for underscores (`image link`), as
  * Merchant Center accepts them.
  */
+/** The columns this transform reads to make its rows, as Merchant Center names them (`genser init` lists them as read). */
+export const GOOGLE_MERCHANT_READS = ['price', 'sale_price', 'sale_price_effective_date'] as const;
+
 const PRICE = /^\s*([0-9][0-9.,]*)\s*([A-Za-z]{3})?\s*$/;
 
 export function splitPrice(raw: string): { amount: string; currency: string } {

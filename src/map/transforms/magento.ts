@@ -17,6 +17,22 @@ import { DERIVED, finalPrice, LeftOut, recordItem, type TransformContext, text }
  * - `product_online` 2 (disabled) products are left out with a count.
  * Derived: genser:price (special_price inside its from/to dates, else price).
  */
+/** The export's columns this transform reads to make its rows (`genser init` lists them as read). */
+export const MAGENTO_READS = [
+  'sku',
+  'product_type',
+  'visibility',
+  'product_online',
+  'store_view_code',
+  'configurable_variations',
+  'additional_attributes',
+  'url_key',
+  'price',
+  'special_price',
+  'special_price_from_date',
+  'special_price_to_date',
+] as const;
+
 const INHERITED = [
   'categories',
   'description',
