@@ -7,7 +7,7 @@ import { FILL_IN, findPlaceholders } from '../map/placeholders.js';
 import { canonicalTarget } from '../map/plan.js';
 import { presetPath } from '../map/presets.js';
 import { suggestPreset } from '../map/suggest-preset.js';
-import { TRANSFORM_READS } from '../map/transforms/index.js';
+import { TRANSFORM_READS, transformColumn } from '../map/transforms/index.js';
 import { readFeed } from '../read/index.js';
 import { UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -190,6 +190,8 @@ function fromPreset(
   country: string,
 ): InitResult {
   const json = JSON.parse(readFileSync(presetPath(preset), 'utf8')) as MappingJson & { description: string };
+  const named = (c: string) => transformColumn(json.transform, c);
+  const names = header.map(named);
   const used = new Set<string>();
   const mapped: InitResult['mapped'] = [];
   const held = new Set<string>();
@@ -197,17 +199,14 @@ function fromPreset(
     for (const column of specColumns(spec)) {
       used.add(column);
       if (column.startsWith('attr.')) used.add(column.slice('attr.'.length));
-      if (!holds(column, header, rows)) continue;
+      if (!holds(column, names, rows)) continue;
       held.add(target);
       mapped.push({ column, target, by: 'preset' });
     }
   }
   const given = (t: string) => held.has(t) || json.defaults?.[t] !== undefined;
-  // Merchant Center's names are matched in any case, with spaces for underscores.
-  const transformName = (c: string) =>
-    json.transform === 'google-merchant' ? c.trim().toLowerCase().replace(/\s+/g, '_') : c;
   const reads = new Set(json.transform ? TRANSFORM_READS[json.transform] : []);
-  const readByTransform = header.filter((c) => reads.has(transformName(c)));
+  const readByTransform = header.filter((c) => reads.has(named(c)));
   const settings = exportSettings(given, json.fields, { country, preset, prices: priceTexts(header, rows) });
   return {
     mapping: {
@@ -221,7 +220,7 @@ function fromPreset(
     preset,
     mapped,
     readByTransform,
-    unmapped: header.filter((c) => !used.has(c) && !readByTransform.includes(c)),
+    unmapped: header.filter((c) => !used.has(named(c)) && !reads.has(named(c))),
     missing: missingOf(given, settings, country),
     rowsRead: rows.length,
   };

@@ -238,6 +238,24 @@ describe('genser init', () => {
     expect(korean.mapping.defaults?.currency).toBe('KRW');
   });
 
+  it('reads a Merchant Center header as its transform does (any case, spaces): its brand column is held, no placeholder', async () => {
+    const [head, ...body] = readFileSync(fixture('presets/google-merchant.tsv'), 'utf8').split('\n');
+    const spaced = head
+      .split('\t')
+      .map((c) => c.replace(/_/g, ' ').replace(/^./, (x) => x.toUpperCase()))
+      .join('\t');
+    expect(spaced).toMatch(/^Id\tTitle\t.*\tImage link\t.*\tBrand\t/);
+    const file = join(dir, 'merchant-center.tsv');
+    writeFileSync(file, [spaced, ...body].join('\n'));
+    const result = await initMapping(file, { encoding: 'auto', country: 'US' }, memoryLogger());
+    expect(result.preset).toBe('google-merchant');
+    expect(result.mapping.fields).toMatchObject({ brand_id: 'brand', brand_name: 'brand' });
+    expect(result.mapping.defaults).not.toHaveProperty('brand_id');
+    expect(result.readByTransform).toEqual(['Price', 'Sale price', 'Sale price effective date']);
+    expect(result.unmapped).toEqual([]);
+    expect(result.missing).toEqual([]);
+  });
+
   it('every real export has a row in the table below (a new one must say how it becomes valid)', () => {
     const csvs = readdirSync(join(root, 'fixtures', 'real')).filter((f) => f.endsWith('.csv'));
     expect(csvs.sort()).toEqual(REAL_EXPORTS.map((e) => e.file).sort());

@@ -21,7 +21,8 @@ export function splitPrice(raw: string): { amount: string; currency: string } {
   return { amount: m[1], currency: (m[2] ?? '').toUpperCase() };
 }
 
-const canonical = (column: string) => column.trim().toLowerCase().replace(/\s+/g, '_');
+/** A column as Merchant Center names it: any case, spaces for underscores (`Image link`: `image_link`). */
+export const merchantCenterName = (column: string) => column.trim().toLowerCase().replace(/\s+/g, '_');
 
 export async function* googleMerchant(
   reads: AsyncIterable<ReadItem>,
@@ -34,7 +35,7 @@ export async function* googleMerchant(
     }
     const f: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(item.record.fields)) {
-      const key = canonical(k);
+      const key = merchantCenterName(k);
       if (!(key in f) || text(f, key) === '') f[key] = v;
     }
     const regular = splitPrice(text(f, 'price'));
