@@ -19,8 +19,8 @@ export interface ExportSettings {
 /** Currencies without minor units (ISO 4217 exponent 0) among those --country gives. */
 const WHOLE_UNITS = new Set(['KRW', 'JPY']);
 
-/** `69.99`, `$1,299.50`: a price with cents (`85.00` says nothing). */
-const hasCents = (price: string) => /^\D*[\d,]*\d\.(?!0{1,2}\D*$)\d{1,2}\D*$/.test(price.trim());
+/** `69.99`, `$1,299.50`, Magento's `69.9900`: a price with cents (`85.00` says nothing). */
+const hasCents = (price: string) => /^\D*[\d,]*\d\.(?!0+\D*$)\d+\D*$/.test(price.trim());
 
 export function exportSettings(
   given: (target: string) => boolean,

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emptyStats, feedItems, tally } from '../../src/feed/pipeline.js';
 import { targetByValues } from '../../src/init/guess.js';
 import { type InitResult, initMapping, initSummaryLines } from '../../src/init/index.js';
+import { exportSettings } from '../../src/init/settings.js';
 import type { FieldSpecJson, TransformName } from '../../src/map/mapping-file.js';
 import { TRANSFORM_READS } from '../../src/map/transforms/index.js';
 import { gtinCheckDigit } from '../../src/schema/checks.js';
@@ -236,6 +237,13 @@ describe('genser init', () => {
     // Whole prices say nothing against KRW: the country's currency, with its note.
     const korean = await initMapping(fixture('init/korean.csv'), { encoding: 'auto' }, memoryLogger());
     expect(korean.mapping.defaults?.currency).toBe('KRW');
+    const currency = (prices: string[], country = 'KR') =>
+      exportSettings((t) => t !== 'currency', {}, { country, prices }).defaults.currency;
+    for (const whole of [['52.0000', '85.00', '12,000', '₩9,900', '']]) expect(currency(whole)).toBe('KRW');
+    for (const cents of [['12000', '69.9900'], ['$1,299.50'], ['35.5']])
+      expect(currency(cents)).toMatch(/^FILL IN: /);
+    // Cents are what USD has.
+    expect(currency(['69.99'], 'US')).toBe('USD');
   });
 
   it('reads a Merchant Center header as its transform does (any case, spaces): its brand column is held, no placeholder', async () => {
