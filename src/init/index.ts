@@ -150,11 +150,27 @@ const sourceColumn = (spec: string | FieldSpecJson | undefined) =>
   typeof spec === 'string' ? spec : spec?.column;
 
 /** Required fields that neither a column nor a written setting gives, with how to fill each. */
-function missingOf(given: (t: string) => boolean, settings: ExportSettings, country: string) {
-  return REQUIRED_TARGETS.filter((t) => !given(t) && settings.defaults[t] === undefined).map((target) => ({
-    target,
-    hint: fillHint(target, country),
-  }));
+function missingOf(
+  given: (t: string) => boolean,
+  settings: ExportSettings,
+  country: string,
+  preset?: { name: string; fields: MappingJson['fields'] },
+) {
+  return REQUIRED_TARGETS.filter((t) => !given(t) && settings.defaults[t] === undefined).map((target) => {
+    const spec = preset?.fields[target];
+    if (!preset || spec === undefined) return { target, hint: fillHint(target, country) };
+    // Where the shop keeps it, so the merchant adds it there (Magento: an attribute).
+    const columns = specColumns(spec);
+    const codes = columns.filter((c) => c.startsWith('attr.')).map((c) => `${c.slice('attr.'.length)}=`);
+    const where = [
+      ...columns.filter((c) => !c.startsWith('attr.')).map((c) => JSON.stringify(c)),
+      ...(codes.length > 0 ? [`additional_attributes (${codes.join(', ')})`] : []),
+    ];
+    return {
+      target,
+      hint: `the ${preset.name} preset reads it from ${where.join(' or ')}, and this export has none: add it there, or ${fillHint(target, country)}`,
+    };
+  });
 }
 
 /** The columns a preset's field reads. */
@@ -221,7 +237,7 @@ function fromPreset(
     mapped,
     readByTransform,
     unmapped: header.filter((c) => !used.has(named(c)) && !reads.has(named(c))),
-    missing: missingOf(given, settings, country),
+    missing: missingOf(given, settings, country, { name: preset, fields: json.fields }),
     rowsRead: rows.length,
   };
 }

@@ -348,6 +348,15 @@ describe('genser init', () => {
       /fields\.image_urls\.prefix: Magento's image paths .* are relative to your store's media URL/,
     );
     expect(result.mapping.defaults).toMatchObject({ currency: 'KRW' });
+    // No barcodes: the hint says where a Magento shop keeps them.
+    expect(result.missing).toEqual([
+      {
+        target: 'gtin',
+        hint: expect.stringMatching(
+          /^the magento preset reads it from additional_attributes \(gtin=, ean=, upc=, barcode=\), and this export has none: add it there, or map the column that has it/,
+        ),
+      },
+    ]);
   });
 
   it('reads values: URLs, GTINs with a valid check digit, currency codes, money, dated columns', () => {
