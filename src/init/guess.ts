@@ -74,6 +74,7 @@ const NAMES: Record<string, string[]> = {
     'saleprice',
     'sellingprice',
     'regularprice',
+    'variantprice',
     '가격',
     '판매가',
     '판매가격',

@@ -1,15 +1,18 @@
 import { readFileSync } from 'node:fs';
 import type { ReaderOptions } from '../feed/index.js';
 import { fieldSet } from '../map/fields.js';
-import { currencyFor, fillHint, REQUIRED_TARGETS } from '../map/fill-hints.js';
+import { fillHint, REQUIRED_TARGETS } from '../map/fill-hints.js';
 import type { FieldSpecJson, MappingJson } from '../map/mapping-file.js';
+import { FILL_IN, findPlaceholders } from '../map/placeholders.js';
 import { canonicalTarget } from '../map/plan.js';
 import { presetPath } from '../map/presets.js';
 import { suggestPreset } from '../map/suggest-preset.js';
+import { TRANSFORM_READS, transformColumn } from '../map/transforms/index.js';
 import { readFeed } from '../read/index.js';
 import { UsageError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { guessLanguage, specFor, targetByName, targetByValues } from './guess.js';
+import { type ExportSettings, exportSettings } from './settings.js';
 
 /**
  * `genser init FILE`: reads the header and a sample of rows, and writes the mapping that reads
@@ -30,6 +33,8 @@ export interface InitResult {
   /** A known shop export: the preset the mapping copies. */
   preset?: string;
   mapped: { column: string; target: string; by: 'name' | 'values' | 'preset' }[];
+  /** A shop export: the columns its transform reads to make its rows (merging, leaving out, prices). */
+  readByTransform: string[];
   unmapped: string[];
   /** Required fields no column gives, with how to fill each. */
   missing: { target: string; hint: string }[];
@@ -62,20 +67,21 @@ const asText = (v: unknown) =>
 
 export async function initMapping(file: string, options: InitOptions, log: Logger): Promise<InitResult> {
   const { header, rows } = await sample(file, options, log);
+  const country = options.country ?? 'KR';
   const preset = suggestPreset(header);
-  if (preset) return fromPreset(preset, header, rows.length, options.country);
+  if (preset) return fromPreset(preset, header, rows, country);
   const values = (column: string) => rows.map((r) => asText(r[column]));
   const fields: Record<string, string | FieldSpecJson> = {};
   const mapped: InitResult['mapped'] = [];
   const left: string[] = [];
   // Columns already named as genser's canonical columns (name@ko, brand_id, ...) map themselves
   // (`canonicalColumns`); only the others are guessed.
-  const canonical = new Set<string>();
+  const canonical = new Map<string, string>();
   const set = fieldSet('standard');
   for (const column of header) {
     const hit = canonicalTarget(set, column);
     if (!hit) continue;
-    canonical.add(hit.field.target);
+    canonical.set(hit.field.target, column);
     mapped.push({ column, target: hit.field.target, by: 'name' });
   }
   // Names first (they say what the merchant meant), then values for the columns names did not place.
@@ -95,115 +101,150 @@ export async function initMapping(file: string, options: InitOptions, log: Logge
       mapped.push({ column, target: guess.target, by: 'values' });
     } else unmapped.push(column);
   }
-  // One brand column names the brand and gives its id.
   const given = (t: string) => fields[t] !== undefined || canonical.has(t);
-  if (given('brand_name') && !given('brand_id') && fields.brand_name !== undefined)
-    fields.brand_id = fields.brand_name;
-  if (given('sku') && !given('mpn') && fields.sku !== undefined) fields.mpn = fields.sku;
+  // One brand column names the brand and gives its id; the SKU is the part number when no
+  // column says otherwise. A canonical column that feeds a second field is written out for both:
+  // a column a mapping reads is no longer read as a canonical column.
+  for (const [from, to] of [
+    ['brand_name', 'brand_id'],
+    ['sku', 'mpn'],
+  ]) {
+    if (!given(from) || given(to)) continue;
+    const column = canonical.get(from);
+    if (column !== undefined) fields[from] = column;
+    fields[to] = fields[from];
+  }
   const texts = [
     ...header,
     ...['name', 'description'].flatMap((t) => {
-      const s = fields[t];
-      const column = typeof s === 'string' ? s : s?.column;
+      const column = sourceColumn(fields[t]);
       return column ? values(column) : [];
     }),
   ];
-  const language = guessLanguage(texts);
+  const settings = exportSettings(given, fields, { country, prices: priceTexts(header, rows) });
   const mapping = {
     $schema: SCHEMA,
-    description: `Written by genser init from ${file}: check each field, then run genser validate ${file} --mapping THIS FILE.`,
+    description: `Written by genser init from ${file}: fill in what "notes" name, then run genser validate ${file} --mapping THIS FILE.`,
+    notes: settings.notes,
     format: 'standard' as const,
-    language,
+    language: guessLanguage(texts),
     canonicalColumns: canonical.size > 0,
-    fields,
+    defaults: settings.defaults,
+    fields: settings.fields,
   };
-  const missing = REQUIRED_TARGETS.filter((t) => !given(t)).map((target) => ({
-    target,
-    hint: fillHint(target, options.country),
-  }));
-  return { mapping, mapped, unmapped, missing, rowsRead: rows.length };
+  return {
+    mapping,
+    mapped,
+    readByTransform: [],
+    unmapped,
+    missing: missingOf(given, settings, country),
+    rowsRead: rows.length,
+  };
 }
 
-function fromPreset(preset: string, header: string[], rowsRead: number, country?: string): InitResult {
+/** The sampled values of every column named like a price (`Variant Price`, `Regular price`, `판매가`). */
+const priceTexts = (header: string[], rows: Record<string, unknown>[]) =>
+  header.filter((c) => targetByName(c) === 'price').flatMap((c) => rows.map((r) => asText(r[c])));
+
+const sourceColumn = (spec: string | FieldSpecJson | undefined) =>
+  typeof spec === 'string' ? spec : spec?.column;
+
+/** Required fields that neither a column nor a written setting gives, with how to fill each. */
+function missingOf(
+  given: (t: string) => boolean,
+  settings: ExportSettings,
+  country: string,
+  preset?: { name: string; fields: MappingJson['fields'] },
+) {
+  return REQUIRED_TARGETS.filter((t) => !given(t) && settings.defaults[t] === undefined).map((target) => {
+    const spec = preset?.fields[target];
+    if (!preset || spec === undefined) return { target, hint: fillHint(target, country) };
+    // Where the shop keeps it, so the merchant adds it there (Magento: an attribute).
+    const columns = specColumns(spec);
+    const codes = columns.filter((c) => c.startsWith('attr.')).map((c) => `${c.slice('attr.'.length)}=`);
+    const where = [
+      ...columns.filter((c) => !c.startsWith('attr.')).map((c) => JSON.stringify(c)),
+      ...(codes.length > 0 ? [`additional_attributes (${codes.join(', ')})`] : []),
+    ];
+    return {
+      target,
+      hint: `the ${preset.name} preset reads it from ${where.join(' or ')}, and this export has none: add it there, or ${fillHint(target, country)}`,
+    };
+  });
+}
+
+/** The columns a preset's field reads. */
+function specColumns(spec: string | FieldSpecJson): string[] {
+  const s: FieldSpecJson = typeof spec === 'string' ? { column: spec } : spec;
+  return [
+    ...(s.column ? [s.column] : []),
+    ...(Array.isArray(s.columns) ? s.columns : Object.values(s.columns ?? {})),
+  ];
+}
+
+/**
+ * Whether the export holds a column a preset reads: in its header, made by the preset's
+ * transform (`genser:...`), or, for Magento's `attr.CODE`, an attribute the sampled rows'
+ * `additional_attributes` carry (or a column of that code).
+ */
+function holds(column: string, header: string[], rows: Record<string, unknown>[]): boolean {
+  if (header.includes(column) || column.startsWith('genser:')) return true;
+  if (!column.startsWith('attr.')) return false;
+  const code = column.slice('attr.'.length);
+  if (header.includes(code)) return true;
+  return rows.some((r) =>
+    asText(r.additional_attributes)
+      .split(',')
+      .some((kv) => kv.trim().startsWith(`${code}=`)),
+  );
+}
+
+function fromPreset(
+  preset: string,
+  header: string[],
+  rows: Record<string, unknown>[],
+  country: string,
+): InitResult {
   const json = JSON.parse(readFileSync(presetPath(preset), 'utf8')) as MappingJson & { description: string };
-  const fields = json.fields;
+  const named = (c: string) => transformColumn(json.transform, c);
+  const names = header.map(named);
   const used = new Set<string>();
   const mapped: InitResult['mapped'] = [];
-  for (const [target, spec] of Object.entries(fields)) {
-    const s: FieldSpecJson = typeof spec === 'string' ? { column: spec } : spec;
-    const columns = [
-      ...(s.column ? [s.column] : []),
-      ...(Array.isArray(s.columns) ? s.columns : Object.values(s.columns ?? {})),
-    ];
-    for (const column of columns) {
+  const held = new Set<string>();
+  for (const [target, spec] of Object.entries(json.fields)) {
+    for (const column of specColumns(spec)) {
       used.add(column);
-      if (header.includes(column) || column.startsWith('genser:'))
-        mapped.push({ column, target, by: 'preset' });
+      if (column.startsWith('attr.')) used.add(column.slice('attr.'.length));
+      if (!holds(column, names, rows)) continue;
+      held.add(target);
+      mapped.push({ column, target, by: 'preset' });
     }
   }
-  const { defaults, notes, fieldsWritten } = exportSettings(preset, fields, country ?? 'KR');
-  const missing = REQUIRED_TARGETS.filter(
-    (t) => fieldsWritten[t] === undefined && defaults[t] === undefined,
-  ).map((target) => ({ target, hint: fillHint(target, country) }));
+  const given = (t: string) => held.has(t) || json.defaults?.[t] !== undefined;
+  const reads = new Set(json.transform ? TRANSFORM_READS[json.transform] : []);
+  const readByTransform = header.filter((c) => reads.has(named(c)));
+  const settings = exportSettings(given, json.fields, { country, preset, prices: priceTexts(header, rows) });
   return {
     mapping: {
       $schema: SCHEMA,
       description: `genser's ${preset} preset (docs/presets.md). ${json.description}`,
-      notes,
+      notes: settings.notes,
       ...withoutSchema(json),
-      defaults: { ...json.defaults, ...defaults },
-      fields: fieldsWritten,
+      defaults: { ...json.defaults, ...settings.defaults },
+      fields: settings.fields,
     },
     preset,
     mapped,
-    unmapped: header.filter((c) => !used.has(c)),
-    missing,
-    rowsRead,
+    readByTransform,
+    unmapped: header.filter((c) => !used.has(named(c)) && !reads.has(named(c))),
+    missing: missingOf(given, settings, country, { name: preset, fields: json.fields }),
+    rowsRead: rows.length,
   };
 }
 
 function withoutSchema(json: MappingJson & { $schema?: string; description: string }): MappingJson {
   const { $schema: _s, description: _d, ...rest } = json;
   return rest;
-}
-
-/**
- * What a shop export cannot hold, written into the mapping so that the next run needs no --set:
- * the currency (the country's), the sale window (from the run, a year long), and for Magento
- * the base URL of its relative image paths. Each comes with a note saying what to check.
- */
-function exportSettings(
-  preset: string,
-  fields: MappingJson['fields'],
-  country: string,
-): { defaults: Record<string, string>; notes: string[]; fieldsWritten: MappingJson['fields'] } {
-  const currency = currencyFor(country);
-  const defaults: Record<string, string> = {};
-  const notes: string[] = [];
-  const fieldsWritten = { ...fields };
-  if (fields.currency === undefined) {
-    defaults.currency = currency;
-    notes.push(
-      `defaults.currency is ${currency}, the currency of --country ${country.toUpperCase()}: the export does not say; change it if your shop sells in another`,
-    );
-  }
-  if (fields.availability_starts === undefined && fields.availability_ends === undefined) {
-    defaults.availability_starts = 'today';
-    defaults.availability_ends = '+1y';
-    notes.push(
-      'defaults.availability_starts/availability_ends: the export has no sale window; each run sends one from its own day for a year (today, +1y): set dates if your products have their own',
-    );
-  }
-  if (preset === 'magento') {
-    const image = fields.image_urls;
-    const spec: FieldSpecJson = typeof image === 'string' ? { column: image } : { ...image };
-    spec.prefix = 'https://shop.example.com/media/catalog/product';
-    fieldsWritten.image_urls = spec;
-    notes.push(
-      "fields.image_urls.prefix: Magento's image paths are relative to your store's media URL: replace https://shop.example.com with your store's address before the first upload",
-    );
-  }
-  return { defaults, notes, fieldsWritten };
 }
 
 /** What init prints on stderr (the lead's command writes the mapping and these lines). */
@@ -216,11 +257,23 @@ export function initSummaryLines(result: InitResult, written: string): string[] 
   lines.push(`Mapped (${result.mapped.length}):`);
   for (const m of result.mapped)
     lines.push(`  ${m.column} -> ${m.target}${m.by === 'values' ? ' (from its values)' : ''}`);
+  if (result.readByTransform.length > 0)
+    lines.push(
+      `Read by the ${result.preset} transform (${result.readByTransform.length}): ${result.readByTransform.join(', ')}`,
+    );
   if (result.unmapped.length > 0)
     lines.push(`Not mapped (${result.unmapped.length}): ${result.unmapped.join(', ')}`);
   if (result.missing.length > 0) {
     lines.push('Required fields no column gives:');
     for (const m of result.missing) lines.push(`  ${m.target}: ${m.hint}`);
+  }
+  const notes = result.mapping.notes ?? [];
+  if (notes.length > 0) {
+    const toFill = findPlaceholders(result.mapping).length > 0;
+    lines.push(
+      `What the export cannot say, written into ${written} ("notes"${toFill ? `; replace each "${FILL_IN}" value before the first run` : ''}):`,
+    );
+    for (const n of notes) lines.push(`  ${n}`);
   }
   lines.push(`Wrote ${written}; check it, then: genser validate FILE --mapping ${written}`);
   return lines;

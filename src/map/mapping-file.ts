@@ -6,6 +6,7 @@ import type { Language, LegacyKind, PayloadFormat } from '../shared/types.js';
 import { timeZoneForCountry } from '../time/zones.js';
 import { constantIdentifier, type FieldDefault, fieldDefault, type RunClock } from './defaults.js';
 import { type FieldDef, fieldSet, findField } from './fields.js';
+import { findPlaceholders } from './placeholders.js';
 import {
   type BooleanWords,
   booleanWords,
@@ -166,6 +167,15 @@ function mappingJson(text: string, file: string): MappingJson {
     throw new UsageError(
       `mapping file ${file}: ${pointer} ${message}`,
       'see docs/feeds.md, "Mapping file", or point "$schema" at schemas/mapping.schema.json for completion',
+    );
+  }
+  const [left, ...more] = findPlaceholders(json as MappingJson);
+  if (left) {
+    const others =
+      more.length > 0 ? `, and ${more.length} more: ${more.map((m) => m.pointer).join(', ')}` : '';
+    throw new UsageError(
+      `mapping file ${file}: ${left.pointer} is still the placeholder genser init wrote (${JSON.stringify(left.value)})${others}; nothing is read or sent until ${more.length > 0 ? 'they are' : 'it is'} filled in`,
+      `replace it with your own value: the file's "notes" say what each setting needs (docs/presets.md, "genser init FILE")`,
     );
   }
   return json as MappingJson;

@@ -52,6 +52,34 @@ describe('mapping files', () => {
     );
   });
 
+  it('refuses a placeholder genser init left (a value starting FILL IN:), wherever it is; notes may name it', () => {
+    const fill = "FILL IN: your brand's name";
+    expect(
+      usageMessage(() =>
+        parseMapping(JSON.stringify({ defaults: { brand_name: fill }, fields: {} }), 'm.json', std),
+      ),
+    ).toBe(
+      `mapping file m.json: /defaults/brand_name is still the placeholder genser init wrote (${JSON.stringify(fill)}); nothing is read or sent until it is filled in`,
+    );
+    const prefix = { image_urls: { column: 'img', prefix: 'FILL IN: your media URL' } };
+    expect(usageMessage(() => parseMapping(JSON.stringify({ fields: prefix }), 'm.json', std))).toMatch(
+      /^mapping file m\.json: \/fields\/image_urls\/prefix is still the placeholder/,
+    );
+    // All of them named at once, so one edit fixes the file.
+    const both = { defaults: { brand_id: fill, currency: 'USD', brand_name: fill }, fields: prefix };
+    expect(usageMessage(() => parseMapping(JSON.stringify(both), 'm.json', std))).toMatch(
+      /\), and 2 more: \/defaults\/brand_name, \/fields\/image_urls\/prefix; nothing is read or sent until they are filled in$/,
+    );
+    // Said in notes, or inside a value, it is no placeholder.
+    const filled = {
+      notes: [`defaults.brand_name was "${fill}"`],
+      defaults: { brand_name: 'Brand FILL IN: x' },
+    };
+    expect(parseMapping(JSON.stringify({ ...filled, fields: {} }), 'm.json', std).defaults[0].value).toBe(
+      'Brand FILL IN: x',
+    );
+  });
+
   it('maps arbitrary headers: constants, value maps, splitting, prefixes, per-field number formats', () => {
     const mapping = parseMapping(
       JSON.stringify({

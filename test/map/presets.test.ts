@@ -335,6 +335,30 @@ describe('shop edge cases, on small exports of our own', () => {
   });
 });
 
+describe('magento attribute columns', () => {
+  it('a column named for a known attribute (gtin, brand) is read as attr.gtin, attr.brand; additional_attributes win', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'genser-preset-'));
+    const file = join(dir, 'magento-columns.csv');
+    writeFileSync(
+      file,
+      [
+        'sku,product_type,name,price,is_in_stock,base_image,gtin,brand,additional_attributes',
+        'A-1,simple,Tote,25,1,https://img.example/a.jpg,4006381333931,Luma,',
+        'A-2,simple,Cap,10,1,https://img.example/b.jpg,4006381333931,Luma,"gtin=8801234567893,brand=Ana"',
+      ].join('\n'),
+    );
+    try {
+      const { bySku } = await run(file, { preset: 'magento', set: FILL });
+      expect(bySku('A-1').offers.gtin).toBe('4006381333931');
+      expect(bySku('A-1').brand.name['@value']).toBe('Luma');
+      expect(bySku('A-2').offers.gtin).toBe('8801234567893');
+      expect(bySku('A-2').brand.name['@value']).toBe('Ana');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('presets on the feed worker', () => {
   it('give the same rows on two threads as in one (the transform runs where the mapping does)', async () => {
     // The worker is built from these sources; its run date and --set entries cross with the options.

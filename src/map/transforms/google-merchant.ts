@@ -10,6 +10,9 @@ import { DERIVED, finalPrice, recordItem, type TransformContext, text } from './
  * Column names are matched in any case and with spaces for underscores (`image link`), as
  * Merchant Center accepts them.
  */
+/** The columns this transform reads to make its rows, as Merchant Center names them (`genser init` lists them as read). */
+export const GOOGLE_MERCHANT_READS = ['price', 'sale_price', 'sale_price_effective_date'] as const;
+
 const PRICE = /^\s*([0-9][0-9.,]*)\s*([A-Za-z]{3})?\s*$/;
 
 export function splitPrice(raw: string): { amount: string; currency: string } {
@@ -18,7 +21,8 @@ export function splitPrice(raw: string): { amount: string; currency: string } {
   return { amount: m[1], currency: (m[2] ?? '').toUpperCase() };
 }
 
-const canonical = (column: string) => column.trim().toLowerCase().replace(/\s+/g, '_');
+/** A column as Merchant Center names it: any case, spaces for underscores (`Image link`: `image_link`). */
+export const merchantCenterName = (column: string) => column.trim().toLowerCase().replace(/\s+/g, '_');
 
 export async function* googleMerchant(
   reads: AsyncIterable<ReadItem>,
@@ -31,7 +35,7 @@ export async function* googleMerchant(
     }
     const f: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(item.record.fields)) {
-      const key = canonical(k);
+      const key = merchantCenterName(k);
       if (!(key in f) || text(f, key) === '') f[key] = v;
     }
     const regular = splitPrice(text(f, 'price'));

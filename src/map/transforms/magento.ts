@@ -9,13 +9,30 @@ import { DERIVED, finalPrice, LeftOut, recordItem, type TransformContext, text }
  *   (or any other product) arrives; the parent's fields fill what its simples lack, and its URL
  *   is theirs (they have no page of their own). The configurable itself is left out with a count:
  *   its simples are what is sold. Simples after their parent are served from the last parent.
- * - `additional_attributes` (`k=v,k=v`) become columns `attr.k` (a simple inherits its parent's).
+ * - `additional_attributes` (`k=v,k=v`) become columns `attr.k` (a simple inherits its parent's);
+ *   a column named for a known attribute (`gtin`, `brand`, ...) is read as `attr.gtin`, ... too.
  * - A row with a `store_view_code` adds that store's texts to the product above it as
  *   `name@ja`, `description@ja`, ... (language from the store code: ja/jp, ko/kr, en/us/uk/gb);
  *   it is not a product.
  * - `product_online` 2 (disabled) products are left out with a count.
  * Derived: genser:price (special_price inside its from/to dates, else price).
  */
+/** The export's columns this transform reads to make its rows (`genser init` lists them as read). */
+export const MAGENTO_READS = [
+  'sku',
+  'product_type',
+  'visibility',
+  'product_online',
+  'store_view_code',
+  'configurable_variations',
+  'additional_attributes',
+  'url_key',
+  'price',
+  'special_price',
+  'special_price_from_date',
+  'special_price_to_date',
+] as const;
+
 const INHERITED = [
   'categories',
   'description',
@@ -72,6 +89,9 @@ const EXTRA_COLUMNS: Record<string, string> = Object.fromEntries([
 
 function prepared(record: SourceRecord, ctx: TransformContext): SourceRecord {
   const f: Record<string, unknown> = { ...record.fields, ...EXTRA_COLUMNS };
+  // Magento's import format takes an attribute as a column of its own too (a `gtin` column
+  // added to the export): the same attribute, read as `attr.gtin`.
+  for (const a of KNOWN_ATTRIBUTES) if (text(record.fields, a) !== '') f[`attr.${a}`] = record.fields[a];
   for (const [k, v] of parseAttributes(text(f, 'additional_attributes'))) f[`attr.${k}`] = v;
   f[`${DERIVED}price`] = finalPrice(
     text(f, 'price'),

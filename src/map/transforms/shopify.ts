@@ -12,6 +12,25 @@ import { DERIVED, LeftOut, recordItem, type TransformContext, text } from './com
  *   genser:images        the variant's image, then the product's images by Image Position, one per line
  * Draft, archived and unpublished products are left out with a count.
  */
+/** The export's columns this transform reads to make its rows (`genser init` lists them as read). */
+export const SHOPIFY_READS = [
+  'Handle',
+  'Title',
+  'Published',
+  'Status',
+  'Option1 Value',
+  'Option2 Value',
+  'Option3 Value',
+  'Variant SKU',
+  'Variant Price',
+  'Variant Barcode',
+  'Variant Inventory Qty',
+  'Variant Inventory Policy',
+  'Variant Image',
+  'Image Src',
+  'Image Position',
+] as const;
+
 const PRODUCT_COLUMNS = new Set([
   'Title',
   'Body (HTML)',

@@ -15,6 +15,24 @@ import { DERIVED, finalPrice, LeftOut, recordItem, type TransformContext, text }
  *   genser:url           External URL (external products)
  * Published -1 (draft) and 0 (private) rows are left out with a count.
  */
+/** The export's columns this transform reads to make its rows (`genser init` lists them as read). */
+export const WOOCOMMERCE_READS = [
+  'ID',
+  'Type',
+  'SKU',
+  'Published',
+  'Parent',
+  'Regular price',
+  'Sale price',
+  'Date sale price starts',
+  'Date sale price ends',
+  'In stock?',
+  'Stock',
+  'Backorders allowed?',
+  'Categories',
+  'External URL',
+] as const;
+
 const INHERITED = [
   'Name',
   'Short description',
