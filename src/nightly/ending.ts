@@ -1,6 +1,10 @@
+import { emptyStats } from '../feed/index.js';
+import { noOutcomes } from '../http/outcome.js';
 import { stopExitCode } from '../http/run.js';
+import { sourceName } from '../read/index.js';
 import { missingFieldLines } from '../report/missing-fields.js';
 import {
+  type FeedUnchangedReport,
   type UploadReportMeta,
   uploadIssueLines,
   uploadReport,
@@ -8,6 +12,7 @@ import {
   uploadSummaryLines,
 } from '../report/upload-report.js';
 import { ExitCode, ExitError } from '../shared/errors.js';
+import { IssueCollector } from '../shared/issue-collector.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 import { describeNextBatch } from '../time/zones.js';
 import { type Shard, type ShardCounts, shardLine, shardReport } from '../upload/shard.js';
@@ -68,7 +73,8 @@ export async function settleRun(
   const meta: UploadReportMeta = {
     format: feed.format,
     kind: feed.kind,
-    files: plan.files,
+    // As validate names them: a URL without its query (often a token), stdin as <stdin>.
+    files: plan.files.map(sourceName),
     target: target ? `POST ${target.apiUrl.replace(/\/+$/, '')}${plan.settings.path}` : undefined,
   };
   if (target?.sandbox) {
@@ -109,6 +115,55 @@ export async function settleRun(
       ...(quiet ? [] : hintLines(result, meta, notes)),
     ],
   };
+}
+
+/**
+ * A feed unchanged since the last complete run (its URL answered 304): nothing read or sent, exit
+ * 0, and an ending like any other (the summary line, and with --json the one document, saying so),
+ * settled in the history. Not a complete run: the guards keep comparing with the one it matched.
+ */
+export async function unchangedEnding(
+  run: NightlyRun,
+  unchanged: FeedUnchangedReport,
+  history: RunHistory,
+): Promise<NightlyEnding> {
+  const { plan, stateRun } = run;
+  const durationMs = Date.now() - history.started;
+  const result: UploadResult = {
+    summary: {
+      ...noOutcomes(),
+      rows: 0,
+      invalid: 0,
+      unchanged: 0,
+      fileErrors: 0,
+      sent: 0,
+      batches: 0,
+      retries: 0,
+      requests: 0,
+      bytes: 0,
+      durationMs,
+      dryRun: false,
+    },
+    failures: [],
+    batches: [],
+    issues: [],
+    issuesTruncated: false,
+    feed: emptyStats(),
+    collector: new IssueCollector(plan.settings.maxErrors),
+    lastRow: 0,
+    readToEnd: false,
+  };
+  const meta: UploadReportMeta = {
+    format: plan.feed.format,
+    kind: plan.feed.kind,
+    // As validate names them: a URL without its query (often a token), stdin as <stdin>.
+    files: plan.files.map(sourceName),
+    ...(plan.target ? { target: `POST ${plan.target.apiUrl.replace(/\/+$/, '')}${plan.settings.path}` } : {}),
+    feedUnchanged: unchanged,
+  };
+  const code = ExitCode.ok;
+  await stateRun?.finishRun(history.id, result, code, uploadReportText(result, meta), durationMs);
+  return { result, meta, code, lines: () => uploadSummaryLines(result, meta) };
 }
 
 /** `--missing-after`: each known product absent from this complete run, counted one run more. */
