@@ -163,6 +163,7 @@ function guardRulesFrom(s: UploadCommandSettings): GuardRules {
     minRows: s.minRows ?? 0,
     minShare: s.minShare ?? 0,
     priceShock: s.priceShock ?? 'off',
+    strict: s.strict === true,
     onGuard: s.onGuard ?? 'refuse',
   };
 }

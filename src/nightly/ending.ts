@@ -18,6 +18,7 @@ import { describeNextBatch } from '../time/zones.js';
 import { type Shard, type ShardCounts, shardLine, shardReport } from '../upload/shard.js';
 import { deltaLine } from '../upload/state/delta.js';
 import type { UploadResult } from '../upload/types.js';
+import { driftLine } from './guard-rules.js';
 import type { NightlyDeps, NightlyPlan } from './plan.js';
 import type { StateRun } from './state-run.js';
 
@@ -87,7 +88,12 @@ export async function settleRun(
   await stateRun?.delta.finish(complete);
   // What the guards compare the next run with (docs/nightly.md, "Before and after the run").
   if (stateRun && complete && !plan.retry && !stateRun.held) {
-    await stateRun.state.recordComplete(feedRowsOf(stateRun, shard, result.summary.rows));
+    const columns = stateRun.columns?.list();
+    if (columns && !stateRun.driftSaid) await sayDrift(stateRun, deps.log);
+    await stateRun.state.recordComplete({
+      rows: feedRowsOf(stateRun, shard, result.summary.rows),
+      ...(columns ? { columns } : {}),
+    });
     if (plan.missing === 'out-of-stock') await recordAbsent(stateRun);
   }
   if (shard && !plan.retry) meta.shard = shardReport(shard.of, shard.counts);
@@ -164,6 +170,12 @@ export async function unchangedEnding(
   const code = ExitCode.ok;
   await stateRun?.finishRun(history.id, result, code, uploadReportText(result, meta), durationMs);
   return { result, meta, code, lines: () => uploadSummaryLines(result, meta) };
+}
+
+/** Mapping drift in a run the guards' pass did not read (every guard off): said after the fact. */
+async function sayDrift(stateRun: StateRun, log: NightlyDeps['log']): Promise<void> {
+  const absent = stateRun.columns?.absent((await stateRun.state.lastComplete())?.columns) ?? [];
+  if (absent.length > 0) log.warn(driftLine(absent));
 }
 
 /** `--missing-after`: each known product absent from this complete run, counted one run more. */

@@ -26,6 +26,7 @@ export function planDocument(plan: RunPlan, where: { target: string; files: stri
     largestPriceMoves: t.moves.map((m) => ({ ...m, percent: Math.round(m.percent * 10) / 10 })),
     guards: { decided: plan.decided, tripped, onGuard: plan.onGuard, outcome },
     ...(plan.lastRows !== undefined ? { lastCompleteRows: plan.lastRows } : {}),
+    absentColumns: plan.absentColumns,
     full: plan.full,
   };
 }

@@ -15,6 +15,7 @@ import {
   settleRun,
   unchangedEnding,
 } from './ending.js';
+import { FeedColumns } from './feed-columns.js';
 import { type ConditionalFeed, conditionalFeed } from './feed-validators.js';
 import { guardedRead } from './guard.js';
 import { heldLine } from './guard-rules.js';
@@ -33,6 +34,7 @@ import { openStateRun, type StateRun } from './state-run.js';
 export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<NightlyEnding> {
   if (plan.maxInvalid && !plan.retry) await checkInvalidBudget(plan, deps);
   const stateRun = await openState(plan, deps);
+  if (stateRun && !plan.retry) stateRun.columns = new FeedColumns(plan.feed);
   const run: NightlyRun = {
     plan,
     deps,
@@ -214,6 +216,7 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
         serialize: true,
         workers: plan.workers,
         remote: deps.remote,
+        ...(stateRun?.columns ? { onColumns: stateRun.columns.observe } : {}),
         // With state, each row's source key is kept with its accepted payload; rows with a key
         // accepted before are skipped (docs/nightly.md, "Unchanged rows"), unless --full.
         ...(stateRun ? { keys: stateRun.full ? {} : { known: () => stateRun.state.knownSources() } } : {}),

@@ -33,6 +33,8 @@ export interface PlanDocument {
     outcome: 'send' | 'hold-removals' | 'refuse';
   };
   lastCompleteRows?: number;
+  /** Source columns the last complete run mapped that this feed lacks (mapping drift; `--strict` trips on it). */
+  absentColumns: string[];
   full: boolean;
 }
 
@@ -62,8 +64,16 @@ export function planLines(doc: PlanDocument): string[] {
         .map((m) => `${printable(m.sku)} ${m.from} -> ${m.to} (${m.percent > 0 ? '+' : ''}${m.percent}%)`)
         .join(', ')}`,
     );
+  if (doc.absentColumns.length > 0) lines.push(driftLine(doc.absentColumns));
   lines.push(...guardLines(doc));
   return lines;
+}
+
+/** Mapping drift in the plan: the columns (from the feed, escaped), and what the upload would do. */
+export function driftLine(absent: readonly string[]): string {
+  const named = absent.slice(0, 10).map((c) => `"${printable(c)}"`);
+  const more = absent.length > 10 ? ` and ${n(absent.length - 10)} more` : '';
+  return `mapping: ${named.join(', ')}${more} mapped in the last complete run, absent from this feed: the fields they fed would be left out (--strict refuses the upload)`;
 }
 
 function waiting(doc: PlanDocument): string {

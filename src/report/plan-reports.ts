@@ -5,7 +5,7 @@ import { REPORT_CSS } from './html-assets.js';
 import { type Html, html, trusted } from './html-template.js';
 import { xmlAttr, xmlText } from './junit.js';
 import { MAX_TEXT_CHARS, MAX_VALUE_CHARS } from './model.js';
-import type { PlanDocument } from './plan-report.js';
+import { driftLine, type PlanDocument } from './plan-report.js';
 
 /**
  * `genser plan --reporter junit|github|html` (docs/ci.md, docs/nightly.md "Before and after the
@@ -34,6 +34,7 @@ function bounded(doc: PlanDocument): PlanDocument {
   return {
     ...doc,
     files: doc.files.map((f) => shorten(f, MAX_VALUE_CHARS)),
+    absentColumns: doc.absentColumns.map((c) => shorten(c, MAX_VALUE_CHARS)),
     largestPriceMoves: doc.largestPriceMoves.map((m) => ({ ...m, sku: shorten(m.sku, MAX_VALUE_CHARS) })),
     guards: {
       ...doc.guards,
@@ -90,6 +91,7 @@ function junitCases(doc: PlanDocument): Case[] {
       .join(', '),
     fields.length > 0 ? `fields changed: ${fields.join(', ')}` : undefined,
     doc.largestPriceMoves.length > 0 ? `largest price moves: ${movesText(doc).join(', ')}` : undefined,
+    doc.absentColumns.length > 0 ? driftLine(doc.absentColumns) : undefined,
   ].filter((l) => l !== undefined);
   const cases: Case[] = [{ name: 'what the upload would send', out: summary.join('\n') }];
   cases.push(
@@ -206,6 +208,8 @@ function planMarkdown(doc: PlanDocument, verdict: Verdict): string {
       ),
       '',
     );
+  if (doc.absentColumns.length > 0)
+    lines.push(`**Mapping drift**: ${mdCell(driftLine(doc.absentColumns))}`, '');
   lines.push('### Guards', '');
   if (doc.guards.tripped.length === 0) lines.push('None would trip.', '');
   else
@@ -233,6 +237,11 @@ export function renderPlanGithub(plan: PlanDocument): GithubOutput {
         { title: `${TITLE}: guard --${t.guard}` },
         `${t.message}\nhint: ${t.hint}`,
       ),
+    );
+  // Mapping drift without --strict (with it, it is a guard above): the upload goes, fields left out.
+  if (doc.absentColumns.length > 0 && !doc.guards.tripped.some((t) => t.guard === 'strict'))
+    lines.push(
+      workflowCommand('warning', { title: `${TITLE}: mapping drift` }, driftLine(doc.absentColumns)),
     );
   if (doc.refused > 0)
     lines.push(
@@ -341,6 +350,7 @@ ${
       )}</section>`
     : undefined
 }
+${doc.absentColumns.length > 0 ? html`<section aria-labelledby="drift-h"><h2 id="drift-h">Mapping drift</h2><p id="drift">${driftLine(doc.absentColumns)}</p></section>` : undefined}
 ${guardsSection(doc)}
 </main>
 <footer>Made by genser. The same data is in the JSON plan (--json).</footer>

@@ -20,6 +20,7 @@ function planned(extra: Partial<RunPlan> = {}): RunPlan {
     onGuard: 'refuse',
     full: false,
     interrupted: false,
+    absentColumns: [],
     ...extra,
   };
 }

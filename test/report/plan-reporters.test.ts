@@ -26,6 +26,7 @@ function plan(extra: Partial<PlanDocument> = {}): PlanDocument {
     ],
     guards: { decided: true, tripped: [], onGuard: 'refuse', outcome: 'send' },
     lastCompleteRows: 20,
+    absentColumns: [],
     full: false,
     ...extra,
   };
@@ -113,5 +114,34 @@ describe('genser plan --reporter html', () => {
     expect(page).toContain('The upload would refuse the run and send nothing (exit 6).');
     expect(page).not.toMatch(/<script/);
     expect(renderPlanHtml(plan())).toContain('<span class="verdict passed">would send</span>');
+  });
+});
+
+describe('genser plan reporters: mapping drift', () => {
+  it('names the columns (escaped) in each format; a warning unless --strict made it a guard', async () => {
+    const drift = plan({ absentColumns: ['seo_title', '<i>x</i>'] });
+    const line =
+      'mapping: "seo_title", "<i>x</i>" mapped in the last complete run, absent from this feed: the fields they fed would be left out (--strict refuses the upload)';
+    const xml = renderPlanJunit(drift);
+    await junitXsdValid(xml);
+    expect(await xpath(xml, 'string(//testcase[1]/system-out)')).toContain(line);
+    const gh = renderPlanGithub(drift);
+    expect(gh.lines[0]).toBe(`::warning title=genser plan%3A mapping drift::${line}`);
+    expect(gh.summaryMarkdown).toContain('&lt;i&gt;x&lt;/i&gt;');
+    expect(renderPlanHtml(drift)).toContain(
+      '<p id="drift">mapping: &quot;seo_title&quot;, &quot;&lt;i&gt;x&lt;/i&gt;&quot;',
+    );
+    const strict = plan({
+      absentColumns: ['seo_title'],
+      guards: {
+        decided: true,
+        tripped: [
+          { guard: 'strict', message: 'column "seo_title" was mapped', hint: 'run again without --strict' },
+        ],
+        onGuard: 'refuse',
+        outcome: 'refuse',
+      },
+    });
+    expect(renderPlanGithub(strict).lines.filter((l) => l.startsWith('::warning'))).toEqual([]);
   });
 });
