@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PlanDocument } from '../../src/report/plan-report.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { genser } from '../helpers/run-cli.js';
+import { catalogHeader, catalogRows } from '../helpers/sample-catalog.js';
 import { json, type ScriptedServer, scriptedServer } from '../upload/servers.js';
 
 /**
@@ -13,15 +14,10 @@ import { json, type ScriptedServer, scriptedServer } from '../upload/servers.js'
  * run and absent tonight is named; with --strict the run is refused before anything is sent (exit 6).
  */
 
-const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'genser-drift-'));
 let n = 0;
-const [header, ...sample] = Papa.parse<string[]>(
-  readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8'),
-  {
-    skipEmptyLines: true,
-  },
-).data;
+const header = catalogHeader;
+const sample = catalogRows();
 
 /** The catalog without the columns `drop` (renamed columns: `rename`). */
 function feed(drop: string[] = [], rename: Record<string, string> = {}): string {

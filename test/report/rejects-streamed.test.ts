@@ -8,6 +8,7 @@ import { RejectsFile } from '../../src/report/rejects.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { genser } from '../helpers/run-cli.js';
+import { catalogHeader, catalogRows } from '../helpers/sample-catalog.js';
 import { type FeedServer, feedServer } from '../read/feed-server.js';
 import { json, problem, productsOf, type ScriptedServer, scriptedServer } from '../upload/servers.js';
 
@@ -22,12 +23,8 @@ let n = 0;
 const fresh = (name: string) =>
   join(mkdtempSync(join(tmpdir(), 'genser-rejects-streamed-')), `${++n}-${name}`);
 
-const [header, ...sample] = Papa.parse<string[]>(
-  readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8'),
-  {
-    skipEmptyLines: true,
-  },
-).data;
+const header = catalogHeader;
+const sample = catalogRows();
 const PRICE = header.indexOf('price');
 const SKU = header.indexOf('sku');
 const NAME = header.indexOf('name@en');
