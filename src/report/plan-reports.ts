@@ -1,8 +1,8 @@
 import { redact } from '../shared/secrets.js';
 import { shorten } from '../shared/words.js';
 import { type GithubOutput, mdCell, workflowCommand } from './github.js';
-import { REPORT_CSS } from './html-assets.js';
-import { type Html, html, trusted } from './html-template.js';
+import { pageHead } from './html.js';
+import { type Html, html } from './html-template.js';
 import { xmlAttr, xmlText } from './junit.js';
 import { MAX_TEXT_CHARS, MAX_VALUE_CHARS } from './model.js';
 import { driftLine, type PlanDocument } from './plan-report.js';
@@ -316,16 +316,7 @@ export function renderPlanHtml(plan: PlanDocument, options: { generatedAt?: stri
   const cls = failed(verdict) ? 'failed' : 'passed';
   const files = doc.files.length > 0 ? doc.files.join(', ') : '(no files)';
   const fields = Object.entries(doc.fields);
-  const page = html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="color-scheme" content="light dark">
-<title>${`${TITLE}: ${verdict} - ${files}`}</title>
-<style>${trusted(REPORT_CSS)}</style>
-</head>
+  const page = html`${pageHead(`${TITLE}: ${verdict} - ${files}`, false)}
 <body>
 <header>
 <h1>${TITLE} report <span class="verdict ${cls}">${verdict}</span></h1>

@@ -113,6 +113,8 @@ describe('genser plan --reporter html', () => {
     expect(page).toContain('<td>--min-share</td>');
     expect(page).toContain('The upload would refuse the run and send nothing (exit 6).');
     expect(page).not.toMatch(/<script/);
+    // Self-contained, and no script may run in it.
+    expect(page).toContain(`content="default-src 'none'; style-src 'unsafe-inline'">`);
     expect(renderPlanHtml(plan())).toContain('<span class="verdict passed">would send</span>');
   });
 });
