@@ -12,21 +12,21 @@ import type { FeedOptions } from '../shared/types.js';
 export class FeedColumns {
   private readonly all = new Set<string>();
   private readonly mapped = new Set<string>();
-  private readonly mapping: ReturnType<typeof resolveFeedMapping>;
+  /** Resolved at the first column set: the feed has said a bad mapping file by then. */
+  private mapping: { of: ReturnType<typeof resolveFeedMapping> } | undefined;
 
-  constructor(private readonly feed: FeedOptions) {
-    this.mapping = resolveFeedMapping(feed);
-  }
+  constructor(private readonly feed: FeedOptions) {}
 
   /** A column set of the feed (FeedRowsOptions.onColumns). */
   observe = (_file: string, keys: readonly string[]): void => {
+    this.mapping ??= { of: resolveFeedMapping(this.feed) };
     const plan = buildPlan(keys, {
       format: this.feed.format,
       kind: this.feed.kind,
       language: this.feed.language,
       // Which columns feed a field does not depend on the zone.
       zone: 'UTC',
-      mapping: this.mapping,
+      mapping: this.mapping.of,
     });
     const ignored = new Set(plan.ignored);
     for (const key of keys) {
