@@ -92,7 +92,7 @@ export class RejectsFile {
   copyOf = (source: string, bytes: AsyncIterable<Buffer>): AsyncIterable<Buffer> => {
     const name = sourceName(source);
     const earlier = this.copies.get(name);
-    if (earlier) rmSync(earlier.path, { force: true });
+    if (earlier) removeCopy(earlier.path);
     // Named as src/shared/output-file.ts names its temporary files: a killed run's are removed later.
     const stem = join(dirname(this.path), `${basename(this.path)}.source-${this.copies.size + 1}`);
     removeDeadTemps(stem);
@@ -120,7 +120,7 @@ export class RejectsFile {
       }
       for (const rest of this.owed.values()) missed += rest.size;
     } finally {
-      for (const copy of this.copies.values()) rmSync(copy.path, { force: true });
+      for (const copy of this.copies.values()) removeCopy(copy.path);
       this.flush();
       closeSync(this.fd);
     }
@@ -205,6 +205,15 @@ export class RejectsFile {
     writeSync(this.fd, this.buffered.join(''));
     this.buffered = [];
     this.bytes = 0;
+  }
+}
+
+/** A copy removed; one that cannot be (not a file of ours) is left, never a reason to fail the run. */
+function removeCopy(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // left for its owner
   }
 }
 

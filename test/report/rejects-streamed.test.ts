@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import Papa from 'papaparse';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RejectsFile } from '../../src/report/rejects.js';
@@ -160,5 +160,25 @@ describe('--rejects with a feed read once', () => {
     expect(file.notes).toEqual(['<stdin> was not read to its end']);
     expect(parsed(rejects).map((x) => x.genser_row)).toEqual(['2']);
     expect(readdirSync(join(rejects, '..'))).toEqual([rejects.split('/').pop()]);
+  });
+
+  it('a copy that cannot be written: the run goes on, and the rows not written are said with why', async () => {
+    const rejects = fresh('rejects.csv');
+    // Something already in the copy's place (as a full disk would refuse it): the copy fails.
+    mkdirSync(join(rejects, '..', `.${basename(rejects)}.source-1.genser-${process.pid}.tmp`));
+    const file = new RejectsFile(rejects, 'csv');
+    const text = Buffer.from(feedText());
+    let passed = 0;
+    for await (const chunk of file.copyOf(
+      '-',
+      (async function* () {
+        yield text;
+      })(),
+    ))
+      passed += chunk.length;
+    expect(passed).toBe(text.length);
+    file.rejected('<stdin>', 2, 3, 'brand unknown');
+    expect(await file.finish(['-'], { inputType: 'csv', encoding: 'auto' }, memoryLogger())).toBe(1);
+    expect(file.notes).toEqual([`the copy of <stdin> beside ${rejects} could not be written (EISDIR)`]);
   });
 });
