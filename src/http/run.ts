@@ -7,8 +7,11 @@ import { ExitCode, type ExitCodeValue } from '../shared/errors.js';
  * requests in flight finish); Ctrl-C adds a hard cut of what is still in flight after a grace.
  */
 
-/** input: the feed could not be read on (a usage error mid-file); internal: a bug. */
-export type StopReason = 'auth' | 'unavailable' | 'interrupted' | 'endpoint' | 'input' | 'internal';
+/**
+ * input: the feed could not be read on (a usage error mid-file); state: the run's state could not
+ * be written (a full disk, said by its own usage error); internal: a bug.
+ */
+export type StopReason = 'auth' | 'unavailable' | 'interrupted' | 'endpoint' | 'input' | 'state' | 'internal';
 
 /**
  * The exit code of a run that stopped early (docs/upload.md "Exit codes"). An interrupted run
@@ -22,6 +25,7 @@ export function stopExitCode(reason: StopReason, interrupt?: AbortSignal): ExitC
     interrupted: ExitCode.interrupted,
     endpoint: ExitCode.usage,
     input: ExitCode.usage,
+    state: ExitCode.usage,
     internal: ExitCode.internal,
   }[reason];
 }

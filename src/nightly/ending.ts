@@ -85,7 +85,9 @@ export async function settleRun(
   } else if (!plan.settings.dryRun && result.summary.accepted > 0)
     meta.searchable = searchableLine(feed.format, feed.kind, feed.country);
   const complete = result.readToEnd && !result.stop;
-  await stateRun?.delta.finish(complete);
+  // Stopped because the state could not be written (a full disk): nothing more is written to it.
+  const stateWritable = result.stop?.reason !== 'state';
+  if (stateWritable) await stateRun?.delta.finish(complete);
   // What the guards compare the next run with (docs/nightly.md, "Before and after the run").
   if (stateRun && complete && !plan.retry && !stateRun.held) {
     const columns = stateRun.columns?.list();

@@ -58,7 +58,7 @@ export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<
       );
     result = await sendRows(run, source);
     const ending = await settleRun(run, result, history);
-    if (history) await conditional?.keep(history.id, ending.code);
+    if (history && result.stop?.reason !== 'state') await conditional?.keep(history.id, ending.code);
     return ending;
   } catch (err) {
     // Thrown in the guard's read, the history row is started but not yet returned: the delta has its id.

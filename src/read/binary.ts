@@ -15,6 +15,8 @@ const MAGIC: Array<[number[], string]> = [
 /**
  * What the first bytes look like when they are not text (undefined: text). UTF-16 text has zero
  * bytes by nature, so zero bytes count only when the encoding is not (or not detected as) UTF-16.
+ * A few NUL bytes in a text export are refused row by row (src/read/nul.ts); a file of which
+ * more than 5% are NUL or other control bytes is not text.
  */
 export function binaryKind(head: Uint8Array, encoding: EncodingName, utf16: boolean): string | undefined {
   for (const [magic, kind] of MAGIC) {
@@ -22,13 +24,16 @@ export function binaryKind(head: Uint8Array, encoding: EncodingName, utf16: bool
   }
   if (utf16 || encoding === 'utf-16le' || encoding === 'utf-16be') return undefined;
   const n = Math.min(head.length, 8192);
+  let nul = 0;
   let control = 0;
   for (let i = 0; i < n; i++) {
     const b = head[i];
-    if (b === 0) return 'a binary file (it holds NUL bytes, 0x00)';
+    if (b === 0) nul++;
     // Tab, LF, FF, CR and ESC occur in text; other C0 controls hardly ever do.
-    if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0c && b !== 0x0d && b !== 0x1b) control++;
+    else if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0c && b !== 0x0d && b !== 0x1b) control++;
   }
-  if (n > 0 && control > n * 0.05) return 'a binary file (it holds many control bytes)';
-  return undefined;
+  if (n === 0 || nul + control <= n * 0.05) return undefined;
+  return nul > 0
+    ? 'a binary file (it holds many NUL bytes, 0x00)'
+    : 'a binary file (it holds many control bytes)';
 }

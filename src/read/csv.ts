@@ -4,6 +4,7 @@ import { InvalidBytesError, invalidBytesUsage } from './decode.js';
 import { issueItem, lineAt, positioned, readIssue, rowAt } from './issues.js';
 import { FIELD_LIMIT, PARSE_CHUNK, PENDING_LIMIT } from './limits.js';
 import { foreignBreakAt, lineEndName, normaliseBreaks } from './line-ends.js';
+import { NUL, nulField, nulHeaderIssue, nulIssue } from './nul.js';
 import { type RecordMaker, recordMaker } from './record-maker.js';
 import { excelSepLine, guessNewline, type Newline, sniffDelimiter } from './sniff.js';
 
@@ -116,6 +117,8 @@ class CsvReader {
   private headerTooLong = false;
   /** Line ends are mixed: every CRLF, LF and CR is read as LF from here on. */
   private normalising = false;
+  /** The header holds a NUL: said once, nothing read after it. */
+  private headerRefused = false;
 
   constructor(options: CsvOptions) {
     this.file = options.file;
@@ -156,13 +159,29 @@ class CsvReader {
       const consumedBreaks = countChar(input, this.lineChar);
       // In a final parse every row but the last ends with a line break.
       const embedded = consumedBreaks - Math.max(0, rows.length - 1);
-      this.emit(rows, rows.length, embedded, input.length, out, quoteTrouble(result, rows.length));
+      this.emit(
+        rows,
+        rows.length,
+        embedded,
+        input.length,
+        out,
+        quoteTrouble(result, rows.length),
+        input.indexOf(NUL) !== -1,
+      );
       return '';
     }
 
     const cursor = result.meta.cursor;
     const breaks = countChar(input, this.lineChar, 0, cursor);
-    this.emit(rows, rows.length, breaks - rows.length, cursor, out, quoteTrouble(result, rows.length));
+    this.emit(
+      rows,
+      rows.length,
+      breaks - rows.length,
+      cursor,
+      out,
+      quoteTrouble(result, rows.length),
+      input.indexOf(NUL) !== -1,
+    );
     this.line += breaks;
     const pending = cursor === 0 ? input : input.slice(cursor);
     return pending.length > this.pendingLimit ? this.overlong(pending, out) : pending;
@@ -170,7 +189,7 @@ class CsvReader {
 
   /** No data rows at all: say so once. */
   finish(out: ReadItem[]): void {
-    if (this.headerTooLong && this.names === undefined) return; // said already
+    if ((this.headerTooLong && this.names === undefined) || this.headerRefused) return; // said already
     if (!this.sawText) {
       out.push(issueItem('empty_file', this.file, `${this.file} is empty`));
     } else if (this.names === undefined || this.row === 0) {
@@ -233,7 +252,8 @@ class CsvReader {
 
   /**
    * Turns parsed rows into items. `embedded` is the number of line breaks inside fields; when it
-   * is 0 every row is one line and the per-row count is skipped.
+   * is 0 every row is one line and the per-row count is skipped. `nul`: the parsed text holds a
+   * NUL, so each row is searched for it (a text without one costs one scan, not one per value).
    */
   private emit(
     rows: string[][],
@@ -242,7 +262,9 @@ class CsvReader {
     consumed: number,
     out: ReadItem[],
     badQuotes?: Set<number>,
+    nul = true,
   ): number {
+    if (this.headerRefused) return this.line;
     const perRow = embedded > 0;
     const checkSize = consumed > FIELD_LIMIT;
     let line = this.line;
@@ -252,12 +274,23 @@ class CsvReader {
       line += perRow ? 1 + this.breaksIn(fields) : 1;
       if (fields.length === 1 && fields[0].trim() === '') continue; // blank line
       if (this.names === undefined) {
+        const bad = nul ? nulField(fields) : -1;
+        if (bad !== -1) {
+          out.push({ type: 'issue', issue: nulHeaderIssue(this.file, rowLine, fields[bad]) });
+          this.headerRefused = true;
+          return line;
+        }
         this.setHeader(fields, rowLine, out);
         continue;
       }
       if (fields[0] === '' && allEmpty(fields)) continue; // `,,,,` line of a spreadsheet
       this.row++;
       if (badQuotes?.has(i)) out.push(this.malformedQuote(fields, rowLine));
+      const bad = nul ? nulField(fields) : -1;
+      if (bad !== -1) {
+        out.push(this.nulRow(bad, rowLine));
+        continue;
+      }
       this.pushRecord(fields, rowLine, checkSize, out);
     }
     return line;
@@ -310,6 +343,12 @@ class CsvReader {
     );
     if (!joined) issue.severity = 'warning';
     return { type: 'issue', issue };
+  }
+
+  private nulRow(bad: number, line: number): ReadItem {
+    const column = bad < this.names!.length ? this.names![bad] : undefined;
+    const where = positioned`row ${rowAt(this.row)} (line ${lineAt(line)})`;
+    return { type: 'issue', issue: nulIssue(this.file, where, { row: this.row, line, column }) };
   }
 
   private ragged(fields: string[], line: number): ReadItem {

@@ -44,7 +44,7 @@ export function detectEncoding(sample: Uint8Array, final: boolean): Detection {
     return { encoding: 'utf-16le', reason: 'UTF-16LE byte order mark' };
   if (sample[0] === 0xfe && sample[1] === 0xff)
     return { encoding: 'utf-16be', reason: 'UTF-16BE byte order mark' };
-  const utf16 = utf16WithoutBom(sample);
+  const utf16 = utf16WithoutBom(sample, final);
   if (utf16) return { encoding: utf16, reason: 'zero bytes of UTF-16 text without a byte order mark' };
   const invalidAt = firstInvalidUtf8(sample, 0, final);
   if (invalidAt === -1) return { encoding: 'utf-8', reason: 'valid UTF-8' };
@@ -89,9 +89,13 @@ export function detectEncoding(sample: Uint8Array, final: boolean): Detection {
 /**
  * ASCII in UTF-16 is an ASCII byte paired with a zero: (ascii, 0) in LE, (0, ascii) in BE.
  * Counting such pairs (not zero bytes alone) keeps Hangul like U+AC00 `가` (bytes AC 00) from
- * voting; one order must clearly win, which random binary data does not do.
+ * voting; one order must clearly win, which random binary data does not do. A UTF-8 export with a
+ * few NUL bytes (each row holding one is refused, src/read/nul.ts) has such pairs too: UTF-16 also
+ * needs the pairs to be a good share of the text (every delimiter, digit and line end of UTF-16
+ * CSV is one), or bytes that are not UTF-8 (mostly Hangul or kana UTF-16 text has few ASCII pairs,
+ * and its other bytes are never valid UTF-8).
  */
-function utf16WithoutBom(sample: Uint8Array): ConcreteEncoding | undefined {
+function utf16WithoutBom(sample: Uint8Array, final: boolean): ConcreteEncoding | undefined {
   const pairs = Math.floor(Math.min(sample.length, 4096) / 2);
   let le = 0;
   let be = 0;
@@ -101,10 +105,19 @@ function utf16WithoutBom(sample: Uint8Array): ConcreteEncoding | undefined {
     if (b === 0 && a >= 0x09 && a <= 0x7e) le++;
     else if (a === 0 && b >= 0x09 && b <= 0x7e) be++;
   }
-  if (le >= 2 && le >= be * 4) return 'utf-16le';
-  if (be >= 2 && be >= le * 4) return 'utf-16be';
-  return undefined;
+  const order = le >= 2 && le >= be * 4 ? 'utf-16le' : be >= 2 && be >= le * 4 ? 'utf-16be' : undefined;
+  if (order === undefined) return undefined;
+  const ascii = Math.max(le, be);
+  // Many pairs all in one order: the NULs of a broken UTF-8 export fall at odd and even offsets alike.
+  if (ascii >= pairs * UTF16_ASCII_SHARE || (ascii >= UTF16_ONE_ORDER && Math.min(le, be) === 0))
+    return order;
+  return firstInvalidUtf8(sample, 0, final) === -1 ? undefined : order;
 }
+
+/** The share of (ASCII, zero) pairs that says UTF-16 even when the bytes are also valid UTF-8. */
+const UTF16_ASCII_SHARE = 0.1;
+/** As many such pairs, none in the other order, say it too (a chance of 1 in 2^15 for NULs at random offsets). */
+const UTF16_ONE_ORDER = 16;
 
 interface Score {
   /** Well-formed double-byte characters. */

@@ -15,6 +15,8 @@ export type ReadIssueCode =
   | 'not_a_feed'
   | 'too_deep'
   | 'mixed_line_ends'
+  /** A row (or a CSV header) holding a NUL character: src/read/nul.ts. */
+  | 'nul_byte'
   /** A warning: a standard envelope without a member contract 2.7 recommends. */
   | 'envelope_recommended'
   /** A standard envelope member the service refuses (no agent, a wrong specversion...). */

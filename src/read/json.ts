@@ -7,6 +7,7 @@ import { issueItem, readIssue } from './issues.js';
 import { PENDING_LIMIT } from './limits.js';
 import type { JsonOptions } from './ndjson.js';
 import { kindOf } from './ndjson.js';
+import { jsonNul, nulIssue } from './nul.js';
 import { positionIn, shapeOf, syntaxDetail } from './shape.js';
 
 // Scanner states.
@@ -488,6 +489,12 @@ class JsonScanner {
           },
         ),
       );
+      return;
+    }
+    const nul = jsonNul(text);
+    if (nul) {
+      const where = [`element ${row} (starting on line ${line})`];
+      out.push({ type: 'issue', issue: nulIssue(file, where, { row, line, column: nul.field }) });
       return;
     }
     let value: unknown;

@@ -5,6 +5,7 @@ import type { ReadItem } from '../shared/types.js';
 import { InvalidBytesError, invalidBytesUsage } from './decode.js';
 import { issueItem, lineAt, positioned, readIssue } from './issues.js';
 import { PENDING_LIMIT } from './limits.js';
+import { jsonNul, nulIssue } from './nul.js';
 import { positionIn, shapeOf, syntaxDetail } from './shape.js';
 
 export interface JsonOptions {
@@ -17,6 +18,11 @@ export interface JsonOptions {
 
 /** One non-blank line of an NDJSON file: its record, or the issue that skips it. */
 function lineItem(text: string, file: string, row: number, at: number): ReadItem {
+  const nul = jsonNul(text);
+  if (nul) {
+    const issue = nulIssue(file, positioned`line ${lineAt(at)}`, { row, line: at, column: nul.field });
+    return { type: 'issue', issue };
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

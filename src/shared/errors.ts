@@ -44,3 +44,12 @@ export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
 }
+
+/**
+ * The code of a write that failed for want of space: the system's (no space left, a quota
+ * reached) or SQLite's (`SQLITE_FULL`, as src/storage names it); undefined for anything else.
+ */
+export function fullDiskCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' ? code : undefined;
+}

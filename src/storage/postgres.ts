@@ -48,6 +48,13 @@ export function postgresProblem(shown: string, err: unknown): ExitError {
   const message = printable(String((err as Error)?.message ?? err).split('\n')[0]);
   const code = (err as { code?: string })?.code;
   const auth = code === '28P01' || code === '28000' || /password/i.test(message);
+  // disk_full: as the SQLite state's full disk (docs/nightly.md), with the fix on the server.
+  if (code === '53100')
+    return new ExitError(
+      ExitCode.usage,
+      `the disk is full: the upload state database ${shown} could not be written (53100: ${message})`,
+      "free some space on the database server's disk, then run again: batches whose answer the state could not record are sent again with their own id (the service does not store them twice)",
+    );
   return new ExitError(
     ExitCode.usage,
     `the upload state database ${shown}: ${message}`,

@@ -3,6 +3,7 @@ import type { Outcome } from '../http/outcome.js';
 import type { SendRun } from '../http/run.js';
 import { buildBody } from '../payload/envelope.js';
 import { framingFor } from '../payload/framing.js';
+import { ExitError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { PendingBatch, RowRef } from './batcher.js';
 import { planRejection } from './bisect.js';
@@ -55,16 +56,21 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
     const parts = () => group.indices.map((i) => batch.parts[i]);
     if (run.stopped && group.depth > 0) {
       ledger.notSent(rows, batch.index, run.stopMessage);
-      await ctx.state?.notAccepted?.(rows, parts());
+      await written(ctx, () => ctx.state?.notAccepted?.(rows, parts()));
       seen.add('not_sent');
       continue;
     }
     const result = await sendGroup(batch, group, rows, outcome, ctx);
     if (result.kind === 'accepted') {
-      // State first: when it cannot be written, the rows count as unconfirmed (sent again next run).
-      await ctx.state?.accepted(rows, parts());
-      ledger.accept(rows);
-      seen.add('accepted');
+      // State first: when it cannot be written, the rows are unconfirmed (in doubt: the batch's
+      // record in the state sends it again next run, with its id).
+      if (await written(ctx, () => ctx.state?.accepted(rows, parts()))) {
+        ledger.accept(rows);
+        seen.add('accepted');
+      } else {
+        ledger.settle(rows, 'unconfirmed', batch.index, 'state', run.stopMessage);
+        seen.add('unconfirmed');
+      }
     } else if (result.kind === 'rejected') {
       const plan = planRejection({
         skus: rows.map((r) => r.sku),
@@ -77,7 +83,7 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
       for (const r of plan.rejected) {
         const ref = rows[r.index];
         ledger.settle([ref], 'rejected', batch.index, result.status, r.message);
-        await ctx.state?.notAccepted?.([ref], [batch.parts[group.indices[r.index]]]);
+        await written(ctx, () => ctx.state?.notAccepted?.([ref], [batch.parts[group.indices[r.index]]]));
         ctx.log.warn(`${where(ref)}: rejected (HTTP ${result.status}): ${r.message}`);
       }
       if (plan.rejected.length > 0) seen.add('rejected');
@@ -87,14 +93,31 @@ export async function runBatch(batch: PendingBatch, outcome: BatchOutcome, ctx: 
       // Never past connecting (DNS, TCP, proxy, TLS): no byte of it reached the service.
       if (result.kind === 'not_sent') ledger.stats.sent -= rows.length;
       ledger.settle(rows, result.kind, batch.index, result.status, result.message);
-      await ctx.state?.notAccepted?.(rows, parts());
+      await written(ctx, () => ctx.state?.notAccepted?.(rows, parts()));
       seen.add(result.kind);
     }
   }
   outcome.status = batchStatus(seen);
   // Answered is final (a replay of the same id would get the same answer); unconfirmed is not:
   // the service may have applied it, so the next run re-sends it with the same id.
-  if (!seen.has('unconfirmed')) await ctx.state?.settled(outcome.requestId);
+  if (!seen.has('unconfirmed')) await written(ctx, () => ctx.state?.settled(outcome.requestId));
+}
+
+/**
+ * One write to the state while sending. When it fails with a usage error of its own (the disk
+ * under the state is full: src/upload/state/health.ts) the run stops with that error (its
+ * message and exit code) and false is returned: the rows are not marked accepted, so they stay
+ * in doubt or owed and the next run sends them again. Any other failure is a bug and is thrown.
+ */
+export async function written(ctx: BatchContext, write: () => Promise<void> | undefined): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (err) {
+    if (!(err instanceof ExitError)) throw err;
+    ctx.run.halt('state', err.message, err.hint, err);
+    return false;
+  }
 }
 
 /** One body: the whole batch (its id is the batch's requestId) or a part of it (a new id). */

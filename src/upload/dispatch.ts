@@ -1,7 +1,7 @@
 import { InFlight } from '../http/in-flight.js';
 import { Pacer } from '../http/pacer.js';
 import { oneLine } from '../http/response.js';
-import { type BatchContext, runBatch } from './batch-run.js';
+import { type BatchContext, runBatch, written } from './batch-run.js';
 import type { PendingBatch } from './batcher.js';
 import type { BatchOutcome } from './types.js';
 
@@ -38,9 +38,13 @@ export class Dispatcher {
     if (!ctx.settings.dryRun) {
       await this.inFlight.slot(() => ctx.run.stopped);
       if (ctx.run.stopped) {
-        await ctx.state?.notAccepted?.(batch.rows, batch.parts);
+        await written(ctx, () => ctx.state?.notAccepted?.(batch.rows, batch.parts));
         return ctx.ledger.notSent(batch.rows, batch.index, ctx.run.stopMessage);
       }
+      // Recorded before the first byte goes: after a crash the next run re-sends it with this id.
+      // Not recorded (a full disk), it is not sent: the run stops.
+      if (!(await written(ctx, () => ctx.state?.sending(batch, outcome.requestId))))
+        return ctx.ledger.notSent(batch.rows, batch.index, ctx.run.stopMessage);
     }
     stats.batches++;
     stats.bytes += bytes;
@@ -50,8 +54,6 @@ export class Dispatcher {
     }
     // When the batch went out and when its last answer came, for the HTML report's time line.
     outcome.startedMs = (ctx.deps.now ?? Date.now)() - stats.startedAt;
-    // Recorded before the first byte goes: after a crash the next run re-sends it with this id.
-    await ctx.state?.sending(batch, outcome.requestId);
     this.inFlight.add(
       runBatch(batch, outcome, ctx)
         .catch(async (err: unknown) => {

@@ -9,7 +9,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { FeedRow } from '../feed/index.js';
-import { UsageError } from '../shared/errors.js';
+import { fullDiskCode, UsageError } from '../shared/errors.js';
 import { removeDeadTemps } from '../shared/output-file.js';
 import type { Issue } from '../shared/types.js';
 import { UNCHANGED } from './state/delta.js';
@@ -169,7 +169,16 @@ export class Spool {
     if (this.pendingBytes === 0 || this.fd === undefined) return;
     const all = Buffer.concat(this.pending, this.pendingBytes);
     let off = 0;
-    while (off < all.length) off += writeSync(this.fd, all, off);
+    try {
+      while (off < all.length) off += writeSync(this.fd, all, off);
+    } catch (err) {
+      const code = fullDiskCode(err);
+      if (code === undefined) throw err;
+      throw new UsageError(
+        `the disk is full: the upload spool ${this.path} could not be written (${code})`,
+        'free some space on the disk of the state directory (or give --state DIR on another), then run again: nothing was sent',
+      );
+    }
     this.pending = [];
     this.pendingBytes = 0;
   }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +14,21 @@ function genser(args: string[], threads: '0' | '1' | '2', input?: Buffer) {
     encoding: 'utf8',
     input,
     env: { ...process.env, NO_COLOR: '1', GENSER_THREADS: threads },
+  });
+}
+
+/** As `genser`, without blocking: two runs of a test go side by side (an upload takes seconds). */
+function genserAsync(
+  args: string[],
+  threads: '0' | '2',
+): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: root, env: { ...process.env, NO_COLOR: '1', GENSER_THREADS: threads } },
+      (err, stdout, stderr) => resolve({ status: err ? Number(err.code) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -41,14 +56,13 @@ describe('--threads through the CLI: the same output on this thread and on worke
     expect(JSON.parse(r.stdout).rows).toEqual({ total: 25, valid: 25, invalid: 0 });
   });
 
-  it('uploads the same rows into the embedded sandbox and reports the same problems', () => {
+  it('uploads the same rows into the embedded sandbox and reports the same problems', async () => {
     const outcome = (stdout: string) => {
       const { summary, issues } = JSON.parse(stdout);
       return { accepted: summary.accepted, invalid: summary.invalid, failed: summary.failed, issues };
     };
     const args = ['upload', 'fixtures/catalog-invalid.csv', '--sandbox', '--json', '--batch-size', '4'];
-    const one = genser(args, '0');
-    const workers = genser(args, '2');
+    const [one, workers] = await Promise.all([genserAsync(args, '0'), genserAsync(args, '2')]);
     expect(workers.status, workers.stderr).toBe(one.status);
     expect(outcome(workers.stdout)).toEqual(outcome(one.stdout));
     expect(outcome(workers.stdout).accepted).toBeGreaterThan(0);

@@ -138,10 +138,15 @@ describe('genser validate', () => {
     expect(doc.error).toBeUndefined();
   });
 
-  it('a feed that stops half-way (a byte that is not UTF-8) still shows the problems of the rows before it, then exits 2', () => {
+  // Rows 1 and 2 share a SKU; then good rows up to 8,000; then a byte that is not UTF-8. One
+  // run per test: each spawns genser over 8,000 rows.
+  const halfWay = () => {
     const dir = mkdtempSync(join(tmpdir(), 'genser-validate-'));
-    // Rows 1 and 2 share a SKU; then good rows up to 8,000; then a byte that is not UTF-8.
-    const file = lateBadFeed(dir, 8_000, (rows) => [rows[0], rows[0]]);
+    return { dir, file: lateBadFeed(dir, 8_000, (rows) => [rows[0], rows[0]]) };
+  };
+
+  it('a feed that stops half-way (a byte that is not UTF-8) still shows the problems of the rows before it, then exits 2', () => {
+    const { file } = halfWay();
     const r = genser(['validate', file]);
     expect(r.status).toBe(2);
     const stderr = r.stderr.split('\n');
@@ -157,12 +162,18 @@ describe('genser validate', () => {
         /^genser: .*late-bad\.csv: the text is not valid utf-8 as detected: invalid byte 0xFF .*\(line 8002\)$/,
       ),
     ).toBeGreaterThan(at(/^STOPPED/));
-    // --json: still exactly one document on stdout, the error.
+  });
+
+  it('a feed that stops half-way, with --json: still exactly one document on stdout, the error', () => {
+    const { file } = halfWay();
     const json = genser(['validate', file, '--json']);
     expect(json.status).toBe(2);
     expect(JSON.parse(json.stdout).error.message).toContain('invalid byte 0xFF');
     expect(json.stderr).not.toContain('STOPPED');
-    // --report FILE: the rows read, their problems, and why and where the run stopped.
+  });
+
+  it('a feed that stops half-way, with --report FILE: the rows read, their problems, and why and where the run stopped', () => {
+    const { dir, file } = halfWay();
     const reportFile = join(dir, 'report.json');
     const withReport = genser(['validate', file, '--report', reportFile, '--json']);
     expect(withReport.status).toBe(2);

@@ -14,10 +14,10 @@ const PRICE = header.indexOf('price');
 const SKU = header.indexOf('sku');
 
 export const catalogHeader: readonly string[] = header;
+/** The catalog's rows as parsed (values in header order). */
+export const catalogRows: readonly (readonly string[])[] = sample;
 export const catalogSku = (i: number): string => sample[i - 1][SKU];
 export const catalogPrice = (i: number): number => Number(sample[i - 1][PRICE]);
-/** The catalog's rows (1-based), each a copy: its values in the header's order. */
-export const catalogRows = (): string[][] => sample.map((r) => [...r]);
 
 /** The CSV text of the catalog's rows `keep` (1-based, in order), some given another price. */
 export function catalogCsv(keep: readonly number[], reprice: Record<number, string> = {}): string {

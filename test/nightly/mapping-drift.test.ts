@@ -17,7 +17,7 @@ import { json, type ScriptedServer, scriptedServer } from '../upload/servers.js'
 const dir = mkdtempSync(join(tmpdir(), 'genser-drift-'));
 let n = 0;
 const header = catalogHeader;
-const sample = catalogRows();
+const sample = catalogRows;
 
 /** The catalog without the columns `drop` (renamed columns: `rename`). */
 function feed(drop: string[] = [], rename: Record<string, string> = {}): string {

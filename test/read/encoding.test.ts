@@ -60,6 +60,22 @@ describe('--encoding auto', () => {
     expect(be.records.map((x) => x.fields['이름'])).toEqual([name, name]);
   });
 
+  it('tells a UTF-8 file with a few NUL bytes from UTF-16 without a byte order mark', () => {
+    // Two NULs after ASCII bytes at odd offsets: (ASCII, 0) pairs, as in UTF-16LE. Still UTF-8.
+    const nuls = Buffer.from('sku,name\nA-1,Le\0ather bag\nA-2,Canva\0s bag\n');
+    expect([nuls.indexOf(0) % 2, nuls.lastIndexOf(0) % 2]).toEqual([1, 1]);
+    expect(detectEncoding(nuls, true)).toEqual({ encoding: 'utf-8', reason: 'valid UTF-8' });
+    // Lowercase Cyrillic in UTF-16LE is valid UTF-8 byte for byte (U+0430 is 30 04) and has few
+    // ASCII pairs: many of them, all in one order, still say UTF-16.
+    const word = 'привет'.repeat(60);
+    const cyrillic = iconv.encode(
+      `sku,имя\n1,${word}\n2,${word}\n3,${word}\n4,${word}\n5,${word}\n`,
+      'utf-16le',
+    );
+    expect(firstInvalidUtf8(cyrillic)).toBe(-1);
+    expect(detectEncoding(cyrillic, true).encoding).toBe('utf-16le');
+  });
+
   it('stops with exit 2 naming the byte offset when the bytes are neither UTF-8 nor clearly CJK', async () => {
     const err = await rejection(read(fixture('latin1.csv')));
     expect(err.exitCode).toBe(2);

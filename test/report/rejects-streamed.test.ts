@@ -24,7 +24,7 @@ const fresh = (name: string) =>
   join(mkdtempSync(join(tmpdir(), 'genser-rejects-streamed-')), `${++n}-${name}`);
 
 const header = catalogHeader;
-const sample = catalogRows();
+const sample = catalogRows;
 const PRICE = header.indexOf('price');
 const SKU = header.indexOf('sku');
 const NAME = header.indexOf('name@en');

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
@@ -8,7 +7,6 @@ import {
   openSync,
   readdirSync,
   renameSync,
-  rmdirSync,
   statSync,
   truncateSync,
   writeSync,
@@ -18,6 +16,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { genser } from '../helpers/run-cli.js';
+import { smallDisk, unmountDisk } from '../helpers/small-disk.js';
 import { json, type ScriptedServer, scriptedServer } from './servers.js';
 
 /**
@@ -110,18 +109,8 @@ describe('a damaged or emptied state', () => {
   });
 });
 
-/** A tmpfs of 64 KiB: too small for a state. Mounting needs root (and a kernel that lets us). */
-function smallDisk(): string | undefined {
-  const mnt = mkdtempSync(join(tmpdir(), 'genser-full-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', mnt], { stdio: 'ignore' });
-    return mnt;
-  } catch {
-    rmdirSync(mnt);
-    return undefined;
-  }
-}
-const disk = smallDisk();
+/** A tmpfs of 64 KiB: too small for a state. */
+const disk = smallDisk('64k');
 
 describe('a full disk', () => {
   // Needs to mount a tmpfs (root): skipped elsewhere.
@@ -132,11 +121,12 @@ describe('a full disk', () => {
       const { env } = await target();
       const run = await genser(['upload', FEED], { ...env, GENSER_STATE_DIR: stateDir });
       expect(run.code).toBe(2);
-      expect(run.stderr).toMatch(/the disk holding the upload state \S+ is full \((SQLITE_FULL|ENOSPC)\)/);
+      expect(run.stderr).toMatch(
+        /the disk is full: the upload state \S+ could not be written \((SQLITE_FULL|ENOSPC)\)/,
+      );
       expect(server!.requests).toEqual([]);
     } finally {
-      execFileSync('umount', [disk!]);
-      rmdirSync(disk!);
+      unmountDisk(disk!);
     }
   });
 });

@@ -54,9 +54,9 @@ const row = (over: Record<string, string> = {}) => ({
 describe('bounded validation', () => {
   it('validates a row whose image_urls holds 65,536 bad values fast, listing a capped few', async () => {
     const images = Array.from({ length: 65_536 }, (_, i) => `x${i}`).join('|');
-    const started = performance.now();
+    // Was about a minute (ajv allErrors copied its error list on every failing $ref): the
+    // test's own timeout catches that; speed itself is the bench's (BENCHMARKS.md).
     const { items, stats } = await validateRows([row({ image_urls: images })]);
-    const ms = performance.now() - started;
     expect(stats.invalid).toBe(1);
     const issues = items[0].issues;
     const urls = issues.filter((i) => i.code === 'url');
@@ -65,8 +65,6 @@ describe('bounded validation', () => {
     const capped = issues.find((i) => i.code === 'problems_capped');
     expect(capped?.severity).toBe('warning');
     expect(capped?.message).toContain('only the first 100 entries of offers.image were checked in detail');
-    // Was about a minute (ajv allErrors copies its error list on every failing $ref).
-    expect(ms).toBeLessThan(5000);
   });
 
   it('keeps the first error even when it lies past the part listed in detail', () => {

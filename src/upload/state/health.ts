@@ -1,5 +1,5 @@
 import { existsSync, linkSync, renameSync, rmSync, statSync } from 'node:fs';
-import { ExitError, UsageError } from '../../shared/errors.js';
+import { ExitError, fullDiskCode, UsageError } from '../../shared/errors.js';
 import { type Database, openDatabase, SqliteError } from '../../storage/sqlite.js';
 
 /**
@@ -110,13 +110,24 @@ export function stateProblem(file: string, err: unknown): UsageError {
   const code = err instanceof SqliteError ? err.code : (err as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'SQLITE_NOTADB') return damaged(file, 'it is not an SQLite database (SQLITE_NOTADB)');
   if (code === 'SQLITE_CORRUPT') return damaged(file, 'it is damaged (SQLITE_CORRUPT)');
-  if (code === 'SQLITE_FULL' || code === 'ENOSPC')
-    return new UsageError(
-      `the disk holding the upload state ${file} is full (${code}): the state could not be written`,
-      'free some space on that disk (or give --state DIR on another), then run again: the state is as of its last complete write',
-    );
+  const full = fullDisk(file, err);
+  if (full) return full;
   return new UsageError(
     `cannot use the upload state ${file}${code ? ` (${code})` : ''}`,
     'check the permissions of the state directory and its files (--state DIR or GENSER_STATE_DIR)',
+  );
+}
+
+/**
+ * A write of the state that failed for want of space (before or while the run sends), as its
+ * own usage error (exit 2) naming the file; undefined for any other failure. A batch whose
+ * answer could not be recorded stays in doubt: the next run sends it again with its id.
+ */
+export function fullDisk(file: string, err: unknown): UsageError | undefined {
+  const code = fullDiskCode(err);
+  if (code === undefined) return undefined;
+  return new UsageError(
+    `the disk is full: the upload state ${file} could not be written (${code})`,
+    'free some space on that disk (or give --state DIR on another), then run again: the state is as of its last complete write, and batches whose answer it could not record are sent again with their own id (the service does not store them twice)',
   );
 }

@@ -13,6 +13,7 @@ import {
   checkNotEmpty,
   createStateFile,
   damaged,
+  fullDisk,
   keepLastGood,
   stateProblem,
 } from './health.js';
@@ -25,6 +26,7 @@ import {
   recordMissing,
 } from './last-complete.js';
 import { decideLock, HEARTBEAT_MS, type LockHolder } from './lock.js';
+import { payloadBytes, storedPayload } from './payload-codec.js';
 import { finishRun, listRuns, runReport, startRun } from './runs.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
 import { SqliteTables } from './sqlite-tables.js';
@@ -183,7 +185,7 @@ export class SqliteState implements UploadState {
     const found = new Map<string, Uint8Array>();
     for (const sku of skus) {
       const payload = this.payloadOf.get(sku)?.payload;
-      if (payload) found.set(sku, payload);
+      if (payload) found.set(sku, payloadBytes(payload));
     }
     return found;
   }
@@ -238,7 +240,7 @@ export class SqliteState implements UploadState {
    */
   async replaceOtherShards(rows: readonly { source: string; sku: string }[]): Promise<void> {
     const insert = this.db.prepare('INSERT OR REPLACE INTO other_shards (source, sku) VALUES (?, ?)');
-    this.db.transaction(() => {
+    this.write(() => {
       this.db.exec('DELETE FROM other_shards');
       for (const r of rows) insert.run(r.source, r.sku);
     });
@@ -256,7 +258,7 @@ export class SqliteState implements UploadState {
   async noteSources(rows: readonly { sku: string; hash: string; source: string }[]): Promise<void> {
     if (rows.length === 0) return;
     const update = this.db.prepare('UPDATE accepted SET source = ? WHERE sku = ? AND hash = ?');
-    this.db.transaction(() => {
+    this.write(() => {
       for (const r of rows) update.run(r.source, r.sku, r.hash);
     });
   }
@@ -271,7 +273,7 @@ export class SqliteState implements UploadState {
     now: Date = new Date(),
   ): Promise<void> {
     const at = now.toISOString();
-    this.db.transaction(() => {
+    this.write(() => {
       rows.forEach((r, i) => {
         if (r.sku === undefined) {
           if (r.file !== undefined && r.row !== undefined) this.dropOwedRow(r.file, r.row);
@@ -279,7 +281,7 @@ export class SqliteState implements UploadState {
         }
         this.dropOwedSku(r.sku);
         if (r.hash === undefined) return;
-        this.upsertPayload.run(r.sku, parts[i]);
+        this.upsertPayload.run(r.sku, storedPayload(parts[i]));
         this.upsertAccepted.run(r.sku, r.hash, at, r.source ?? null);
       });
     });
@@ -297,7 +299,7 @@ export class SqliteState implements UploadState {
     );
     for (const { sku } of gone) {
       const row = payload.get(sku);
-      if (row) yield { sku, payload: row.payload };
+      if (row) yield { sku, payload: payloadBytes(row.payload) };
     }
   }
 
@@ -312,7 +314,7 @@ export class SqliteState implements UploadState {
     const noSku = this.db.prepare(
       'INSERT INTO owed (sku, file, row, line, run_id, payload) VALUES (NULL, ?, ?, ?, ?, ?)',
     );
-    this.db.transaction(() => {
+    this.write(() => {
       rows.forEach((r, i) => {
         if (r.sku !== undefined) bySku.run(r.sku, r.file, r.row, r.line, runId, parts[i]);
         else {
@@ -328,7 +330,7 @@ export class SqliteState implements UploadState {
 
   /** The SKU's owed row, paid or superseded (its accepted payload is newer, or the feed's matches it). */
   async dropOwed(sku: string): Promise<void> {
-    this.dropOwedSku(sku);
+    this.write(() => this.dropOwedSku(sku));
   }
 
   private dropOwedSku(sku: string): void {
@@ -375,7 +377,7 @@ export class SqliteState implements UploadState {
     const insert = this.db.prepare(
       'INSERT OR REPLACE INTO inflight (envelope_id, type, position, size, sku, hash) VALUES (?, ?, ?, ?, ?, ?)',
     );
-    this.db.transaction(() => {
+    this.write(() => {
       rows.forEach((r, i) => {
         insert.run(envelopeId, type, i, rows.length, r.sku!, r.hash!);
       });
@@ -384,7 +386,7 @@ export class SqliteState implements UploadState {
 
   async forgetInflight(envelopeIds: readonly string[]): Promise<void> {
     const del = this.db.prepare('DELETE FROM inflight WHERE envelope_id = ?');
-    this.db.transaction(() => {
+    this.write(() => {
       for (const id of envelopeIds) del.run(id);
     });
   }
@@ -406,11 +408,11 @@ export class SqliteState implements UploadState {
   }
 
   async startRun(feed: string, now?: Date): Promise<string> {
-    return startRun(this.db, feed, now);
+    return this.write(() => startRun(this.db, feed, now));
   }
 
   async finishRun(id: string, end: RunEnd): Promise<void> {
-    finishRun(this.db, id, end);
+    this.write(() => finishRun(this.db, id, end));
   }
 
   async listRuns() {
@@ -431,7 +433,7 @@ export class SqliteState implements UploadState {
   }
 
   async recordComplete(run: LastComplete, now?: Date): Promise<void> {
-    recordComplete(this.db, run, now);
+    this.write(() => recordComplete(this.db, run, now));
   }
 
   async missingRuns(): Promise<Map<string, number>> {
@@ -439,7 +441,7 @@ export class SqliteState implements UploadState {
   }
 
   async recordMissing(absent: Iterable<string>, before: ReadonlyMap<string, number>): Promise<void> {
-    recordMissing(this.db, absent, before);
+    this.write(() => recordMissing(this.db, absent, before));
   }
 
   async feedValidators(url: string): Promise<FeedValidators | undefined> {
@@ -458,10 +460,22 @@ export class SqliteState implements UploadState {
     const insert = this.db.prepare(
       'INSERT OR REPLACE INTO feed_validators (url_hash, etag, last_modified, run_id) VALUES (?, ?, ?, ?)',
     );
-    this.db.transaction(() => {
+    this.write(() => {
       this.db.exec('DELETE FROM feed_validators');
       for (const f of feeds) insert.run(feedUrlHash(f.url), f.etag ?? null, f.lastModified ?? null, runId);
     });
+  }
+
+  /**
+   * One write of the run, in one transaction: a full disk is said as such, naming the file
+   * (./health.ts); any other failure is thrown as it is.
+   */
+  private write<T>(fn: () => T): T {
+    try {
+      return this.db.transaction(fn);
+    } catch (err) {
+      throw fullDisk(this.file, err) ?? err;
+    }
   }
 
   async close(): Promise<void> {
