@@ -105,7 +105,8 @@ export const COMMAND_DEFS: CommandDef[] = [
       const { runPlan } = await import('../commands/plan.js');
       const s = resolved.settings;
       const key = s.sandbox ? undefined : loadApiKey(resolved, ctx.env, ctx.log);
-      return runPlan(args[0] as string[], s, key, ctx);
+      const reporting = await withReporters(resolved, ctx);
+      return runPlan(args[0] as string[], s, key, reporting);
     },
   },
   {

@@ -319,7 +319,7 @@ export const OPTIONS = {
   }),
   strict: opt({
     flag: '--strict',
-    help: 'missing recommended fields are errors, not warnings',
+    help: 'missing recommended fields are errors, not warnings; upload and plan: a column mapped in the last complete run and absent tonight refuses the run (exit 6)',
     env: 'GENSER_STRICT',
     parse: p.bool,
     commands: FEED,

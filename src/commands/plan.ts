@@ -1,11 +1,15 @@
 import type { NightlyTarget } from '../nightly/plan.js';
-import { planDocument, planLines } from '../nightly/plan-report.js';
+import { planDocument } from '../nightly/plan-report.js';
 import { planNightly } from '../nightly/plan-run.js';
+import { sourceName } from '../read/index.js';
+import { planLines } from '../report/plan-report.js';
+import { streamOf } from '../report/reporters.js';
 import { ExitCode, UsageError } from '../shared/errors.js';
 import { redact } from '../shared/secrets.js';
 import type { CommandContext } from './context.js';
 import { feedRemote } from './feed-remote.js';
 import { embeddedTarget } from './product-ending.js';
+import { finishReports, reportersOf } from './reporting.js';
 import { withSending } from './sending.js';
 import { checkTarget, planOf, type UploadCommandSettings } from './upload.js';
 
@@ -14,7 +18,8 @@ type Key = { value: string; from: string };
 /**
  * The `genser plan` action (docs/nightly.md, "Before and after the run"): the upload's own
  * settings and target, the feed read against the target's state, nothing sent; the plan on
- * stdout (text, or one JSON document with --json). Exit 6 when a guard would refuse the upload,
+ * stdout (text, or one JSON document with --json), and any other reporter (junit, github, html;
+ * src/report/plan-reports.ts). Exit 6 when a guard would refuse the upload,
  * 1 when rows are invalid, else 0: the code the upload would end with before it sends.
  */
 export async function runPlan(
@@ -66,9 +71,14 @@ export async function runPlan(
       const where = running
         ? `the embedded sandbox${s.sandboxDb ? ` (${s.sandboxDb})` : ''}`
         : `POST ${(to?.apiUrl ?? '').replace(/\/+$/, '')}${plan.settings.path}`;
-      const doc = planDocument(planned, { target: redact(where), files });
-      if (s.json) ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-      else for (const line of planLines(doc)) ctx.stdout.write(`${line}\n`);
+      const doc = planDocument(planned, { target: redact(where), files: files.map(sourceName) });
+      const reporters = reportersOf(s, ctx);
+      // The plan's text is its data: on stdout, unless a reporter (json, junit, html) writes there.
+      const taken = reporters.some((r) => r.file === undefined && streamOf(r.name) === 'stdout');
+      const out = taken ? ctx.stderr : ctx.stdout;
+      finishReports(reporters, { command: 'plan', report: doc }, ctx, () => {
+        for (const line of planLines(doc)) out.write(`${line}\n`);
+      });
       if (planned.interrupted)
         return stop.signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
       if (doc.guards.outcome === 'refuse') return ExitCode.guard;

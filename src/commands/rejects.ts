@@ -1,5 +1,7 @@
+import { Readable } from 'node:stream';
 import type { NightlyEnding } from '../nightly/ending.js';
 import type { NightlyPlan } from '../nightly/plan.js';
+import type { RemoteSettings } from '../read/index.js';
 import type { RejectsFile } from '../report/rejects.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
@@ -16,8 +18,25 @@ export async function finishRejects(
   log.info(`--rejects: ${rejects.written} row(s) written to ${rejects.path}`);
   if (missed > 0)
     log.warn(
-      `--rejects: ${missed} row(s) could not be written (their feed came from stdin or a URL, which is read once); the report names them`,
+      `--rejects: ${missed} row(s) could not be written${rejects.notes.length > 0 ? ` (${rejects.notes.join('; ')})` : ''}; the report names them`,
     );
+}
+
+/**
+ * The feed's inputs with `--rejects`: stdin and every URL copied beside the rejects file as they
+ * are read once, so the rows owed at the end (a duplicate SKU, a row the service rejected) are
+ * read again from the copy. Without --rejects, the inputs as they are.
+ */
+export function copiedInputs(
+  rejects: RejectsFile | undefined,
+  remote: RemoteSettings,
+  stdin: NodeJS.ReadableStream | undefined,
+): { remote: RemoteSettings; stdin?: NodeJS.ReadableStream } {
+  if (!rejects) return { remote, ...(stdin ? { stdin } : {}) };
+  return {
+    remote: { ...remote, copy: rejects.copyOf },
+    ...(stdin ? { stdin: Readable.from(rejects.copyOf('-', stdin as AsyncIterable<Buffer>)) } : {}),
+  };
 }
 
 /**

@@ -13,7 +13,7 @@ import type { CommandContext } from './context.js';
 import { feedRemote } from './feed-remote.js';
 import { type FeedSettings, feedOptionsFrom, workersFrom } from './feed-settings.js';
 import { embeddedTarget, printEnding } from './product-ending.js';
-import { withRejects } from './rejects.js';
+import { copiedInputs, withRejects } from './rejects.js';
 import { requireTarget, withSending } from './sending.js';
 
 export interface UploadCommandSettings extends FeedSettings, UploadInputs, AlertInputs {
@@ -83,6 +83,11 @@ export async function runUpload(
           ? new RejectsFile(s.rejects, rejectsKind(files, plan.feed.inputType))
           : undefined;
         if (rejects) plan.feed.keepRecords = true;
+        const inputs = copiedInputs(
+          rejects,
+          feedRemote(ctx),
+          files.includes('-') ? process.stdin : undefined,
+        );
         const ending = await withRejects(rejects, files, plan, log, () =>
           runNightly(
             { ...plan, ...(to ? { target: to } : {}) },
@@ -91,9 +96,8 @@ export async function runUpload(
               env: ctx.env,
               interrupt: stop.signal,
               ...(ctx.network ? { network: ctx.network } : {}),
-              remote: feedRemote(ctx),
+              ...inputs,
               ...(rejects ? { rejects } : {}),
-              ...(files.includes('-') ? { stdin: process.stdin } : {}),
               ...(s.quiet || s.json ? {} : { progress: ctx.stderr }),
               onLogger: (say) => {
                 stop.say = say;
@@ -159,6 +163,7 @@ function guardRulesFrom(s: UploadCommandSettings): GuardRules {
     minRows: s.minRows ?? 0,
     minShare: s.minShare ?? 0,
     priceShock: s.priceShock ?? 'off',
+    strict: s.strict === true,
     onGuard: s.onGuard ?? 'refuse',
   };
 }

@@ -13,7 +13,7 @@ import type { FeedOptions } from '../shared/types.js';
 import type { CommandContext } from './context.js';
 import { feedRemote } from './feed-remote.js';
 import { type FeedSettings, feedOptionsFrom, workersFrom } from './feed-settings.js';
-import { finishRejects } from './rejects.js';
+import { copiedInputs, finishRejects } from './rejects.js';
 import { finishReports, reportersOf } from './reporting.js';
 
 /**
@@ -99,14 +99,14 @@ export async function driveFeed(
   const progress = await startProgress(run.log, ctx, verb);
   let stoppedBy: unknown;
   let lastRow = 0;
+  // With --rejects, stdin and URLs are copied as they are read (./rejects.ts).
+  const inputs = copiedInputs(run.rejects, feedRemote(ctx), files.includes('-') ? process.stdin : undefined);
   try {
-    for await (const item of feedRows(
-      files,
-      run.options,
-      progress.log,
-      files.includes('-') ? process.stdin : undefined,
-      { serialize: onItem !== undefined, workers: workersFrom(run.settings), remote: feedRemote(ctx) },
-    )) {
+    for await (const item of feedRows(files, run.options, progress.log, inputs.stdin, {
+      serialize: onItem !== undefined,
+      workers: workersFrom(run.settings),
+      remote: inputs.remote,
+    })) {
       tally(stats, item);
       if (item.row > 0) lastRow = item.row;
       for (const issue of item.issues) collector.add(issue);

@@ -136,10 +136,11 @@ export async function* processReads(
   options: FeedOptions,
   mapping?: Mapping,
   keying?: SourceKeying,
+  onColumns?: (file: string, keys: readonly string[]) => void,
 ): AsyncGenerator<FeedRow> {
   options = withRunDate(options);
   const feed = new FeedProcessor(options, mapping, sources, keying);
-  const settler = new Settler(sources.map(sourceName), options);
+  const settler = new Settler(sources.map(sourceName), options, onColumns);
   const runDate = new Date(options.runDate!);
   const out: ProcessedItem[] = [];
   const rows: FeedRow[] = [];

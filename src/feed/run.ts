@@ -47,6 +47,8 @@ export interface FeedRowsOptions {
    */
   /** How feeds given as http(s) URLs are fetched (proxy, CAs, GENSER_FEED_AUTH, validators). */
   remote?: RemoteSettings;
+  /** Told each column set of the feed once, as met, on this thread (the nightly's mapping drift). */
+  onColumns?: (file: string, keys: readonly string[]) => void;
   keys?: {
     /**
      * Builds the table; called once the feed's workers are starting, so that reading the state
@@ -218,7 +220,7 @@ async function* inlineRows(r: FeedRun): AsyncGenerator<FeedRow> {
     const p = await r.plans.plan(i++);
     return 'bytes' in p ? readPlanned(p, r.log) : one(p);
   };
-  yield* processReads(r.files, read, r.feed, r.mapping, keying);
+  yield* processReads(r.files, read, r.feed, r.mapping, keying, r.options.onColumns);
 }
 
 /** N workers: this thread plans each file and hands it on in jobs; results are put back in order. */
@@ -234,7 +236,11 @@ async function* workerRows(r: FeedRun, workers: number, url: URL): AsyncGenerato
     name: 'feed',
   });
   pool.start();
-  const ordered = new InOrder(pool, workers * PER_WORKER, new Settler(files.map(sourceName), feed));
+  const ordered = new InOrder(
+    pool,
+    workers * PER_WORKER,
+    new Settler(files.map(sourceName), feed, options.onColumns),
+  );
   try {
     // Built while the workers start (see FeedRowsOptions.keys); every job carries it.
     const table = (await options.keys?.known?.())?.data;

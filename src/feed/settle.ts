@@ -82,6 +82,8 @@ export class Settler {
   constructor(
     private readonly files: string[],
     private readonly feed: FeedOptions,
+    /** Told each column set as it is met, on this thread (FeedRowsOptions.onColumns). */
+    private readonly onColumns?: (file: string, keys: readonly string[]) => void,
   ) {}
 
   /** One row in order, and the file-level rows said before it, into `out`. */
@@ -89,7 +91,10 @@ export class Settler {
     const file = this.fileAt(at.fileIndex);
     const item = s.row;
     const range = at.range;
-    if (s.columns) for (const issue of file.columns.issues(item.file, s.columns)) out.push(fileItem(issue));
+    if (s.columns) {
+      this.onColumns?.(item.file, s.columns.keys);
+      for (const issue of file.columns.issues(item.file, s.columns)) out.push(fileItem(issue));
+    }
     if (range && item.row === 0) {
       // Said once per file: what the header or the columns cause comes with every range.
       const key = fileIssueKey(item.issues[0]);

@@ -1,6 +1,10 @@
+import { emptyStats } from '../feed/index.js';
+import { noOutcomes } from '../http/outcome.js';
 import { stopExitCode } from '../http/run.js';
+import { sourceName } from '../read/index.js';
 import { missingFieldLines } from '../report/missing-fields.js';
 import {
+  type FeedUnchangedReport,
   type UploadReportMeta,
   uploadIssueLines,
   uploadReport,
@@ -8,11 +12,13 @@ import {
   uploadSummaryLines,
 } from '../report/upload-report.js';
 import { ExitCode, ExitError } from '../shared/errors.js';
+import { IssueCollector } from '../shared/issue-collector.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
 import { describeNextBatch } from '../time/zones.js';
 import { type Shard, type ShardCounts, shardLine, shardReport } from '../upload/shard.js';
 import { deltaLine } from '../upload/state/delta.js';
 import type { UploadResult } from '../upload/types.js';
+import { driftLine } from './guard-rules.js';
 import type { NightlyDeps, NightlyPlan } from './plan.js';
 import type { StateRun } from './state-run.js';
 
@@ -68,7 +74,8 @@ export async function settleRun(
   const meta: UploadReportMeta = {
     format: feed.format,
     kind: feed.kind,
-    files: plan.files,
+    // As validate names them: a URL without its query (often a token), stdin as <stdin>.
+    files: plan.files.map(sourceName),
     target: target ? `POST ${target.apiUrl.replace(/\/+$/, '')}${plan.settings.path}` : undefined,
   };
   if (target?.sandbox) {
@@ -83,7 +90,12 @@ export async function settleRun(
   if (stateWritable) await stateRun?.delta.finish(complete);
   // What the guards compare the next run with (docs/nightly.md, "Before and after the run").
   if (stateRun && complete && !plan.retry && !stateRun.held) {
-    await stateRun.state.recordComplete(feedRowsOf(stateRun, shard, result.summary.rows));
+    const columns = stateRun.columns?.list();
+    if (columns && !stateRun.driftSaid) await sayDrift(stateRun, deps.log);
+    await stateRun.state.recordComplete({
+      rows: feedRowsOf(stateRun, shard, result.summary.rows),
+      ...(columns ? { columns } : {}),
+    });
     if (plan.missing === 'out-of-stock') await recordAbsent(stateRun);
   }
   if (shard && !plan.retry) meta.shard = shardReport(shard.of, shard.counts);
@@ -111,6 +123,61 @@ export async function settleRun(
       ...(quiet ? [] : hintLines(result, meta, notes)),
     ],
   };
+}
+
+/**
+ * A feed unchanged since the last complete run (its URL answered 304): nothing read or sent, exit
+ * 0, and an ending like any other (the summary line, and with --json the one document, saying so),
+ * settled in the history. Not a complete run: the guards keep comparing with the one it matched.
+ */
+export async function unchangedEnding(
+  run: NightlyRun,
+  unchanged: FeedUnchangedReport,
+  history: RunHistory,
+): Promise<NightlyEnding> {
+  const { plan, stateRun } = run;
+  const durationMs = Date.now() - history.started;
+  const result: UploadResult = {
+    summary: {
+      ...noOutcomes(),
+      rows: 0,
+      invalid: 0,
+      unchanged: 0,
+      fileErrors: 0,
+      sent: 0,
+      batches: 0,
+      retries: 0,
+      requests: 0,
+      bytes: 0,
+      durationMs,
+      dryRun: false,
+    },
+    failures: [],
+    batches: [],
+    issues: [],
+    issuesTruncated: false,
+    feed: emptyStats(),
+    collector: new IssueCollector(plan.settings.maxErrors),
+    lastRow: 0,
+    readToEnd: false,
+  };
+  const meta: UploadReportMeta = {
+    format: plan.feed.format,
+    kind: plan.feed.kind,
+    // As validate names them: a URL without its query (often a token), stdin as <stdin>.
+    files: plan.files.map(sourceName),
+    ...(plan.target ? { target: `POST ${plan.target.apiUrl.replace(/\/+$/, '')}${plan.settings.path}` } : {}),
+    feedUnchanged: unchanged,
+  };
+  const code = ExitCode.ok;
+  await stateRun?.finishRun(history.id, result, code, uploadReportText(result, meta), durationMs);
+  return { result, meta, code, lines: () => uploadSummaryLines(result, meta) };
+}
+
+/** Mapping drift in a run the guards' pass did not read (every guard off): said after the fact. */
+async function sayDrift(stateRun: StateRun, log: NightlyDeps['log']): Promise<void> {
+  const absent = stateRun.columns?.absent((await stateRun.state.lastComplete())?.columns) ?? [];
+  if (absent.length > 0) log.warn(driftLine(absent));
 }
 
 /** `--missing-after`: each known product absent from this complete run, counted one run more. */

@@ -11,6 +11,8 @@ import type { StateRun } from './state-run.js';
  */
 export interface ConditionalFeed {
   remote: RemoteSettings;
+  /** The validators sent with the one URL (those of the last run that ended well), if any. */
+  since?: Validators;
   /** After the run: keep (exit 0) or drop (else) the validators its URLs answered. */
   keep(runId: string, exitCode: number): Promise<void>;
 }
@@ -27,6 +29,7 @@ export async function conditionalFeed(
   const kept = only ? await state.feedValidators(only) : undefined;
   const seen = new Map<string, Validators>();
   return {
+    ...(kept ? { since: kept } : {}),
     remote: {
       ...deps.remote,
       ...(kept ? { since: (source: string) => (source === only ? kept : undefined) } : {}),

@@ -1,4 +1,5 @@
 import { ExitCode, ExitError, UsageError } from '../shared/errors.js';
+import { printable } from '../shared/printable.js';
 import type { InvalidBudget } from '../upload/budget.js';
 import type { MissingMode } from './rows.js';
 
@@ -26,6 +27,8 @@ export interface GuardRules {
   /** `--min-share`: fewer rows than this percent of the last complete run's trip it (0: off). */
   minShare: number;
   priceShock: PriceShock | 'off';
+  /** `--strict`: a column mapped in the last complete run and absent tonight trips it. */
+  strict: boolean;
   onGuard: OnGuard;
 }
 
@@ -39,9 +42,11 @@ export interface GuardCounts {
   shocked: number;
   /** The feed rows of the last complete run, when one is known. */
   lastRows?: number;
+  /** Columns the last complete run mapped that tonight's feed lacks (mapping drift). */
+  absentColumns?: string[];
 }
 
-export type GuardName = 'min-rows' | 'min-share' | 'max-change' | 'price-shock';
+export type GuardName = 'min-rows' | 'min-share' | 'max-change' | 'price-shock' | 'strict';
 
 export interface GuardTrip {
   guard: GuardName;
@@ -104,9 +109,38 @@ export function priceShockTrip(c: GuardCounts, r: GuardRules): GuardTrip | undef
   };
 }
 
+/** Column names from the feed, escaped and listed (at most 10 named). */
+function columnList(columns: readonly string[]): string {
+  const named = columns.slice(0, 10).map((c) => `"${printable(c)}"`);
+  const more = columns.length > 10 ? ` and ${n(columns.length - 10)} more` : '';
+  return `${named.join(', ')}${more}`;
+}
+
+/** What is said of mapping drift: the columns the last complete run mapped and the feed lacks. */
+export function driftMessage(absent: readonly string[]): string {
+  const one = absent.length === 1;
+  return `${one ? 'column' : 'columns'} ${columnList(absent)} ${one ? 'was' : 'were'} mapped in the last complete run and ${one ? 'is' : 'are'} absent from tonight's feed`;
+}
+
+/** The warning line without `--strict`: the run goes on, the fields those columns fed left out. */
+export function driftLine(absent: readonly string[]): string {
+  return `mapping: ${driftMessage(absent)}: the fields they fed are left out of tonight's payloads (--strict refuses such a run)`;
+}
+
+/** Mapping drift under `--strict`: a column mapped in the last complete run is absent tonight. */
+export function driftTrip(c: GuardCounts, r: GuardRules): GuardTrip | undefined {
+  const absent = c.absentColumns ?? [];
+  if (!r.strict || absent.length === 0) return undefined;
+  return {
+    guard: 'strict',
+    message: `${driftMessage(absent)} (--strict)`,
+    hint: 'a column renamed or dropped in the export? fix it or the mapping; if it is meant, run again without --strict',
+  };
+}
+
 /** Every guard that trips, the feed's size first. */
 export function guardTrips(c: GuardCounts, r: GuardRules, missing: MissingMode): GuardTrip[] {
-  return [feedSizeTrip(c, r), massChangeTrip(c, r, missing), priceShockTrip(c, r)].filter(
+  return [feedSizeTrip(c, r), massChangeTrip(c, r, missing), priceShockTrip(c, r), driftTrip(c, r)].filter(
     (t): t is GuardTrip => t !== undefined,
   );
 }

@@ -7,7 +7,15 @@ import { inShard, type Shard, type ShardCounts } from '../upload/shard.js';
 import { Spool, UNCHANGED } from '../upload/spool.js';
 import type { Delta } from '../upload/state/delta.js';
 import type { UploadState } from '../upload/state/store.js';
-import { feedSizeTrip, type GuardRules, type GuardTrip, guardRefusal, guardTrips } from './guard-rules.js';
+import type { FeedColumns } from './feed-columns.js';
+import {
+  driftLine,
+  feedSizeTrip,
+  type GuardRules,
+  type GuardTrip,
+  guardRefusal,
+  guardTrips,
+} from './guard-rules.js';
 import { newTally, type PlanTally, tallyUpdate } from './plan-tally.js';
 import { type MissingMode, markedGone } from './rows.js';
 
@@ -20,6 +28,9 @@ export interface GuardPass {
     full: boolean;
     dir: string;
     missingRuns: ReadonlyMap<string, number>;
+    /** Told the feed's column sets (mapping drift); said absent columns are marked here. */
+    columns?: FeedColumns;
+    driftSaid?: boolean;
   };
   rules: GuardRules;
   missing: MissingMode;
@@ -54,6 +65,8 @@ export interface PassFindings {
   complete: boolean;
   /** The feed rows of the last complete run, when known. */
   lastRows?: number;
+  /** Columns the last complete run mapped that the feed lacks (mapping drift; decided feeds only). */
+  absentColumns: string[];
 }
 
 /** The pass's outcome: the spool to replay (none: stream the feed; or stopped by a signal), what it found. */
@@ -65,7 +78,7 @@ export type GuardOutcome =
 export function guardsApply(rules: GuardRules, known: number): boolean {
   if (known === 0) return false;
   const change = !(rules.maxChange.kind === 'percent' && rules.maxChange.max >= 100);
-  return change || rules.minRows > 0 || rules.minShare > 0 || rules.priceShock !== 'off';
+  return change || rules.minRows > 0 || rules.minShare > 0 || rules.priceShock !== 'off' || rules.strict;
 }
 
 /**
@@ -102,6 +115,7 @@ export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
           workers: pass.workers,
           keys,
           remote: pass.remote,
+          ...(run.columns ? { onColumns: run.columns.observe } : {}),
         }),
         pass.interrupt,
       ),
@@ -116,7 +130,12 @@ export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
       return { interrupted: true };
     }
     const isGone = markedGone(delta.seenSkus, run.missingRuns, pass.missingAfter);
-    const found = await findings(read, { state, isGone, known, missing, rules });
+    const found = await findings(read, { state, isGone, known, missing, rules, columns: run.columns });
+    // Without --strict, mapping drift is said and the run goes on (with --strict it is a trip).
+    if (found.absentColumns.length > 0 && !rules.strict && !pass.planOnly) {
+      log.warn(driftLine(found.absentColumns));
+      run.driftSaid = true;
+    }
     if (!spool) return { interrupted: false, found };
     const { trips } = found;
     if (trips.length > 0 && rules.onGuard === 'refuse') throw guardRefusal(trips);
@@ -146,13 +165,17 @@ async function findings(
     known: number;
     missing: MissingMode;
     rules: GuardRules;
+    columns: FeedColumns | undefined;
   },
 ): Promise<PassFindings> {
   const { state, known } = on;
   let gone = 0;
   if (on.missing === 'out-of-stock' && read.decides)
     for await (const sku of state.acceptedSkus()) if (on.isGone(sku)) gone++;
-  const lastRows = await state.lastCompleteRows();
+  const last = await state.lastComplete();
+  const lastRows = last?.rows;
+  // A feed not read fully may not have shown all its columns.
+  const absentColumns = read.decides && on.columns ? on.columns.absent(last?.columns) : [];
   const counts = {
     rows: read.tally.rows,
     changed: read.tally.updated,
@@ -160,6 +183,7 @@ async function findings(
     known,
     shocked: read.tally.shocked,
     lastRows,
+    absentColumns,
   };
   // Nothing known (a first run): no guard applies, as the upload runs no pass then. A feed that
   // cannot be read fully is judged by its size only; the rest is the upload's to report.
@@ -172,6 +196,7 @@ async function findings(
     gone,
     complete: read.complete,
     ...(lastRows !== undefined ? { lastRows } : {}),
+    absentColumns,
     trips,
     decided: read.decides,
   };

@@ -1,42 +1,8 @@
-import { printable } from '../shared/printable.js';
+import type { PlanDocument } from '../report/plan-report.js';
 import type { RunPlan } from './plan-run.js';
 import { fieldCounts } from './plan-tally.js';
 
-/**
- * What `genser plan` prints (docs/nightly.md, "Before and after the run"): one JSON document, or
- * lines for people. Pure; SKUs come from the feed, so they are escaped for the terminal.
- */
-
-export interface PlanDocument {
-  target: string;
-  files: string[];
-  rows: number;
-  known: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  refused: number;
-  /** Present with --missing out-of-stock. */
-  outOfStock?: number;
-  alreadyOutOfStock?: number;
-  /** Absent from the feed, not yet for `--missing-after` complete runs: not marked tonight. */
-  waitingMissing?: number;
-  /** Out-of-stock marks a tripped guard holds back (`--on-guard hold-removals`). */
-  heldBack?: number;
-  fields: Record<string, number>;
-  largestPriceMoves: { sku: string; from: number; to: number; percent: number }[];
-  guards: {
-    /** False: the feed could not be read fully, so only its size is judged (the upload reports the file error). */
-    decided: boolean;
-    tripped: { guard: string; message: string; hint: string }[];
-    onGuard: string;
-    /** What the upload would do: send all, send without the out-of-stock marks, or refuse. */
-    outcome: 'send' | 'hold-removals' | 'refuse';
-  };
-  lastCompleteRows?: number;
-  full: boolean;
-}
-
+/** The plan as one document (docs/nightly.md, "Before and after the run"); src/report/plan-report.ts renders it. */
 export function planDocument(plan: RunPlan, where: { target: string; files: string[] }): PlanDocument {
   const t = plan.tally;
   const tripped = plan.trips.map(({ guard, message, hint }) => ({ guard, message, hint }));
@@ -60,57 +26,7 @@ export function planDocument(plan: RunPlan, where: { target: string; files: stri
     largestPriceMoves: t.moves.map((m) => ({ ...m, percent: Math.round(m.percent * 10) / 10 })),
     guards: { decided: plan.decided, tripped, onGuard: plan.onGuard, outcome },
     ...(plan.lastRows !== undefined ? { lastCompleteRows: plan.lastRows } : {}),
+    absentColumns: plan.absentColumns,
     full: plan.full,
   };
-}
-
-const n = (x: number) => x.toLocaleString('en-US');
-
-/** The plan for people: counts, fields, price moves, then what the guards would do. */
-export function planLines(doc: PlanDocument): string[] {
-  const sent = doc.full ? 'sent again: --full' : 'not sent';
-  const lines = [
-    `plan: ${n(doc.rows)} ${doc.rows === 1 ? 'row' : 'rows'} against ${n(doc.known)} known products of ${doc.target}; nothing was sent`,
-    `  create        ${n(doc.created)}`,
-    `  update        ${n(doc.updated)}`,
-    `  unchanged     ${n(doc.unchanged)} (${sent})`,
-  ];
-  if (doc.outOfStock !== undefined) {
-    const held = doc.heldBack !== undefined ? `; ${n(doc.heldBack)} held back: --on-guard hold-removals` : '';
-    lines.push(
-      `  out of stock  ${n(doc.outOfStock)} (gone from the feed; ${n(doc.alreadyOutOfStock ?? 0)} already out of stock${held}${waiting(doc)})`,
-    );
-  }
-  lines.push(`  refused       ${n(doc.refused)} (invalid rows: never sent; 'genser validate' shows why)`);
-  const fields = Object.entries(doc.fields);
-  if (fields.length > 0) lines.push(`fields changed: ${fields.map(([f, c]) => `${f} ${n(c)}`).join(', ')}`);
-  if (doc.largestPriceMoves.length > 0)
-    lines.push(
-      `largest price moves: ${doc.largestPriceMoves
-        .map((m) => `${printable(m.sku)} ${m.from} -> ${m.to} (${m.percent > 0 ? '+' : ''}${m.percent}%)`)
-        .join(', ')}`,
-    );
-  lines.push(...guardLines(doc));
-  return lines;
-}
-
-function waiting(doc: PlanDocument): string {
-  return doc.waitingMissing ? `; ${n(doc.waitingMissing)} missing for fewer runs than --missing-after` : '';
-}
-
-function guardLines(doc: PlanDocument): string[] {
-  const g = doc.guards;
-  if (doc.known === 0)
-    return ['guards: none applies to a first run (nothing known yet); the upload would send the above'];
-  const then =
-    g.outcome === 'refuse'
-      ? 'the upload would refuse the run and send nothing (exit 6)'
-      : 'the upload would send the creates and updates and hold back every out-of-stock mark (--on-guard hold-removals)';
-  const partly = g.decided
-    ? []
-    : [
-        'guards: the feed could not be read fully: only its size is judged (the upload reports the file error)',
-      ];
-  if (g.tripped.length === 0) return [...partly, 'guards: none would trip; the upload would send the above'];
-  return [...partly, `guards: ${then}:`, ...g.tripped.map((t) => `  --${t.guard}: ${t.message}; ${t.hint}`)];
 }

@@ -1,6 +1,7 @@
 import { UsageError } from '../shared/errors.js';
 import { payloadHash } from '../upload/state/delta.js';
 import type { UploadState } from '../upload/state/store.js';
+import { FeedColumns } from './feed-columns.js';
 import { guardedRead } from './guard.js';
 import type { GuardTrip, OnGuard } from './guard-rules.js';
 import type { NightlyDeps, NightlyPlan } from './plan.js';
@@ -32,6 +33,8 @@ export interface RunPlan {
   full: boolean;
   /** Stopped by Ctrl-C or SIGTERM before the feed was read. */
   interrupted: boolean;
+  /** Columns the last complete run mapped that the feed lacks (mapping drift). */
+  absentColumns: string[];
 }
 
 export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<RunPlan> {
@@ -44,6 +47,7 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
       'give the --api-url and key of the upload (or --sandbox with --state and --sandbox-db), and no --retry-failed',
     );
   }
+  stateRun.columns = new FeedColumns(plan.feed);
   try {
     const pass = await guardedRead({
       files: plan.files,
@@ -63,7 +67,16 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
     const found = pass.found;
     const base = { onGuard: guards.onGuard, full: plan.full };
     if (!found)
-      return { ...base, rows: 0, known: 0, tally: newTally(), trips: [], decided: false, interrupted: true };
+      return {
+        ...base,
+        rows: 0,
+        known: 0,
+        tally: newTally(),
+        trips: [],
+        decided: false,
+        interrupted: true,
+        absentColumns: [],
+      };
     const marks =
       plan.missing === 'out-of-stock' && found.complete
         ? await goneMarks(
@@ -83,6 +96,7 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
       decided: found.decided,
       ...(found.lastRows !== undefined ? { lastRows: found.lastRows } : {}),
       interrupted: false,
+      absentColumns: found.absentColumns,
     };
   } finally {
     await stateRun.state.close();

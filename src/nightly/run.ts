@@ -1,5 +1,5 @@
 import { feedRows } from '../feed/index.js';
-import { FeedUnchanged } from '../read/index.js';
+import { FeedUnchanged, sourceName } from '../read/index.js';
 import type { RejectsFile } from '../report/rejects.js';
 import { untilStopped } from '../shared/until-stopped.js';
 import { newStats, uploadFeed } from '../upload/engine.js';
@@ -7,7 +7,15 @@ import { countLines } from '../upload/estimate.js';
 import { startProgress } from '../upload/progress.js';
 import { type Spool, spooledHooks } from '../upload/spool.js';
 import type { UploadResult } from '../upload/types.js';
-import { failedCode, type NightlyEnding, type NightlyRun, type RunHistory, settleRun } from './ending.js';
+import {
+  failedCode,
+  type NightlyEnding,
+  type NightlyRun,
+  type RunHistory,
+  settleRun,
+  unchangedEnding,
+} from './ending.js';
+import { FeedColumns } from './feed-columns.js';
 import { type ConditionalFeed, conditionalFeed } from './feed-validators.js';
 import { guardedRead } from './guard.js';
 import { heldLine } from './guard-rules.js';
@@ -26,6 +34,7 @@ import { openStateRun, type StateRun } from './state-run.js';
 export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<NightlyEnding> {
   if (plan.maxInvalid && !plan.retry) await checkInvalidBudget(plan, deps);
   const stateRun = await openState(plan, deps);
+  if (stateRun && !plan.retry) stateRun.columns = new FeedColumns(plan.feed);
   const run: NightlyRun = {
     plan,
     deps,
@@ -54,12 +63,19 @@ export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<
   } catch (err) {
     // Thrown in the guard's read, the history row is started but not yet returned: the delta has its id.
     const id = history?.id ?? stateRun?.delta.runId;
+    // Unchanged since the run whose validators were sent: an ending of its own (exit 0), which
+    // leaves those validators as they are.
+    if (err instanceof FeedUnchanged && id !== undefined)
+      return await unchangedEnding(
+        run,
+        { sinceRun: conditional?.since?.runId ?? null, url: sourceName(err.source) },
+        { id, started: history?.started ?? started },
+      );
     if (id !== undefined) {
       const code = failedCode(err);
       await stateRun?.finishRun(id, result, code, undefined, Date.now() - (history?.started ?? started));
-      // A failed run keeps no validators (the run's own error is what is said if that fails too);
-      // a feed unchanged leaves those of the run it matched.
-      if (!(err instanceof FeedUnchanged)) await conditional?.keep(id, code).catch(() => undefined);
+      // A failed run keeps no validators (the run's own error is what is said if that fails too).
+      await conditional?.keep(id, code).catch(() => undefined);
     }
     throw err;
   } finally {
@@ -200,6 +216,7 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
         serialize: true,
         workers: plan.workers,
         remote: deps.remote,
+        ...(stateRun?.columns ? { onColumns: stateRun.columns.observe } : {}),
         // With state, each row's source key is kept with its accepted payload; rows with a key
         // accepted before are skipped (docs/nightly.md, "Unchanged rows"), unless --full.
         ...(stateRun ? { keys: stateRun.full ? {} : { known: () => stateRun.state.knownSources() } } : {}),

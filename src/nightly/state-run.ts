@@ -5,6 +5,7 @@ import type { Logger } from '../shared/logger.js';
 import { Delta } from '../upload/state/delta.js';
 import type { UploadState } from '../upload/state/store.js';
 import type { UploadResult } from '../upload/types.js';
+import type { FeedColumns } from './feed-columns.js';
 import { openTargetState, type StateWhere } from './state-open.js';
 
 export { type StateWhere, stateUnderOtherSharding } from './state-open.js';
@@ -28,6 +29,10 @@ export interface StateRun {
   feedRows?: number;
   /** A guard tripped and the run held back its removals: it is no complete run for the guards. */
   held?: boolean;
+  /** The feed's columns as the run reads them (mapping drift), when it reads a feed. */
+  columns?: FeedColumns;
+  /** The mapping drift was said (by the guards' pass), not to be said again at the end. */
+  driftSaid?: boolean;
   /** Per SKU absent from the feed, the complete runs in a row it has been (`--missing-after`). */
   missingRuns: ReadonlyMap<string, number>;
   /** Records the run's start in the history; returns its id. */

@@ -27,6 +27,8 @@ export interface RemoteSettings {
   since?: (source: string) => Validators | undefined;
   /** Told the validators of each URL that answered 200 (kept when the run completes). */
   seen?: (source: string, validators: Validators) => void;
+  /** The body of each URL goes through this as it is read (`--rejects` keeps a copy: src/report/rejects.ts). */
+  copy?: (source: string, body: AsyncIterable<Buffer>) => AsyncIterable<Buffer>;
 }
 
 /**

@@ -54,7 +54,8 @@ export async function openUrl(
     );
   }
   const body = cutIsError(res, file);
-  return encoding === 'gzip' ? gunzip(body, file) : body;
+  const decoded = encoding === 'gzip' ? gunzip(body, file) : body;
+  return remote.copy ? remote.copy(source, decoded) : decoded;
 }
 
 function statusError(file: string, status: number, withAuth: boolean): UsageError {

@@ -235,6 +235,27 @@ function issuesSection(model: ReportModel): Html {
 </section>`;
 }
 
+/**
+ * The start of a report page up to its body: one self-contained file whose CSP forbids any load;
+ * `script`: the page runs its own inline script (the issues table), else none may run.
+ */
+export function pageHead(title: string, script: boolean): Html {
+  // genser's own text, taken as it is (the tag would escape its quotes).
+  const csp = script
+    ? "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+    : "default-src 'none'; style-src 'unsafe-inline'";
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${trusted(csp)}">
+<meta name="color-scheme" content="light dark">
+<title>${title}</title>
+<style>${trusted(REPORT_CSS)}</style>
+</head>`;
+}
+
 export function renderHtml(model: ReportModel, options: HtmlOptions = {}): string {
   const title = COMMAND_TITLES[model.command];
   const v = verdict(model);
@@ -247,16 +268,7 @@ export function renderHtml(model: ReportModel, options: HtmlOptions = {}): strin
     unlisted: model.unlisted,
     problems: model.problems,
   };
-  const page = html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<meta name="color-scheme" content="light dark">
-<title>${`${title}: ${v} - ${files}`}</title>
-<style>${trusted(REPORT_CSS)}</style>
-</head>
+  const page = html`${pageHead(`${title}: ${v} - ${files}`, true)}
 <body>
 <header>
 <h1>${title} report <span class="verdict ${v}">${v}</span></h1>

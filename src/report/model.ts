@@ -3,6 +3,7 @@ import type { Issue, Severity } from '../shared/types.js';
 import { shorten } from '../shared/words.js';
 import type { BatchOutcome, UploadSummary } from '../upload/types.js';
 import type { EventsSendReport, EventsSummary, EventsValidateReport } from './events-shapes.js';
+import type { PlanDocument } from './plan-report.js';
 import type { UploadReport } from './upload-report.js';
 import type { ValidateReport } from './validate-report.js';
 
@@ -15,9 +16,13 @@ export type ReportSource =
   | { command: 'validate' | 'convert'; report: ValidateReport }
   | { command: 'upload'; report: UploadReport }
   | { command: 'events validate'; report: EventsValidateReport }
-  | { command: 'events send'; report: EventsSendReport };
+  | { command: 'events send'; report: EventsSendReport }
+  | { command: 'plan'; report: PlanDocument };
 
-export type ReportCommand = ReportSource['command'];
+/** The sources flattened into the model: a plan has reporters of its own (./plan-reports.ts). */
+export type ModelSource = Exclude<ReportSource, { command: 'plan' }>;
+
+export type ReportCommand = ModelSource['command'];
 
 /**
  * One listed problem: a row's issue, an event's problem, or a product the server refused. The
@@ -203,7 +208,7 @@ function fromEventsSend(report: EventsSendReport): ReportModel {
   };
 }
 
-function fromSource(source: ReportSource): ReportModel {
+function fromSource(source: ModelSource): ReportModel {
   switch (source.command) {
     case 'validate':
     case 'convert':
@@ -237,7 +242,7 @@ function bounded(p: Problem): Problem {
   return out;
 }
 
-export function toModel(source: ReportSource): ReportModel {
+export function toModel(source: ModelSource): ReportModel {
   const model = fromSource(source);
   model.problems = model.problems.map(bounded);
   model.files = model.files.map((f) => shorten(f, MAX_VALUE_CHARS));

@@ -4,11 +4,13 @@ import { UsageError } from '../shared/errors.js';
 import { writeWholeFile } from '../shared/output-file.js';
 import { redact } from '../shared/secrets.js';
 import { withEventJsonIssues } from './events-shapes.js';
-import { renderGithub } from './github.js';
+import { type GithubOutput, renderGithub } from './github.js';
 import { renderHtml } from './html.js';
 import { renderHuman } from './human.js';
 import { renderJunit } from './junit.js';
-import { type ReportSource, toModel } from './model.js';
+import { type ModelSource, type ReportSource, toModel } from './model.js';
+import { planLines } from './plan-report.js';
+import { renderPlanGithub, renderPlanHtml, renderPlanJunit } from './plan-reports.js';
 import { REPORTER_NAMES, type ReporterName } from './reporter-names.js';
 import { validateReportJson, withJsonIssues } from './validate-report.js';
 
@@ -121,6 +123,7 @@ function defaultAppend(path: string, text: string): void {
 
 /** The existing JSON report of the command, as `--json` prints it. */
 export function renderJson(source: ReportSource): string {
+  if (source.command === 'plan') return redact(`${JSON.stringify(source.report, null, 2)}\n`);
   if (source.command === 'validate' || source.command === 'convert') return validateReportJson(source.report);
   // The events commands print their document on one line (docs/events.md).
   if (source.command === 'events validate' || source.command === 'events send')
@@ -152,6 +155,33 @@ function cannotWrite(what: string, path: string, err: unknown): UsageError {
   );
 }
 
+interface Renderers {
+  human(): string;
+  junit(): string;
+  html(): string;
+  github(): GithubOutput;
+}
+
+/** A plan's own renderers, or the model's (flattened once, so the formats agree on every count). */
+function renderersOf(source: ReportSource, options: ReportOptions): Renderers {
+  if (source.command === 'plan') {
+    const doc = source.report;
+    return {
+      human: () => redact(`${planLines(doc).join('\n')}\n`),
+      junit: () => renderPlanJunit(doc),
+      html: () => renderPlanHtml(doc, { generatedAt: options.generatedAt }),
+      github: () => renderPlanGithub(doc),
+    };
+  }
+  const model = toModel(source satisfies ModelSource);
+  return {
+    human: () => renderHuman(model),
+    junit: () => renderJunit(model, { maxCases: options.junitMaxCases }),
+    html: () => renderHtml(model, { generatedAt: options.generatedAt }),
+    github: () => renderGithub(model),
+  };
+}
+
 /**
  * Renders every reporter and writes it. Returns the files written. A file that cannot be
  * written is a usage error naming it; the other reports are still written first.
@@ -162,7 +192,7 @@ export function writeReports(
   io: ReportIO,
   options: ReportOptions = {},
 ): string[] {
-  const model = toModel(source);
+  const render = renderersOf(source, options);
   const write = io.writeFile ?? defaultWrite;
   const append = io.appendFile ?? defaultAppend;
   const written: string[] = [];
@@ -183,19 +213,19 @@ export function writeReports(
     switch (r.name) {
       case 'human':
         if (r.file === undefined && io.printHuman) io.printHuman();
-        else put(r, renderHuman(model));
+        else put(r, render.human());
         break;
       case 'json':
         put(r, renderJson(source));
         break;
       case 'junit':
-        put(r, renderJunit(model, { maxCases: options.junitMaxCases }));
+        put(r, render.junit());
         break;
       case 'html':
-        put(r, renderHtml(model, { generatedAt: options.generatedAt }));
+        put(r, render.html());
         break;
       case 'github': {
-        const out = renderGithub(model);
+        const out = render.github();
         put(r, `${out.lines.join('\n')}\n`);
         try {
           const path = appendStepSummary(out.summaryMarkdown, io.env, append);

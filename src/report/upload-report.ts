@@ -36,6 +36,14 @@ export interface UploadReportMeta {
   sandbox?: { url: string; applied: number; db?: string };
   /** `--shard I/N`: this run's shard, the feed's rows and those in the shard (docs/nightly.md, "Shards"). */
   shard?: ShardReport;
+  /** The one feed URL answered 304 to the last complete run's validators: nothing read or sent. */
+  feedUnchanged?: FeedUnchangedReport;
+}
+
+/** docs/nightly.md, "Feeds from a URL": the run the feed is unchanged since, and the URL as shown. */
+export interface FeedUnchangedReport {
+  sinceRun: string | null;
+  url: string;
 }
 
 export interface ShardReport {
@@ -53,6 +61,7 @@ export interface UploadReport extends Omit<ValidateReport, 'stopped'> {
   searchable?: string;
   sandbox?: { url: string; applied: number; db?: string };
   shard?: ShardReport;
+  feedUnchanged?: FeedUnchangedReport;
   failures: Failure[];
   batches: BatchOutcome[];
 }
@@ -78,6 +87,7 @@ export function uploadReport(result: UploadResult, meta: UploadReportMeta): Uplo
     ...(meta.searchable ? { searchable: meta.searchable } : {}),
     ...(meta.sandbox ? { sandbox: meta.sandbox } : {}),
     ...(meta.shard ? { shard: meta.shard } : {}),
+    ...(meta.feedUnchanged ? { feedUnchanged: meta.feedUnchanged } : {}),
     failures: result.failures,
     batches: result.batches,
   };
@@ -133,6 +143,13 @@ function outcomeLines(failures: readonly Failure[]): string[] {
 export function uploadSummaryLines(result: UploadResult, meta: UploadReportMeta, quiet = false): string[] {
   const s = result.summary;
   const lines: string[] = [];
+  const same = meta.feedUnchanged;
+  if (same)
+    return [
+      printable(
+        `feed unchanged since run ${same.sinceRun ?? '(unknown)'}: ${same.url} answered 304 Not Modified; nothing was downloaded or sent`,
+      ),
+    ];
   if (s.dryRun) {
     lines.push(
       `dry run: ${count(s.rows, 'row')}, ${n(s.invalid)} invalid; would send ${count(s.rows - s.invalid, 'product')} in ${count(s.batches, 'batch', 'batches')} (${megabytes(s.bytes)})${meta.target ? ` to ${meta.target}` : ''}; nothing was sent`,

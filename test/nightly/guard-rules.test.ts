@@ -14,6 +14,7 @@ const rules: GuardRules = {
   minRows: 1,
   minShare: 50,
   priceShock: { share: 20, move: 50 },
+  strict: false,
   onGuard: 'refuse',
 };
 const counts = (c: Partial<GuardCounts>): GuardCounts => ({

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { planDocument, planLines } from '../../src/nightly/plan-report.js';
+import { planDocument } from '../../src/nightly/plan-report.js';
 import type { RunPlan } from '../../src/nightly/plan-run.js';
 import { newTally } from '../../src/nightly/plan-tally.js';
 import { markedGone } from '../../src/nightly/rows.js';
+import { planLines } from '../../src/report/plan-report.js';
 
 const where = { target: 'POST https://api.example.com/collectors/products', files: ['feed.csv'] };
 
@@ -19,6 +20,7 @@ function planned(extra: Partial<RunPlan> = {}): RunPlan {
     onGuard: 'refuse',
     full: false,
     interrupted: false,
+    absentColumns: [],
     ...extra,
   };
 }

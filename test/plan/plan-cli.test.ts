@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PlanDocument } from '../../src/nightly/plan-report.js';
+import type { PlanDocument } from '../../src/report/plan-report.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { genser } from '../helpers/run-cli.js';
 import { catalogCsv, catalogHeader, catalogPrice, catalogSku } from '../helpers/sample-catalog.js';

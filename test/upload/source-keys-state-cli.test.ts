@@ -143,6 +143,7 @@ function toSchema2(dir: string) {
       DROP TABLE feed_validators;
       ALTER TABLE runs DROP COLUMN unconfirmed;
       ALTER TABLE runs DROP COLUMN not_sent;
+      ALTER TABLE last_complete DROP COLUMN columns;
       CREATE TABLE retry (run_id TEXT NOT NULL, seq INTEGER NOT NULL, file TEXT NOT NULL, row INTEGER NOT NULL,
         line INTEGER NOT NULL, sku TEXT, payload BLOB NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
       UPDATE meta SET value = '2' WHERE key = 'schema_version';`);

@@ -129,10 +129,13 @@ describe.each(backends)('upload state on %s', (_name, backend, skip) => {
     async () => {
       const state = await backend.open(await backend.place());
       try {
-        expect(await state.lastCompleteRows()).toBeUndefined();
-        await state.recordComplete(120);
-        await state.recordComplete(125);
-        expect(await state.lastCompleteRows()).toBe(125);
+        expect(await state.lastComplete()).toBeUndefined();
+        await state.recordComplete({ rows: 120, columns: ['sku', 'brand'] });
+        expect(await state.lastComplete()).toEqual({ rows: 120, columns: ['sku', 'brand'] });
+        await state.recordComplete({ rows: 125 });
+        expect(await state.lastComplete()).toEqual({ rows: 125 });
+        await state.recordComplete({ rows: 126, columns: ['sku', 'name@en', 'price'] });
+        expect(await state.lastComplete()).toEqual({ rows: 126, columns: ['sku', 'name@en', 'price'] });
         await state.recordMissing(['A', 'B'], new Map());
         await state.recordMissing(['B', 'C'], await state.missingRuns());
         expect(await state.missingRuns()).toEqual(

@@ -57,6 +57,17 @@ describe.skipIf(!server)('genser state copy', () => {
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toMatch(/state: 0 new, 0 changed, \d+ unchanged/);
     }
+    // The last complete run's mapped columns came along: a feed without one is refused with --strict.
+    const seo = header.indexOf('seo_title');
+    const drifted = `${fresh('drifted')}.csv`;
+    const without = (r: string[]) => r.filter((_, i) => i !== seo);
+    writeFileSync(drifted, `${Papa.unparse([without(header), ...sample.map(without)], { newline: '\n' })}\n`);
+    const strict = await genser(['upload', drifted, '--shard', '1/2', '--strict', '--max-change', '100%'], {
+      ...env,
+      GENSER_STATE_URL: url,
+    });
+    expect(strict.code).toBe(6);
+    expect(strict.stderr).toContain('column "seo_title" was mapped in the last complete run');
     // Into a target that has state already: refused, never merged.
     const again = await genser(['state', 'copy', sqlite, url], {});
     expect(again.code).toBe(2);

@@ -146,7 +146,8 @@ describe('state database', () => {
     // Back to version 1's layout, with three accepted products in it.
     const db = openDatabase(file);
     db.exec(`DROP TABLE accepted; DROP TABLE payloads; DROP TABLE other_shards; DROP TABLE lock; DROP TABLE owed;
-      DROP TABLE feed_validators; ALTER TABLE runs DROP COLUMN unconfirmed; ALTER TABLE runs DROP COLUMN not_sent;
+      DROP TABLE feed_validators; DROP TABLE last_complete; DROP TABLE missing_runs;
+      ALTER TABLE runs DROP COLUMN unconfirmed; ALTER TABLE runs DROP COLUMN not_sent;
       CREATE TABLE lock (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, host TEXT NOT NULL, started TEXT NOT NULL);
       CREATE TABLE retry (run_id TEXT NOT NULL, seq INTEGER NOT NULL, file TEXT NOT NULL, row INTEGER NOT NULL,
         line INTEGER NOT NULL, sku TEXT, payload BLOB NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;

@@ -3,20 +3,49 @@ import type { Database } from '../../storage/sqlite.js';
 /**
  * What the guards keep of the last complete run (docs/nightly.md, "Before and after the run"):
  * a run that read its whole feed, was not refused and was not stopped. These few functions are
- * all the guards read and write of the state (schema 7's `last_complete` and `missing_runs`).
+ * all the guards read and write of the state (schema 7's `last_complete` and `missing_runs`,
+ * schema 10's mapped columns).
  */
 
-/** The feed rows of the last complete run; undefined before the first one. */
-export function lastCompleteRows(db: Database): number | undefined {
-  const row = db.prepare<{ rows: number }>('SELECT rows FROM last_complete WHERE id = 1').get();
-  return row ? Number(row.rows) : undefined;
+/** What a complete run leaves for the next one's guards. */
+export interface LastComplete {
+  /** The feed's rows (all shards'), for `--min-share`. */
+  rows: number;
+  /** The source columns that fed a field, for the mapping drift; undefined when not recorded. */
+  columns?: string[];
 }
 
-/** Records a complete run's feed rows (the one row replaced). */
-export function recordComplete(db: Database, rows: number, now: Date = new Date()): void {
+/** The one row as either backend stores it: the columns as a JSON list. */
+export function lastCompleteOf(
+  row: { rows: number; columns: string | null } | undefined,
+): LastComplete | undefined {
+  if (!row) return undefined;
+  const columns: unknown = row.columns === null ? undefined : JSON.parse(row.columns);
+  return {
+    rows: Number(row.rows),
+    ...(Array.isArray(columns) ? { columns: columns.filter((c): c is string => typeof c === 'string') } : {}),
+  };
+}
+
+export const columnsText = (run: LastComplete): string | null =>
+  run.columns === undefined ? null : JSON.stringify(run.columns);
+
+/** The last complete run; undefined before the first one. */
+export function lastComplete(db: Database): LastComplete | undefined {
+  return lastCompleteOf(
+    db
+      .prepare<{ rows: number; columns: string | null }>(
+        'SELECT rows, columns FROM last_complete WHERE id = 1',
+      )
+      .get(),
+  );
+}
+
+/** Records a complete run (the one row replaced). */
+export function recordComplete(db: Database, run: LastComplete, now: Date = new Date()): void {
   db.prepare(
-    'INSERT INTO last_complete (id, rows, finished) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET rows = excluded.rows, finished = excluded.finished',
-  ).run(rows, now.toISOString());
+    'INSERT INTO last_complete (id, rows, finished, columns) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET rows = excluded.rows, finished = excluded.finished, columns = excluded.columns',
+  ).run(run.rows, now.toISOString(), columnsText(run));
 }
 
 /** Per SKU absent from the feed, how many complete runs in a row it has been (`--missing-after`). */

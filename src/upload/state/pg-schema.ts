@@ -58,6 +58,8 @@ export const PG_MIGRATIONS: readonly string[] = [
    );
    ALTER TABLE genser_runs ADD COLUMN unconfirmed INTEGER;
    ALTER TABLE genser_runs ADD COLUMN not_sent INTEGER;`,
+  // 3 -> 4: as the SQLite state's schema 10: the source columns the last complete run mapped.
+  `ALTER TABLE genser_last_complete ADD COLUMN columns TEXT;`,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -6,6 +6,7 @@ import { type PgClient, postgresProblem } from '../../storage/postgres.js';
 import { shardName } from '../shard.js';
 import { feedUrlHash, feedValidatorsOf } from './feed-validators.js';
 import { knownColumns } from './known-columns.js';
+import { columnsText, type LastComplete, lastCompleteOf } from './last-complete.js';
 import { payloadBytes, storedPayload } from './payload-codec.js';
 import { PgTables } from './pg-tables.js';
 import { KEEP_RUNS, type RunRow, runEndValues, runRecord } from './runs.js';
@@ -417,19 +418,19 @@ export class PgState implements UploadState {
     return { run: runRecord(row), ...(row.report !== null ? { report: row.report } : {}) };
   }
 
-  async lastCompleteRows(): Promise<number | undefined> {
-    const [row] = await this.read<{ rows: number }>(
-      'SELECT rows FROM genser_last_complete WHERE target = $1',
+  async lastComplete(): Promise<LastComplete | undefined> {
+    const [row] = await this.read<{ rows: number; columns: string | null }>(
+      'SELECT rows, columns FROM genser_last_complete WHERE target = $1',
     );
-    return row ? Number(row.rows) : undefined;
+    return lastCompleteOf(row);
   }
 
-  async recordComplete(rows: number, now: Date = new Date()): Promise<void> {
+  async recordComplete(run: LastComplete, now: Date = new Date()): Promise<void> {
     await this.write([
       [
-        `INSERT INTO genser_last_complete (target, rows, finished) VALUES ($1, $2, $3)
-         ON CONFLICT (target) DO UPDATE SET rows = excluded.rows, finished = excluded.finished`,
-        [rows, now.toISOString()],
+        `INSERT INTO genser_last_complete (target, rows, finished, columns) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (target) DO UPDATE SET rows = excluded.rows, finished = excluded.finished, columns = excluded.columns`,
+        [run.rows, now.toISOString(), columnsText(run)],
       ],
     ]);
   }

@@ -119,6 +119,10 @@ export const MIGRATIONS: readonly string[] = [
   // their sum in `failed`.
   `ALTER TABLE runs ADD COLUMN unconfirmed INTEGER;
    ALTER TABLE runs ADD COLUMN not_sent INTEGER;`,
+  // 9 -> 10: the source columns the last complete run mapped, a JSON list (NULL: not known), so
+  // a column mapped then and absent tonight is named, and refused with --strict (docs/nightly.md,
+  // "Before and after the run").
+  `ALTER TABLE last_complete ADD COLUMN columns TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

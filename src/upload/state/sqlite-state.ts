@@ -18,7 +18,13 @@ import {
   stateProblem,
 } from './health.js';
 import { knownColumns } from './known-columns.js';
-import { lastCompleteRows, missingRuns, recordComplete, recordMissing } from './last-complete.js';
+import {
+  type LastComplete,
+  lastComplete,
+  missingRuns,
+  recordComplete,
+  recordMissing,
+} from './last-complete.js';
 import { decideLock, HEARTBEAT_MS, type LockHolder } from './lock.js';
 import { payloadBytes, storedPayload } from './payload-codec.js';
 import { finishRun, listRuns, runReport, startRun } from './runs.js';
@@ -422,12 +428,12 @@ export class SqliteState implements UploadState {
     return new SqliteTables(this.db);
   }
 
-  async lastCompleteRows(): Promise<number | undefined> {
-    return lastCompleteRows(this.db);
+  async lastComplete(): Promise<LastComplete | undefined> {
+    return lastComplete(this.db);
   }
 
-  async recordComplete(rows: number, now?: Date): Promise<void> {
-    this.write(() => recordComplete(this.db, rows, now));
+  async recordComplete(run: LastComplete, now?: Date): Promise<void> {
+    this.write(() => recordComplete(this.db, run, now));
   }
 
   async missingRuns(): Promise<Map<string, number>> {

@@ -9,7 +9,7 @@ const READ: Record<StateTable, string> = {
     'SELECT envelope_id, type, position, size, sku, hash FROM inflight ORDER BY envelope_id, position',
   owed: 'SELECT sku, file, row, line, run_id, payload FROM owed ORDER BY id',
   // One row (id 1): a new file's first row takes that id.
-  last_complete: 'SELECT rows, finished FROM last_complete',
+  last_complete: 'SELECT rows, finished, columns FROM last_complete',
   missing_runs: 'SELECT sku, runs FROM missing_runs ORDER BY sku',
   feed_validators: 'SELECT url_hash, etag, last_modified, run_id FROM feed_validators ORDER BY url_hash',
   runs: `SELECT ${STATE_TABLES.runs.join(', ')} FROM runs ORDER BY seq`,

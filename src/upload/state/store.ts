@@ -1,4 +1,5 @@
 import type { KnownSources } from '../../feed/index.js';
+import type { LastComplete } from './last-complete.js';
 import type { RunCounts, RunRecord } from './runs.js';
 
 /**
@@ -64,10 +65,10 @@ export interface UploadState {
   /** The run history, newest first. */
   listRuns(): Promise<RunRecord[]>;
   runReport(id: string): Promise<{ run: RunRecord; report?: string } | undefined>;
-  /** The feed rows of the last complete run (./last-complete.ts); undefined before the first. */
-  lastCompleteRows(): Promise<number | undefined>;
-  /** Records a complete run's feed rows, for `--min-share`. */
-  recordComplete(rows: number, now?: Date): Promise<void>;
+  /** The last complete run's feed rows and mapped columns (./last-complete.ts); undefined before the first. */
+  lastComplete(): Promise<LastComplete | undefined>;
+  /** Records a complete run's feed rows (`--min-share`) and mapped columns (mapping drift). */
+  recordComplete(run: LastComplete, now?: Date): Promise<void>;
   /** Per SKU absent from the feed, how many complete runs in a row it has been (`--missing-after`). */
   missingRuns(): Promise<Map<string, number>>;
   /** After a complete run: the SKUs absent from it, each one run more than `before`; the rest reset. */

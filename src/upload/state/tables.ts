@@ -8,7 +8,7 @@ export const STATE_TABLES = {
   other_shards: ['source', 'sku'],
   inflight: ['envelope_id', 'type', 'position', 'size', 'sku', 'hash'],
   owed: ['sku', 'file', 'row', 'line', 'run_id', 'payload'],
-  last_complete: ['rows', 'finished'],
+  last_complete: ['rows', 'finished', 'columns'],
   missing_runs: ['sku', 'runs'],
   feed_validators: ['url_hash', 'etag', 'last_modified', 'run_id'],
   runs: [
