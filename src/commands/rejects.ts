@@ -4,6 +4,7 @@ import type { NightlyPlan } from '../nightly/plan.js';
 import type { RemoteSettings } from '../read/index.js';
 import type { RejectsFile } from '../report/rejects.js';
 import type { Logger } from '../shared/logger.js';
+import { printable } from '../shared/printable.js';
 import type { FeedOptions } from '../shared/types.js';
 
 /** Writes the rows owed to `--rejects` (read again from their files) and says what was written. */
@@ -16,6 +17,10 @@ export async function finishRejects(
   const read = { encoding: feed.encoding, delimiter: feed.delimiter, inputType: feed.inputType };
   const missed = await rejects.finish(files, read, log);
   log.info(`--rejects: ${rejects.written} row(s) written to ${rejects.path}`);
+  if (rejects.leftOut.size > 0)
+    log.warn(
+      `--rejects: the CSV file has the columns of the first file it took rows from; ${printable([...rejects.leftOut].slice(0, 5).join(', '))}${rejects.leftOut.size > 5 ? ` and ${rejects.leftOut.size - 5} more` : ''} of a later file are not in it (give each file its own run to keep every column)`,
+    );
   if (missed > 0)
     log.warn(
       `--rejects: ${missed} row(s) could not be written${rejects.notes.length > 0 ? ` (${rejects.notes.join('; ')})` : ''}; the report names them`,

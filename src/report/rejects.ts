@@ -64,6 +64,11 @@ export class RejectsFile {
   written = 0;
   /** Why rows could not be written (said with their count). */
   readonly notes: string[] = [];
+  /**
+   * Columns of a later CSV file that the rejects file's header (the first written row's) lacks:
+   * their values are not in the file, and `finishRejects` says so.
+   */
+  readonly leftOut = new Set<string>();
 
   constructor(
     readonly path: string,
@@ -189,8 +194,9 @@ export class RejectsFile {
       this.header = Object.keys(record);
       this.push(`${Papa.unparse([[...this.header, ...EXTRA]], { newline: '\n' })}\n`);
     }
-    // Another file's columns: each value under its own name (a column this header lacks is dropped).
+    // Another file's columns: each value under its own name; a column this header lacks is named.
     const values = this.header.map((k) => text(record[k]));
+    for (const k in record) if (!this.header.includes(k)) this.leftOut.add(k);
     this.push(`${Papa.unparse([[...values, String(row), String(line), problem]], { newline: '\n' })}\n`);
   }
 

@@ -68,6 +68,23 @@ describe('--rejects', () => {
     expect(again.stderr).not.toContain('genser_row');
   });
 
+  it('two CSV files with other columns: the extra columns of the second are named, never dropped silently', async () => {
+    const first = feed(3, 2);
+    // The second file: the same rows under its own SKUs, with a column the first lacks.
+    const second = fresh('second.csv');
+    const rows = sample
+      .slice(3, 6)
+      .map((r, i) => [...r.map((v, k) => (k === PRICE && i === 0 ? 'n/a' : v)), 'x']);
+    writeFileSync(second, `${Papa.unparse([[...header, 'season'], ...rows], { newline: '\n' })}\n`);
+    const rejects = fresh('rejects.csv');
+    const r = await genser(['validate', first, second, '--rejects', rejects]);
+    expect(r.code).toBe(1);
+    expect(parsed(rejects).map((row) => row.genser_row)).toEqual(['2', '1']);
+    expect(r.stderr).toContain(
+      '--rejects: the CSV file has the columns of the first file it took rows from; season of a later file are not in it',
+    );
+  });
+
   it('NDJSON in, NDJSON out; a JSON array in, NDJSON out (one element per line)', async () => {
     const products = [
       { sku: 'J-1', name: 'ok', price: 'cheap' },
