@@ -7,7 +7,6 @@ import { shardName } from '../shard.js';
 import { feedUrlHash, feedValidatorsOf } from './feed-validators.js';
 import { knownColumns } from './known-columns.js';
 import { columnsText, type LastComplete, lastCompleteOf } from './last-complete.js';
-import { payloadBytes, storedPayload } from './payload-codec.js';
 import { PgTables } from './pg-tables.js';
 import { KEEP_RUNS, type RunRow, runEndValues, runRecord } from './runs.js';
 import type {
@@ -166,7 +165,7 @@ export class PgState implements UploadState {
       'SELECT sku, payload FROM genser_payloads WHERE target = $1 AND sku = ANY($2::text[])',
       [skus],
     );
-    return new Map(rows.map((r) => [r.sku, payloadBytes(r.payload)]));
+    return new Map(rows.map((r) => [r.sku, r.payload]));
   }
 
   async acceptedHashes(): Promise<Map<string, string>> {
@@ -244,14 +243,7 @@ export class PgState implements UploadState {
     const kept = lastPerSku(
       rows.flatMap((r, i) =>
         r.sku !== undefined && r.hash !== undefined
-          ? [
-              {
-                sku: r.sku,
-                hash: r.hash,
-                source: r.source ?? null,
-                payload: Buffer.from(storedPayload(parts[i])),
-              },
-            ]
+          ? [{ sku: r.sku, hash: r.hash, source: r.source ?? null, payload: Buffer.from(parts[i]) }]
           : [],
       ),
     );

@@ -26,7 +26,6 @@ import {
   recordMissing,
 } from './last-complete.js';
 import { decideLock, HEARTBEAT_MS, type LockHolder } from './lock.js';
-import { payloadBytes, storedPayload } from './payload-codec.js';
 import { finishRun, listRuns, runReport, startRun } from './runs.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
 import { SqliteTables } from './sqlite-tables.js';
@@ -185,7 +184,7 @@ export class SqliteState implements UploadState {
     const found = new Map<string, Uint8Array>();
     for (const sku of skus) {
       const payload = this.payloadOf.get(sku)?.payload;
-      if (payload) found.set(sku, payloadBytes(payload));
+      if (payload) found.set(sku, payload);
     }
     return found;
   }
@@ -281,7 +280,7 @@ export class SqliteState implements UploadState {
         }
         this.dropOwedSku(r.sku);
         if (r.hash === undefined) return;
-        this.upsertPayload.run(r.sku, storedPayload(parts[i]));
+        this.upsertPayload.run(r.sku, parts[i]);
         this.upsertAccepted.run(r.sku, r.hash, at, r.source ?? null);
       });
     });
@@ -299,7 +298,7 @@ export class SqliteState implements UploadState {
     );
     for (const { sku } of gone) {
       const row = payload.get(sku);
-      if (row) yield { sku, payload: payloadBytes(row.payload) };
+      if (row) yield { sku, payload: row.payload };
     }
   }
 
