@@ -365,9 +365,19 @@ describe.skipIf(!server)('upload state on postgres only', () => {
     // The holder's session ends as a killed process's would: the server drops it.
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
-    await admin.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'genser' AND pid <> pg_backend_pid()",
+    const { rows } = await admin.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE application_name = 'genser' AND pid <> pg_backend_pid()",
     );
+    expect(rows.length).toBeGreaterThan(0);
+    const pids = rows.map((r) => r.pid);
+    await admin.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
+    // pg_terminate_backend only signals: the session (and its lock) ends when its process exits,
+    // which takes a moment on a busy machine.
+    for (;;) {
+      const left = await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1::int[])', [pids]);
+      if (left.rows.length === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const next = await postgres.open(url);
     await next.lock();
     await next.close();
