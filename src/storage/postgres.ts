@@ -21,6 +21,14 @@ function pgpassLookup(config: ClientConfig): Promise<string | undefined> {
   );
 }
 
+/**
+ * The server probes an idle genser session every 10 s after 30 s of silence and ends it after 3
+ * missed answers: a run whose machine vanished (a node lost, no FIN sent) then frees its run
+ * lock in about a minute instead of the operating system's two hours (docs/nightly.md, "The run
+ * lock"). Settings of the session only; a URL's own `options` are kept before them.
+ */
+const SERVER_KEEPALIVE = '-c tcp_keepalives_idle=30 -c tcp_keepalives_interval=10 -c tcp_keepalives_count=3';
+
 export async function connectPostgres(url: string, shown: string, env: NodeJS.ProcessEnv): Promise<Client> {
   const [{ default: pg }, { parse }] = await Promise.all([import('pg'), import('pg-connection-string')]);
   const parsed = parse(url) as ClientConfig & { password?: string };
@@ -28,6 +36,9 @@ export async function connectPostgres(url: string, shown: string, env: NodeJS.Pr
   const config: ClientConfig = {
     ...parsed,
     application_name: 'genser',
+    options: [parsed.options, SERVER_KEEPALIVE].filter(Boolean).join(' '),
+    // And this side notices a server that vanished.
+    keepAlive: true,
     connectionTimeoutMillis: 15_000,
     password: async () => fromUrl ?? (env.PGPASSWORD || undefined) ?? (await pgpassLookup(parsed)) ?? '',
   };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ExitError } from '../../src/shared/errors.js';
+import { connectPostgres } from '../../src/storage/postgres.js';
 import { Delta, deltaLine, payloadHash } from '../../src/upload/state/delta.js';
 import { connectState } from '../../src/upload/state/pg-open.js';
 import { PG_SCHEMA_VERSION } from '../../src/upload/state/pg-schema.js';
@@ -356,6 +357,20 @@ describe.skipIf(!server)('upload state on postgres only', () => {
     await first.close();
     await second.lock();
     await second.close();
+  });
+
+  it('its sessions ask the server to probe them (a vanished machine frees its lock in about a minute), keeping the options of the URL', async () => {
+    const url = `${await server!.database()}?options=${encodeURIComponent('-c statement_timeout=5000')}`;
+    const client = await connectPostgres(url, 'the test database', {});
+    try {
+      const show = async (name: string) => (await client.query(`SHOW ${name}`)).rows[0][name];
+      expect(await show('tcp_keepalives_idle')).toBe('30');
+      expect(await show('tcp_keepalives_interval')).toBe('10');
+      expect(await show('tcp_keepalives_count')).toBe('3');
+      expect(await show('statement_timeout')).toBe('5s');
+    } finally {
+      await client.end();
+    }
   });
 
   it('a lock goes with its connection: a run whose connection dropped (killed) leaves it free', async () => {
