@@ -227,7 +227,8 @@ function fromPreset(
   return {
     mapping: {
       $schema: SCHEMA,
-      description: `genser's ${preset} preset (docs/presets.md). ${json.description}`,
+      // Not the preset's own description: it tells --set users what to add, which init has done.
+      description: `Written by genser init with genser's ${preset} preset (docs/presets.md): what the export cannot hold is under "defaults" and "fields", each named in "notes"; a value left as "FILL IN: ..." stops every run until it is filled in.`,
       notes: settings.notes,
       ...withoutSchema(json),
       defaults: { ...json.defaults, ...settings.defaults },

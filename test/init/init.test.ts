@@ -348,6 +348,9 @@ describe('genser init', () => {
       /fields\.image_urls\.prefix: Magento's image paths .* are relative to your store's media URL/,
     );
     expect(result.mapping.defaults).toMatchObject({ currency: 'KRW' });
+    // The preset's own description tells --set users what to add: init's copy says what it did.
+    expect(result.mapping.description).toMatch(/^Written by genser init with genser's magento preset/);
+    expect(result.mapping.description).not.toContain('--set');
     // No barcodes: the hint says where a Magento shop keeps them.
     expect(result.missing).toEqual([
       {
