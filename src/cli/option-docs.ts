@@ -1,4 +1,11 @@
-import { type CommandName, OPTIONS, type OptionName, type OptionSpec, optionsOf } from './option-table.js';
+import {
+  type CommandName,
+  commandsTaking,
+  OPTIONS,
+  type OptionName,
+  type OptionSpec,
+  optionsOf,
+} from './option-table.js';
 
 /**
  * The README's option and environment tables, made from the option table so they cannot drift.
@@ -64,18 +71,17 @@ export function renderOptionDocs(): string {
   const out: string[] = [START, ''];
   for (const [title, names] of sections) out.push(`**${title}**`, '', ...table(names), '');
   out.push('**Environment variables**', '', '| variable | option | commands |', '| --- | --- | --- |');
-  const commandsOf = (s: OptionSpec<unknown>) => (s.commands as readonly CommandName[]).join(', ');
   for (const name of Object.keys(OPTIONS) as OptionName[]) {
     const s = spec(name);
     if (s.env && !s.secret)
       out.push(
-        `| \`${s.env}\` | \`${s.flag.replace(/^-\w, /, '').replace(/ <.*$/, '')}\` | ${commandsOf(s)} |`,
+        `| \`${s.env}\` | \`${s.flag.replace(/^-\w, /, '').replace(/ <.*$/, '')}\` | ${commandsTaking(name).join(', ')} |`,
       );
   }
   out.push(
-    '| `GENSER_API_KEY` | the product API key itself (or `--api-key-file`); never a flag | upload, stock (the sandbox: its test key) |',
+    '| `GENSER_API_KEY` | the product API key itself (or `--api-key-file`); never a flag | upload, stock, plan (the sandbox: its test key) |',
     '| `GENSER_SERVICE_KEY` | the event service key itself (or `--service-key-file`); never a flag | events send (the sandbox: its test key) |',
-    '| `GENSER_FEED_AUTH` | a header for a feed fetched from a URL: `Bearer TOKEN`, `Basic BASE64` or `Name: value`; never a flag, never shown | validate, convert, upload |',
+    '| `GENSER_FEED_AUTH` | a header for a feed fetched from a URL: `Bearer TOKEN`, `Basic BASE64` or `Name: value`; never a flag, never shown | validate, convert, upload, plan |',
     '',
     END,
   );

@@ -961,6 +961,18 @@ export type Settings = {
 
 /** `genser plan` takes every option `upload` takes: a cron line's `upload` becomes `plan` as it is. */
 const SAME_OPTIONS: Partial<Record<CommandName, CommandName>> = { plan: 'upload' };
+/** What such a command takes only to refuse it, with a hint (src/commands/plan.ts). */
+const REFUSED: Partial<Record<CommandName, readonly OptionName[]>> = { plan: ['rejects', 'retryFailed'] };
+
+/** The commands that take option `name`: its own list, then those taking another's options (plan). */
+export function commandsTaking(name: OptionName): CommandName[] {
+  const own = OPTIONS[name].commands as readonly CommandName[];
+  const alike = (Object.keys(SAME_OPTIONS) as CommandName[]).filter((c) => {
+    const as = SAME_OPTIONS[c];
+    return as !== undefined && own.includes(as) && !own.includes(c) && !REFUSED[c]?.includes(name);
+  });
+  return [...own, ...alike];
+}
 
 export function optionsOf(command: CommandName): OptionName[] {
   const as = SAME_OPTIONS[command] ?? command;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { END, renderOptionDocs, START } from '../../src/cli/option-docs.js';
-import { OPTIONS, type OptionName } from '../../src/cli/option-table.js';
+import { commandsTaking, OPTIONS, type OptionName } from '../../src/cli/option-table.js';
 
 const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
 
@@ -19,5 +19,15 @@ describe("the README's option tables", () => {
       expect(region).toContain(`\`${spec.flag.split(' ')[0].replace(/,$/, '')}`);
       if (spec.env) expect(region).toContain(`\`${spec.env}\``);
     }
+  });
+});
+
+describe('which commands an environment variable reaches', () => {
+  it("plan takes upload's options, except those it refuses (--rejects, --retry-failed)", () => {
+    expect(commandsTaking('apiUrl')).toContain('plan');
+    expect(commandsTaking('missingAfter')).toContain('plan');
+    expect(commandsTaking('rejects')).not.toContain('plan');
+    expect(commandsTaking('retryFailed')).not.toContain('plan');
+    expect(commandsTaking('kind')).toEqual(['validate', 'convert', 'upload', 'plan']);
   });
 });
