@@ -1,11 +1,4 @@
-import {
-  type CommandName,
-  commandsTaking,
-  OPTIONS,
-  type OptionName,
-  type OptionSpec,
-  optionsOf,
-} from './option-table.js';
+import { commandsTaking, OPTIONS, type OptionName, type OptionSpec, optionsOf } from './option-table.js';
 
 /**
  * The README's option and environment tables, made from the option table so they cannot drift.
