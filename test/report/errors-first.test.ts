@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
@@ -6,16 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { IssueCollector } from '../../src/shared/issue-collector.js';
 import type { Issue } from '../../src/shared/types.js';
 import { genser } from '../helpers/run-cli.js';
+import { catalogHeader, catalogRows } from '../helpers/sample-catalog.js';
 
 /** The first problems shown are errors, then warnings (issue #30: a feed's error hidden behind 20 warnings). */
 
-const root = join(import.meta.dirname, '..', '..');
-const [header, ...sample] = Papa.parse<string[]>(
-  readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8'),
-  {
-    skipEmptyLines: true,
-  },
-).data;
+const header = catalogHeader;
+const sample = catalogRows;
 
 /** 25 rows without a url (a warning each), the last with a price that is no number (an error). */
 function lateError(): string {

@@ -5,21 +5,17 @@ import Papa from 'papaparse';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { genser } from '../helpers/run-cli.js';
+import { catalogHeader, catalogRows } from '../helpers/sample-catalog.js';
 import { json, problem, productsOf, type ScriptedServer, scriptedServer } from '../upload/servers.js';
 
 /** `--rejects FILE` (docs/upload.md, "Fixing refused rows"): refused and rejected rows as they were. */
 
-const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'genser-rejects-'));
 let n = 0;
 const fresh = (name: string) => join(dir, `${++n}-${name}`);
 
-const [header, ...sample] = Papa.parse<string[]>(
-  readFileSync(join(root, 'fixtures', 'catalog.csv'), 'utf8'),
-  {
-    skipEmptyLines: true,
-  },
-).data;
+const header = catalogHeader;
+const sample = catalogRows;
 const PRICE = header.indexOf('price');
 const SKU = header.indexOf('sku');
 
