@@ -27,7 +27,9 @@ function genserAsync(
       process.execPath,
       [bin, ...args],
       { cwd: root, env: { ...process.env, NO_COLOR: '1', GENSER_THREADS: threads } },
-      (err, stdout, stderr) => resolve({ status: err ? Number(err.code) : 0, stdout, stderr }),
+      // A run killed by a signal has no exit code: -1, never taken for a clean 0.
+      (err, stdout, stderr) =>
+        resolve({ status: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
     );
   });
 }
