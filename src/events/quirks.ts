@@ -1,4 +1,5 @@
 import { isObject } from '../shared/is-object.js';
+import { pointerToken } from '../shared/json-pointer.js';
 import { EVENT_KINDS, EVENT_TYPES, type EventKind, kindByType } from './kinds.js';
 
 /**
@@ -83,10 +84,6 @@ function idWithoutSuffix(id: string): string | undefined {
 const STRAY = /^['‘’`]+|['‘’`]+$/g;
 const STRAY_TEST = /^['‘’`]|['‘’`]$/;
 
-function pointerPart(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 function hasStrayKey(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(hasStrayKey);
   if (!isObject(value)) return false;
@@ -108,13 +105,13 @@ function unquoteKeys(value: unknown, pointer: string, fixes: EventFix[]): unknow
       name = clean;
       fixes.push({
         code: 'key_stray_apostrophe',
-        pointer: `${pointer}/${pointerPart(key)}`,
+        pointer: `${pointer}/${pointerToken(key)}`,
         from: key,
         to: clean,
         message: `key ${JSON.stringify(key)} has a stray apostrophe (copied from the contract's sample); did you mean "${clean}"? Fix: rename the key to "${clean}"`,
       });
     }
-    out[name] = unquoteKeys(v, `${pointer}/${pointerPart(key)}`, fixes);
+    out[name] = unquoteKeys(v, `${pointer}/${pointerToken(key)}`, fixes);
   }
   return out;
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ErrorObject } from 'ajv';
 import { checkSchema } from '../schema/bounded.js';
 import { UsageError } from '../shared/errors.js';
+import { pointerToken } from '../shared/json-pointer.js';
 import type { Language, LegacyKind, PayloadFormat } from '../shared/types.js';
 import { timeZoneForCountry } from '../time/zones.js';
 import { constantIdentifier, type FieldDefault, fieldDefault, type RunClock } from './defaults.js';
@@ -128,8 +129,6 @@ function schemaProblem(errors: ErrorObject[]): { pointer: string; message: strin
   return { pointer: pointerOf(e), message };
 }
 
-const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
-
 /** What a mapping is read against: the run's format and kind; country and start for relative dates. */
 export interface MappingContext {
   format: PayloadFormat;
@@ -226,7 +225,7 @@ interface RuleContext {
 /** One entry of "fields" to its rule. */
 function fieldRule(target: string, rawSpec: MappingJson['fields'][string], c: RuleContext): FieldRule {
   const { set, format, kind, bad } = c;
-  const at = `/fields/${escapePointer(target)}`;
+  const at = `/fields/${pointerToken(target)}`;
   const known = set.fields.map((f) => f.target).slice(0, 12);
   const field =
     findField(set, target) ??
@@ -310,11 +309,11 @@ export function parseMapping(text: string, file: string, defaults: MappingContex
   for (const [target, value] of Object.entries(m.defaults ?? {})) {
     const field = findField(set, target);
     const constant = field && constantIdentifier(field.target);
-    if (constant) bad(`/defaults/${escapePointer(target)}`, constant.message, constant.hint);
+    if (constant) bad(`/defaults/${pointerToken(target)}`, constant.message, constant.hint);
     try {
       fieldDefaults.push(fieldDefault(set, target, value, `defaults/${target}`, clock));
     } catch (err) {
-      bad(`/defaults/${escapePointer(target)}`, 'is not a known field', (err as UsageError).hint);
+      bad(`/defaults/${pointerToken(target)}`, 'is not a known field', (err as UsageError).hint);
     }
   }
   return {

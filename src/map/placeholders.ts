@@ -1,3 +1,5 @@
+import { pointerToken } from '../shared/json-pointer.js';
+
 /**
  * Placeholders: values `genser init` writes into a mapping file where the export cannot say
  * (a one-brand shop's brand, Magento's media URL), for the merchant to replace. A mapping that
@@ -8,8 +10,6 @@ export const FILL_IN = 'FILL IN:';
 
 /** The value init writes: what to put there, e.g. `FILL IN: your brand's name`. */
 export const placeholder = (what: string): string => `${FILL_IN} ${what}`;
-
-const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * The placeholders left in a mapping's settings (`defaults`, `fields`), each with its JSON
@@ -26,7 +26,7 @@ export function findPlaceholders(json: {
       return;
     }
     if (value === null || typeof value !== 'object') return;
-    for (const [k, v] of Object.entries(value)) walk(v, `${pointer}/${escapePointer(k)}`);
+    for (const [k, v] of Object.entries(value)) walk(v, `${pointer}/${pointerToken(k)}`);
   };
   walk(json.defaults, '/defaults');
   walk(json.fields, '/fields');

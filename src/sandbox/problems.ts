@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { type Capped, cappedNote, checkSchema, DETAIL_LIMITS } from '../schema/bounded.js';
 import { getValidator } from '../schema/schemas.js';
+import { pointerToken } from '../shared/json-pointer.js';
 
 /**
  * Error answers: `application/problem+json` (RFC 9457) with `errors: [{index, sku, pointer,
@@ -45,12 +46,12 @@ export function describeAjvError(e: ErrorObject): { pointer: string; message: st
   switch (e.keyword) {
     case 'required':
       return {
-        pointer: `${e.instancePath}/${escapePointer(String(p.missingProperty))}`,
+        pointer: `${e.instancePath}/${pointerToken(String(p.missingProperty))}`,
         message: `missing required property "${String(p.missingProperty)}"`,
       };
     case 'additionalProperties':
       return {
-        pointer: `${e.instancePath}/${escapePointer(String(p.additionalProperty))}`,
+        pointer: `${e.instancePath}/${pointerToken(String(p.additionalProperty))}`,
         message: `unknown property "${String(p.additionalProperty)}"`,
       };
     case 'const':
@@ -71,10 +72,6 @@ export function describeAjvError(e: ErrorObject): { pointer: string; message: st
     default:
       return { pointer: e.instancePath, message: e.message ?? e.keyword };
   }
-}
-
-function escapePointer(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { pointerToken } from '../shared/json-pointer.js';
 import { getAllErrorsValidator, getValidator } from './schemas.js';
 
 /**
@@ -60,17 +61,12 @@ export function boundedView(
     const out: Record<string, unknown> = Object.create(null);
     for (const k in v) {
       if (budget < 0) break;
-      if (Object.hasOwn(v, k))
-        out[k] = copy((v as Record<string, unknown>)[k], `${path}/${escapePointer(k)}`);
+      if (Object.hasOwn(v, k)) out[k] = copy((v as Record<string, unknown>)[k], `${path}/${pointerToken(k)}`);
     }
     return out;
   };
   const value = copy(data, '');
   return { value, lists, tooLarge: budget < 0 };
-}
-
-function escapePointer(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 const sameError = (a: ErrorObject, b: ErrorObject) =>

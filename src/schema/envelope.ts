@@ -1,3 +1,4 @@
+import { tokenText } from '../shared/json-pointer.js';
 import { getAllErrorsValidator } from './schemas.js';
 
 /**
@@ -31,7 +32,7 @@ export function envelopeProblems(
       const member =
         e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : '';
       if (member !== '' && unread.includes(member)) continue;
-      const at = e.instancePath.slice(1).replace(/~1/g, '/').replace(/~0/g, '~');
+      const at = tokenText(e.instancePath.slice(1));
       if (unread.some((u) => at === u || at.startsWith(`${u}/`))) continue;
       out.push({
         severity: 'error',

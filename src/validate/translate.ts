@@ -2,6 +2,7 @@ import type { ErrorObject } from 'ajv';
 import { setFlag, TARGETS_BY_PATH } from '../map/fill-hints.js';
 import type { MapProblem } from '../map/map-row.js';
 import { shorten } from '../map/values.js';
+import { tokenText } from '../shared/json-pointer.js';
 
 /**
  * ajv's errors, in words a merchant understands: which field, what was wrong with the value,
@@ -24,7 +25,7 @@ export function fieldPath(instancePath: string): string {
   return instancePath
     .slice(1)
     .split('/')
-    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map(tokenText)
     .map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`))
     .join('');
 }
@@ -39,7 +40,7 @@ function valueAt(data: unknown, instancePath: string): unknown {
   if (instancePath === '') return node;
   for (const raw of instancePath.slice(1).split('/')) {
     if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
+    node = (node as Record<string, unknown>)[tokenText(raw)];
   }
   return node;
 }
