@@ -100,9 +100,14 @@ export function mdCell(text: string | number | undefined): string {
     .replace(/_/g, '\\_');
 }
 
-function table(head: string[], rows: (string | number | undefined)[][], right: number[] = []): string[] {
+/** A Markdown table, every cell escaped; `right`: the columns aligned right. */
+export function mdTable(
+  head: string[],
+  rows: (string | number | undefined)[][],
+  right: number[] = [],
+): string[] {
   return [
-    `| ${head.join(' | ')} |`,
+    `| ${head.map(mdCell).join(' | ')} |`,
     `| ${head.map((_, i) => (right.includes(i) ? '---:' : '---')).join(' | ')} |`,
     ...rows.map((r) => `| ${r.map(mdCell).join(' | ')} |`),
   ];
@@ -148,7 +153,7 @@ function summaryWith(model: ReportModel, rows: number): string {
   if (model.stopped)
     lines.push(`**Stopped** (${mdCell(model.stopped.reason)}): ${mdCell(model.stopped.message)}`, '');
   lines.push(
-    ...table(
+    ...mdTable(
       [`${model.unit}s`, 'valid', 'invalid', 'errors', 'warnings', 'file errors'],
       [[t.total, t.valid, t.invalid, t.errors, t.warnings, t.fileErrors]],
       [0, 1, 2, 3, 4, 5],
@@ -160,7 +165,7 @@ function summaryWith(model: ReportModel, rows: number): string {
     lines.push(
       '### Upload',
       '',
-      ...table(
+      ...mdTable(
         ['sent', 'accepted', 'rejected', 'not delivered', 'batches', 'retries', 'dry run'],
         [[u.sent, u.accepted, u.rejected, u.failed, u.batches, u.retries, u.dryRun ? 'yes' : 'no']],
         [0, 1, 2, 3, 4, 5],
@@ -173,7 +178,7 @@ function summaryWith(model: ReportModel, rows: number): string {
     lines.push(
       '### Sent',
       '',
-      ...table(
+      ...mdTable(
         ['sent', 'accepted', 'rejected', 'failed', 'retries'],
         [[e.sent, e.accepted, e.rejected, e.failed, e.retries]],
         [0, 1, 2, 3, 4],
@@ -185,7 +190,7 @@ function summaryWith(model: ReportModel, rows: number): string {
     lines.push(
       '### Problems by kind',
       '',
-      ...table(
+      ...mdTable(
         ['severity', 'kind', 'count'],
         model.kinds.map((k) => [k.severity, kindLabel(k), k.count]),
         [2],
@@ -199,7 +204,7 @@ function summaryWith(model: ReportModel, rows: number): string {
     lines.push(
       shown.length < total ? `### First ${shown.length} of ${total} problems` : '### Problems',
       '',
-      ...table(
+      ...mdTable(
         [
           'severity',
           'file',

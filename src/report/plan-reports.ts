@@ -1,6 +1,6 @@
 import { redact } from '../shared/secrets.js';
 import { shorten } from '../shared/words.js';
-import { type GithubOutput, mdCell, workflowCommand } from './github.js';
+import { type GithubOutput, mdCell, mdTable, workflowCommand } from './github.js';
 import { pageHead } from './html.js';
 import { type Html, html } from './html-template.js';
 import { xmlAttr, xmlText } from './junit.js';
@@ -162,14 +162,6 @@ export function renderPlanJunit(plan: PlanDocument): string {
 
 // GitHub ------------------------------------------------------------------------------------
 
-function table(head: string[], rows: (string | number)[][]): string[] {
-  return [
-    `| ${head.map(mdCell).join(' | ')} |`,
-    `| ${head.map(() => '---').join(' | ')} |`,
-    ...rows.map((r) => `| ${r.map(mdCell).join(' | ')} |`),
-  ];
-}
-
 function planMarkdown(doc: PlanDocument, verdict: Verdict): string {
   const lines = [
     `## ${TITLE}: ${verdict}`,
@@ -181,7 +173,7 @@ function planMarkdown(doc: PlanDocument, verdict: Verdict): string {
   ];
   const c = counts(doc);
   lines.push(
-    ...table(
+    ...mdTable(
       c.map(([k]) => k),
       [c.map(([, v]) => n(v))],
     ),
@@ -192,7 +184,7 @@ function planMarkdown(doc: PlanDocument, verdict: Verdict): string {
     lines.push(
       '### Fields changed',
       '',
-      ...table(
+      ...mdTable(
         ['field', 'updates'],
         fields.map(([f, k]) => [f, n(k)]),
       ),
@@ -202,7 +194,7 @@ function planMarkdown(doc: PlanDocument, verdict: Verdict): string {
     lines.push(
       '### Largest price moves',
       '',
-      ...table(
+      ...mdTable(
         ['sku', 'from', 'to', 'move'],
         doc.largestPriceMoves.map((m) => [m.sku, m.from, m.to, `${m.percent > 0 ? '+' : ''}${m.percent}%`]),
       ),
@@ -214,7 +206,7 @@ function planMarkdown(doc: PlanDocument, verdict: Verdict): string {
   if (doc.guards.tripped.length === 0) lines.push('None would trip.', '');
   else
     lines.push(
-      ...table(
+      ...mdTable(
         ['guard', 'what it found', 'to let the run go'],
         doc.guards.tripped.map((t) => [`--${t.guard}`, t.message, t.hint]),
       ),
