@@ -148,9 +148,7 @@ export class PgState implements UploadState {
   }
 
   /** The database server keeps its own backups: nothing to copy here. */
-  async keepLastGood(): Promise<boolean> {
-    return true;
-  }
+  async keepLastGood(): Promise<void> {}
 
   async acceptedHash(sku: string): Promise<string | undefined> {
     const rows = await this.read<{ hash: string }>(

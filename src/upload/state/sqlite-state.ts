@@ -163,12 +163,15 @@ export class SqliteState implements UploadState {
   }
 
   /**
-   * After a run that ended well: a copy of the state as it is now, kept for recovering from a
-   * damaged file (./health.ts). False when it could not be made.
+   * After a run that ended well: a copy of the state, kept for recovering from a damaged file
+   * (./health.ts), made when the run closes the state (a full disk leaves the previous copy).
    */
-  async keepLastGood(): Promise<boolean> {
-    return keepLastGood(this.db, this.file);
+  async keepLastGood(): Promise<void> {
+    this.copyOnClose = true;
   }
+
+  /** Set by `keepLastGood`: the copy is made when the run closes the state. */
+  private copyOnClose = false;
 
   /** The hash of the payload last accepted for `sku`, if any. */
   async acceptedHash(sku: string): Promise<string | undefined> {
@@ -456,6 +459,8 @@ export class SqliteState implements UploadState {
     runId: string,
     feeds: readonly { url: string; etag?: string; lastModified?: string }[],
   ): Promise<void> {
+    // A feed from files keeps none: no write (a commit then can cost a WAL checkpoint, 0.4 s at 100k SKUs).
+    if (feeds.length === 0 && !this.db.prepare('SELECT 1 FROM feed_validators LIMIT 1').get()) return;
     const insert = this.db.prepare(
       'INSERT OR REPLACE INTO feed_validators (url_hash, etag, last_modified, run_id) VALUES (?, ?, ?, ?)',
     );
@@ -479,6 +484,7 @@ export class SqliteState implements UploadState {
 
   async close(): Promise<void> {
     this.closeNow();
+    if (this.copyOnClose) keepLastGood(this.file);
   }
 
   /** Releases the lock (when held) and closes the file; also run when the process exits. */

@@ -17,8 +17,8 @@ export interface UploadState {
    * stops this run with exit 5, naming it (./lock.ts).
    */
   lock(now?: Date, onStale?: (line: string) => void): Promise<void>;
-  /** After a run that ended well: a copy of the state kept for recovery (false: not made). */
-  keepLastGood(): Promise<boolean>;
+  /** After a run that ended well: a copy of the state is kept for recovery once it is closed. */
+  keepLastGood(): Promise<void>;
   /** The hash of the payload last accepted for `sku`, if any. */
   acceptedHash(sku: string): Promise<string | undefined>;
   /** The payload bytes last accepted for each of `skus` that has them (`genser stock` merges into them). */

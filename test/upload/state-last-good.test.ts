@@ -1,0 +1,66 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../src/storage/sqlite.js';
+import { keepLastGood, lastGoodFile } from '../../src/upload/state/health.js';
+
+/**
+ * The last good copy (docs/nightly.md, "A damaged state"): the closed state file copied whole
+ * under SQLite's write lock, never a file another connection is changing.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'genser-last-good-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function stateWith(name: string, rows: number): string {
+  const file = join(dir, name);
+  const db = openDatabase(file);
+  db.exec('CREATE TABLE t (n INTEGER PRIMARY KEY, v TEXT)');
+  const insert = db.prepare('INSERT INTO t (n, v) VALUES (?, ?)');
+  db.transaction(() => {
+    for (let n = 1; n <= rows; n++) insert.run(n, `row ${n} ${'x'.repeat(200)}`);
+  });
+  db.close();
+  return file;
+}
+
+function countIn(file: string): number {
+  const db = openDatabase(file);
+  try {
+    return Number(db.prepare<{ n: number }>('SELECT count(*) AS n FROM t').get()!.n);
+  } finally {
+    db.close();
+  }
+}
+
+describe('keepLastGood', () => {
+  it('copies a closed state whole: the copy opens alone and holds every row', () => {
+    const file = stateWith('whole.sqlite', 5000);
+    expect(keepLastGood(file)).toBe(true);
+    const copy = lastGoodFile(file);
+    // No WAL beside the copy: the file alone is the state.
+    expect(existsSync(`${copy}-wal`)).toBe(false);
+    expect(countIn(copy)).toBe(5000);
+    expect(readdirSync(dir).some((f) => f.includes('.new-'))).toBe(false);
+  });
+
+  it('makes no copy while another connection holds writes not yet in the file; the previous copy stays', () => {
+    const file = stateWith('busy.sqlite', 100);
+    expect(keepLastGood(file)).toBe(true);
+    let other: Database | undefined;
+    try {
+      other = openDatabase(file);
+      // Committed into the WAL, not yet folded into the file (the connection stays open).
+      other.exec('PRAGMA wal_autocheckpoint = 0');
+      other.prepare('INSERT INTO t (n, v) VALUES (?, ?)').run(101, 'late');
+      expect(keepLastGood(file)).toBe(false);
+    } finally {
+      other?.close();
+    }
+    expect(countIn(lastGoodFile(file))).toBe(100);
+    expect(readdirSync(dir).some((f) => f.includes('.new-'))).toBe(false);
+    // Once that connection has closed (the WAL folded in), the copy is made again, with its row.
+    expect(keepLastGood(file)).toBe(true);
+    expect(countIn(lastGoodFile(file))).toBe(101);
+  });
+});
