@@ -244,10 +244,15 @@ export function* resultRows(
   }
 }
 
-/** Valid rows' payload JSON as UTF-8 in one growing buffer; row i's bytes end at ends[i]. */
+/**
+ * Valid rows' payload JSON as UTF-8 in one growing buffer; row i's bytes end at ends[i]. It
+ * starts at the size the last job of this thread needed (jobs are alike), so it is seldom copied
+ * as it grows: from 64 KiB each time, a job of 256 rows copied about a megabyte.
+ */
 class JsonBytes {
+  private static lastUsed = 0;
   /** 64 KiB or more: never from Node's shared pool, so it can be transferred. */
-  bytes = Buffer.allocUnsafeSlow(64 * 1024);
+  bytes = Buffer.allocUnsafeSlow(Math.max(64 * 1024, Math.ceil(JsonBytes.lastUsed * 1.25)));
   used = 0;
 
   add(text: string): number {
@@ -259,6 +264,7 @@ class JsonBytes {
       this.bytes = grown;
     }
     this.used += this.bytes.write(text, this.used);
+    JsonBytes.lastUsed = this.used;
     return this.used;
   }
 }

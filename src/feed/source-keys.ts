@@ -92,6 +92,8 @@ export function sourceKeyText(key: Uint8Array): string {
  * an object with `gtin` and `warnings`; nothing when there is neither.
  */
 export function keptWithKey(issues: readonly Issue[], gtin: string | undefined): string {
+  // Most rows: a GTIN and no warning. The same text as below, without an object per row (5 us a row).
+  if (issues.length === 0) return gtin === undefined ? '' : `{"gtin":${JSON.stringify(gtin)},"warnings":[]}`;
   const warnings = issues.map(({ file: _f, row: _r, line: _l, sku: _s, ...rest }) => rest);
   if (gtin !== undefined) return JSON.stringify({ gtin, warnings });
   return warnings.length === 0 ? '' : JSON.stringify(warnings);

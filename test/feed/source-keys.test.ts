@@ -1,9 +1,12 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   headerContext,
+  keptWithKey,
+  placeKept,
   SOURCE_KEY_BYTES,
   settingsDigest,
   sourceKey,
@@ -406,5 +409,18 @@ describe('codeDigest', () => {
       const installed = JSON.parse(readFileSync(join('node_modules', name, 'package.json'), 'utf8')).version;
       expect(versions[name]).toBe(installed);
     }
+  });
+});
+
+describe('keptWithKey', () => {
+  it('writes a row without warnings exactly as JSON.stringify writes {gtin, warnings: []}, and reads back', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (gtin) => {
+        const text = keptWithKey([], gtin);
+        expect(text).toBe(JSON.stringify({ gtin, warnings: [] }));
+        expect(placeKept(text, { file: 'f', row: 2, line: 3 }, 'S')).toEqual({ issues: [], gtin });
+      }),
+    );
+    expect(keptWithKey([], undefined)).toBe('');
   });
 });

@@ -275,13 +275,14 @@ export class SqliteState implements UploadState {
     now: Date = new Date(),
   ): Promise<void> {
     const at = now.toISOString();
+    const owes = this.mayOwe();
     this.write(() => {
       rows.forEach((r, i) => {
         if (r.sku === undefined) {
-          if (r.file !== undefined && r.row !== undefined) this.dropOwedRow(r.file, r.row);
+          if (owes && r.file !== undefined && r.row !== undefined) this.dropOwedRow(r.file, r.row);
           return;
         }
-        this.dropOwedSku(r.sku);
+        if (owes) this.dropOwedSku(r.sku);
         if (r.hash === undefined) return;
         this.upsertPayload.run(r.sku, parts[i]);
         this.upsertAccepted.run(r.sku, r.hash, at, r.source ?? null);
@@ -316,6 +317,7 @@ export class SqliteState implements UploadState {
     const noSku = this.db.prepare(
       'INSERT INTO owed (sku, file, row, line, run_id, payload) VALUES (NULL, ?, ?, ?, ?, ?)',
     );
+    if (rows.length > 0) this.owing = true;
     this.write(() => {
       rows.forEach((r, i) => {
         if (r.sku !== undefined) bySku.run(r.sku, r.file, r.row, r.line, runId, parts[i]);
@@ -334,6 +336,18 @@ export class SqliteState implements UploadState {
   async dropOwed(sku: string): Promise<void> {
     this.write(() => this.dropOwedSku(sku));
   }
+
+  /**
+   * Whether a row may be owed: the table held one when first asked, or this run owed one since.
+   * Only this run writes the table while it holds the lock; a first upload then deletes nothing
+   * per accepted row (0.35 s at 100k rows).
+   */
+  private mayOwe(): boolean {
+    this.owing ??= this.db.prepare('SELECT 1 FROM owed LIMIT 1').get() !== undefined;
+    return this.owing;
+  }
+
+  private owing?: boolean;
 
   private dropOwedSku(sku: string): void {
     this.dropBySku ??= this.db.prepare('DELETE FROM owed WHERE sku = ?');
