@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { workerData } from 'node:worker_threads';
 import { resolveFeedMapping } from '../map/presets.js';
 import { decodeChunks } from '../read/decode.js';
-import { readText } from '../read/index.js';
+import { NUL, NulWatch, readText } from '../read/index.js';
 import { type RecordMaker, recordMaker } from '../read/record-maker.js';
 import type { Logger } from '../shared/logger.js';
 import type { ReadItem } from '../shared/types.js';
@@ -56,12 +56,17 @@ const PIECE = 16 * 1024;
  */
 function rangeReads(job: RangeJob): AsyncIterable<ReadItem> {
   const { cut, autoEncoding } = job;
+  // The range's bytes are all here: one byte search says whether any piece can hold a NUL.
+  const watch = new NulWatch(cut.encoding);
+  watch.see(job.body);
+  const nulFree = watch.free() && !job.header.includes(NUL);
   return readText(cut.type, rangeTexts(job), {
     file: files[job.fileIndex],
     delimiter: cut.delimiter,
     autoEncoding,
     log: silent,
     parseChunk: PIECE,
+    nulFree: () => nulFree,
   });
 }
 

@@ -18,6 +18,8 @@ export interface CsvOptions {
   parseChunk?: number;
   /** Longest unfinished row kept (tests make it small). */
   pendingLimit?: number;
+  /** True while no byte read so far can be a NUL (`NulWatch`): no piece is searched for one then. */
+  nulFree?: () => boolean;
 }
 
 interface PapaResult {
@@ -119,11 +121,18 @@ class CsvReader {
   private normalising = false;
   /** The header holds a NUL: said once, nothing read after it. */
   private headerRefused = false;
+  private readonly nulFree: (() => boolean) | undefined;
 
   constructor(options: CsvOptions) {
     this.file = options.file;
+    this.nulFree = options.nulFree;
     this.delimiter = options.delimiter;
     this.pendingLimit = options.pendingLimit ?? PENDING_LIMIT;
+  }
+
+  /** Whether a piece may hold a NUL: searched, unless its bytes were seen to hold none (a scan of two-byte text per piece). */
+  private mayHoldNul(input: string): boolean {
+    return this.nulFree?.() !== true && input.indexOf(NUL) !== -1;
   }
 
   /** Line of the character just after `unparsed` (the text not yet parsed). */
@@ -166,7 +175,7 @@ class CsvReader {
         input.length,
         out,
         quoteTrouble(result, rows.length),
-        input.indexOf(NUL) !== -1,
+        this.mayHoldNul(input),
       );
       return '';
     }
@@ -180,7 +189,7 @@ class CsvReader {
       cursor,
       out,
       quoteTrouble(result, rows.length),
-      input.indexOf(NUL) !== -1,
+      this.mayHoldNul(input),
     );
     this.line += breaks;
     const pending = cursor === 0 ? input : input.slice(cursor);

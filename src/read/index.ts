@@ -4,10 +4,12 @@ import { readCsv } from './csv.js';
 import { decodeChunks } from './decode.js';
 import { readJson } from './json.js';
 import { readNdjson } from './ndjson.js';
+import { NulWatch } from './nul.js';
 import { planRead, type ReadOptions, type ReadPlan } from './plan.js';
 
 export { FeedUnchanged, feedAuthHeader, isUrl, type RemoteSettings, type Validators } from './feed-url.js';
 export { inputTypeFromName } from './input-type.js';
+export { NUL, NulWatch } from './nul.js';
 export {
   delimiterOption,
   type ReadOptions,
@@ -39,9 +41,10 @@ export async function* readFeed(
 /** The records of a planned input, read in one piece; closes it at the end or when left early. */
 export async function* readPlanned(plan: ReadPlan, log: Logger): AsyncGenerator<ReadItem> {
   try {
-    const texts = decodeChunks(plan.bytes, plan.encoding, plan.notUtf8);
+    const watch = new NulWatch(plan.encoding);
+    const texts = decodeChunks(watch.tap(plan.bytes), plan.encoding, plan.notUtf8);
     const { file, autoEncoding, delimiter } = plan;
-    yield* readText(plan.type, texts, { file, autoEncoding, delimiter, log });
+    yield* readText(plan.type, texts, { file, autoEncoding, delimiter, log, nulFree: watch.free });
   } finally {
     await plan.close();
   }
@@ -54,6 +57,8 @@ export interface TextOptions {
   log: Logger;
   /** Characters per parse (the feed's workers parse a byte range in smaller pieces). */
   parseChunk?: number;
+  /** True while the bytes read so far hold no NUL (src/read/nul.ts, `NulWatch`). */
+  nulFree?: () => boolean;
 }
 
 /** Decoded text to records, by input type. */

@@ -231,3 +231,23 @@ describe('a NUL byte in a feed: the row holding it is refused, the rest is read'
     );
   });
 });
+
+describe('a NUL byte read past the first chunks of a file (the reader searches only after the bytes held one)', () => {
+  it('is found in the row holding it, with every row before and after it read', async () => {
+    // Over 2 MB: the NUL lies several 256 KiB reads past a start that holds none.
+    const many = Array.from({ length: 12 }, () => rows).flat();
+    const last = many.length - 5;
+    const text = csv(many.map((r, i) => (i + 1 === last ? { ...r, 'name@en': `x\0${r['name@en']}` } : r)));
+    expect(Buffer.byteLength(text)).toBeGreaterThan(2 * 1024 * 1024);
+    const file = write('late.csv', text);
+    const { readFeed } = await import('../../src/read/index.js');
+    const found: { code: string; row?: number }[] = [];
+    let records = 0;
+    for await (const item of readFeed(file, { encoding: 'auto' }, memoryLogger())) {
+      if (item.type === 'record') records++;
+      else found.push({ code: item.issue.code, row: item.issue.row });
+    }
+    expect(found).toEqual([{ code: 'nul_byte', row: last }]);
+    expect(records).toBe(many.length - 1);
+  });
+});
