@@ -58,6 +58,17 @@ export class SkuSet {
     return this.size;
   }
 
+  /** Whether the SKU was added (a 64-bit hash match: see above). */
+  has(sku: string): boolean {
+    const ha = hashA(sku);
+    const hb = hashB(sku);
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    for (let i = ha & mask, n = slots[i]; n !== 0; i = (i + 1) & mask, n = slots[i])
+      if (this.a[n - 1] === ha && this.b[n - 1] === hb) return true;
+    return false;
+  }
+
   /** Records the SKU; returns where it was first seen when it is a duplicate. */
   add(sku: string, fileIndex: number, row: number, tag = 0): FirstSeen | undefined {
     const ha = hashA(sku);

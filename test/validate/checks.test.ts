@@ -45,4 +45,11 @@ describe('SkuSet', () => {
       expect(set.add(`SKU-${i}`, 0, 0)).toEqual({ fileIndex: i % 3, row: i });
     expect(set.count).toBe(50_001);
   });
+
+  it('has: every SKU added, none other, without adding it', () => {
+    const set = new SkuSet(4);
+    for (let i = 1; i <= 20_000; i += 2) set.add(`SKU-${i}`, 0, i);
+    for (let i = 1; i <= 20_000; i++) expect(set.has(`SKU-${i}`)).toBe(i % 2 === 1);
+    expect(set.count).toBe(10_000);
+  });
 });

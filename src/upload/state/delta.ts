@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { SkuSet } from '../../validate/duplicates.js';
 import type { RowRef } from '../batcher.js';
 import type { EnvelopeType, SendPlan, StateHooks } from '../types.js';
 import type { InflightRow, UploadState } from './store.js';
@@ -47,7 +48,7 @@ export class Delta implements StateHooks {
   static async load(state: UploadState, full: boolean): Promise<Delta> {
     const delta = new Delta(state, full, await state.inflight(), await state.owedSkus());
     // A new state knows no hash: none is looked up row by row (a query each on a database server).
-    if ((await state.knownCount()) === 0) delta.preloadHashes(new Map());
+    if ((await state.knownCount()) === 0) delta.noneKnown = true;
     return delta;
   }
 
@@ -103,6 +104,15 @@ export class Delta implements StateHooks {
   /** Every accepted hash, read at once (a pass that compares most rows of a large feed). */
   private hashes: Map<string, string> | undefined;
 
+  /**
+   * Nothing was accepted before this run: every SKU is new unless this run got it accepted,
+   * which a set of 64-bit hashes says (about 25 bytes a SKU); only then is the state asked (a
+   * collision costs one query). A map of every SKU and hash grew by about 130 bytes a SKU: 1.3
+   * GB of a first upload of 10M rows (BENCHMARKS.md, "Ten million rows").
+   */
+  private noneKnown = false;
+  private acceptedNow: SkuSet | undefined;
+
   /** Hashes read at once; kept up to date with what this run gets accepted. */
   preloadHashes(hashes: Map<string, string>): void {
     this.hashes = hashes;
@@ -119,7 +129,13 @@ export class Delta implements StateHooks {
     source?: string,
   ): Promise<{ hash: string; last?: string; same: boolean }> {
     const hash = payloadHash(json);
-    const last = this.hashes ? this.hashes.get(sku) : await this.state.acceptedHash(sku);
+    const last = this.noneKnown
+      ? this.acceptedNow?.has(sku)
+        ? await this.state.acceptedHash(sku)
+        : undefined
+      : this.hashes
+        ? this.hashes.get(sku)
+        : await this.state.acceptedHash(sku);
     const same = last === hash && !this.inDoubt(sku, hash);
     if (same && !this.full && source !== undefined && this.notes.push({ sku, hash, source }) >= NOTE_BATCH)
       await this.flushNotes();
@@ -150,7 +166,11 @@ export class Delta implements StateHooks {
 
   async accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): Promise<void> {
     await this.state.accepted(rows, parts);
-    if (this.hashes)
+    if (this.noneKnown) {
+      this.acceptedNow ??= new SkuSet();
+      for (const r of rows)
+        if (r.sku !== undefined && r.hash !== undefined) this.acceptedNow.add(r.sku, 0, 0);
+    } else if (this.hashes)
       for (const r of rows) if (r.sku !== undefined && r.hash !== undefined) this.hashes.set(r.sku, r.hash);
   }
 
