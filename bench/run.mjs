@@ -38,7 +38,13 @@ import {
 import { cpus, loadavg, release, tmpdir, totalmem, type } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { COLUMNS, createRowGenerator, csvField, ensureCatalog } from './generate.mjs';
+import {
+  columnsOf,
+  createRowGenerator,
+  createShortRowGenerator,
+  csvField,
+  ensureCatalog,
+} from './generate.mjs';
 import { firstLine, hasGnuTime, max, measure, median } from './lib/measure.mjs';
 import { startCluster } from './lib/postgres.mjs';
 import { evaluateTargets, formatJson, MiB, renderResults, replaceMarked } from './lib/report.mjs';
@@ -599,8 +605,11 @@ const NIGHTLY_OFFSET = 37;
 export const nightlyChanged = (rows) =>
   rows < NIGHTLY_OFFSET ? 0 : Math.floor((rows - NIGHTLY_OFFSET) / NIGHTLY_EVERY) + 1;
 
-/** The catalog of `rows` again, byte for byte, but for 1% of rows priced one unit higher. */
-export async function writeNightlyCopy(rows, seed, file) {
+/**
+ * The catalog of `rows` again, byte for byte, but for 1% of rows priced one unit higher. `shape`
+ * is the catalog's (generate.mjs): the long rows by default, `short` for the scale run.
+ */
+export async function writeNightlyCopy(rows, seed, file, shape = 'long') {
   const out = createWriteStream(file);
   const done = new Promise((ok, fail) => {
     out.on('finish', ok);
@@ -609,9 +618,10 @@ export async function writeNightlyCopy(rows, seed, file) {
   const write = async (text) => {
     if (!out.write(text)) await new Promise((ok) => out.once('drain', ok));
   };
-  const row = createRowGenerator(seed);
-  const price = COLUMNS.indexOf('price');
-  await write(`${COLUMNS.join(',')}\r\n`);
+  const columns = columnsOf(shape);
+  const row = shape === 'short' ? createShortRowGenerator(seed) : createRowGenerator(seed);
+  const price = columns.indexOf('price');
+  await write(`${columns.join(',')}\r\n`);
   let lines = [];
   for (let n = 1; n <= rows; n++) {
     const values = row(n);
