@@ -7,6 +7,7 @@
 //                      [--batch-size 500] [--startup-runs 15] [--sandbox-envelopes 200]
 //                      [--big-runs N (runs on catalogs of 1M rows and more; default --runs)]
 //                      [--write | --no-write] [--from-json FILE (re-render saved results)]
+//   node bench/run.mjs --scale [--scale-rows 1000000,10000000] [--write] [--from-json FILE]
 //
 // Every figure is the median of --runs runs; each tool is its own process (isolation, and
 // peak RSS per process via GNU time). Figures compared in a ratio are run back to back in the
@@ -18,6 +19,10 @@
 // the CPU time per row of `validate` on one thread (GENSER_THREADS=0) against papaparse's, and
 // `--threads 2` against `--threads 1` on --thread-rows short rows.
 // A genser command that is not built (yet) is reported as "not available", never a crash.
+// --scale (issue 32; not part of the default run, it takes most of an hour) runs only the scale
+// section (bench/scale.mjs): validate, a first upload with --state and a second with 1% changed,
+// once each, on --scale-rows short rows; wall, CPU, peak RSS, RSS over time, the state's size.
+// It writes bench/out/scale.json, and with --write the marked `bench:scale` section.
 
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -48,6 +53,7 @@ import {
 import { firstLine, hasGnuTime, max, measure, median } from './lib/measure.mjs';
 import { startCluster } from './lib/postgres.mjs';
 import { evaluateTargets, formatJson, MiB, renderResults, replaceMarked } from './lib/report.mjs';
+import { benchScale, renderScale, SCALE_ROWS, writeScaleSection } from './scale.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(root, 'bin', 'genser.js');
@@ -76,6 +82,8 @@ export function parseArgs(argv) {
     sandboxEnvelopes: 200,
     bigRuns: undefined,
     write: undefined,
+    scale: false,
+    scaleRows: SCALE_ROWS,
   };
   const list = (v) =>
     v
@@ -109,6 +117,8 @@ export function parseArgs(argv) {
     else if (a === '--no-write') o.write = false;
     else if (a === '--write') o.write = true;
     else if (a === '--from-json') o.fromJson = val();
+    else if (a === '--scale') o.scale = true;
+    else if (a === '--scale-rows') o.scaleRows = list(val()).map((s) => count(s, a));
     else if (a === '--help' || a === '-h') o.help = true;
     else throw new Error(`unknown argument ${a}`);
   }
@@ -120,8 +130,11 @@ export function parseArgs(argv) {
     if (!argv.includes('--runs')) o.runs = 1;
     if (!argv.includes('--startup-runs')) o.startupRuns = 5;
   }
+  if (argv.includes('--scale-rows') && !o.scale) throw new Error('--scale-rows goes with --scale');
+  if (o.scale && (o.only || o.quick))
+    throw new Error('--scale runs on its own: no --only or --quick with it');
   // Partial runs do not overwrite the published figures unless asked to (--write).
-  o.write ??= !o.quick && !o.only;
+  o.write ??= !o.quick && !o.only && !o.scale;
   const known = ['validate', 'convert', 'upload', 'sandbox', 'startup', 'nightly', 'adaptive'];
   for (const s of o.only ?? [])
     if (!known.includes(s)) throw new Error(`--only: unknown section "${s}" (${known.join(', ')})`);
@@ -832,6 +845,44 @@ function publish(results, write) {
 
 // --- main ---------------------------------------------------------------------------------------
 
+/** The scale run (issue 32), or its saved results (--from-json) published again. */
+async function runScale(o) {
+  let results;
+  if (o.fromJson) results = JSON.parse(readFileSync(o.fromJson, 'utf8'));
+  else {
+    const avail = genserCommands();
+    if (!avail.validate || !avail.upload) {
+      log(
+        `--scale needs genser validate and upload: ${avail.why.all ?? avail.why.upload ?? avail.why.validate}`,
+      );
+      return 1;
+    }
+    mkdirSync(OUT, { recursive: true });
+    try {
+      results = await benchScale(o, {
+        genser,
+        startSink,
+        writeNightlyCopy,
+        nightlyChanged,
+        parseJsonOut,
+        log,
+      });
+    } catch (err) {
+      log(err.message);
+      return 1;
+    }
+    writeFileSync(join(OUT, 'scale.json'), formatJson(results));
+    log('wrote bench/out/scale.json');
+  }
+  const text = renderScale(results);
+  process.stdout.write(`${text}\n`);
+  if (o.write) {
+    writeScaleSection(text);
+    log('wrote the bench:scale section of BENCHMARKS.md');
+  }
+  return 0;
+}
+
 async function main(argv) {
   let o;
   try {
@@ -851,6 +902,7 @@ async function main(argv) {
     process.stdout.write(`${head.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
     return 0;
   }
+  if (o.scale) return runScale(o);
   if (o.fromJson) {
     // Re-render saved results (e.g. bench/out/results.json of a --no-write run) without measuring.
     const saved = JSON.parse(readFileSync(o.fromJson, 'utf8'));
