@@ -859,6 +859,8 @@ async function runScale(o) {
     }
     mkdirSync(OUT, { recursive: true });
     try {
+      // Saved after each size too: a later size that takes the harness down loses nothing before it.
+      const save = (r) => writeFileSync(join(OUT, 'scale.json'), formatJson(r));
       results = await benchScale(o, {
         genser,
         startSink,
@@ -866,6 +868,7 @@ async function runScale(o) {
         nightlyChanged,
         parseJsonOut,
         log,
+        save,
       });
     } catch (err) {
       log(err.message);

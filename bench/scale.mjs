@@ -25,6 +25,7 @@ import { cpus, loadavg, release, tmpdir, totalmem, type } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catalogPath, DATA_DIR, ensureCatalog, GENERATOR_VERSION, readCatalogMeta } from './generate.mjs';
+import { measure, median } from './lib/measure.mjs';
 import { MiB } from './lib/report.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -125,17 +126,27 @@ function sampleAt(samples, ms, share) {
  * A measured step's figures. `shape`: RSS at each tenth of the run and the cores used in each
  * tenth (CPU between samples over wall), which show where memory grows and which phase is busy.
  */
-function stepFigures(r, rows, peakDiskBytes) {
+function stepFigures(r, rows, { peakDiskBytes, sent, batchSize }) {
   const ok = !r.timedOut && (r.code === 0 || r.code === 1);
   const at = (p) => mib(sampleAt(r.samples, r.ms, p)?.rssKiB);
   const tenths = [];
   let prev = { ms: 0, cpuMs: 0 };
+  let prevSent = { ms: 0, requests: 0 };
   for (let i = 1; i <= 10; i++) {
     const s = sampleAt(r.samples, r.ms, i / 10);
     const cores =
       s && s.ms > prev.ms ? Math.round(((s.cpuMs - prev.cpuMs) / (s.ms - prev.ms)) * 100) / 100 : null;
-    tenths.push({ rssMiB: mib(s?.rssKiB), cores });
+    const tenth = { rssMiB: mib(s?.rssKiB), cores };
     if (s && s.ms > prev.ms) prev = s;
+    // Rows the sink received in this tenth, per second (batches of batchSize; the last may be short).
+    const q = sent.length ? sampleAt(sent, r.ms, i / 10) : null;
+    if (q && q.ms > prevSent.ms) {
+      tenth.sentPerSec = Math.round(
+        ((q.requests - prevSent.requests) * batchSize) / ((q.ms - prevSent.ms) / 1000),
+      );
+      prevSent = q;
+    }
+    tenths.push(tenth);
   }
   const last = r.samples.at(-1);
   return {
@@ -154,6 +165,7 @@ function stepFigures(r, rows, peakDiskBytes) {
     rssAt90MiB: at(0.9),
     tenths,
     samples: r.samples.map((s) => [s.ms, s.rssKiB, s.cpuMs]),
+    ...(sent.length ? { sent: sent.map((q) => [q.ms, q.requests]) } : {}),
     ...(peakDiskBytes != null ? { statePeakBytes: peakDiskBytes } : {}),
     ...(ok ? {} : { lastRssMiB: mib(last?.rssKiB), lastSampleMs: last?.ms, stderrTail: tail(r.stderr, 15) }),
   };
@@ -163,12 +175,15 @@ const tail = (text, lines) => String(text).trimEnd().split('\n').slice(-lines).j
 
 /**
  * Runs one genser step, sampling it; beside it, every second, the machine's load average (other
- * work shares these cores) and the state directory's bytes on disk when given.
+ * work shares these cores), the state directory's bytes on disk and the requests the sink has
+ * received (the upload's progress over time), when given.
  */
-async function step(h, label, args, { rows, cwd, stateDir }) {
+async function step(h, label, args, { rows, cwd, stateDir, sink, batchSize }) {
   h.log(`scale: ${label}`);
   let peak = stateDir ? 0 : null;
   const load = [];
+  const sent = [];
+  const started = Date.now();
   const sampleDisk = () => {
     try {
       peak = Math.max(
@@ -180,6 +195,10 @@ async function step(h, label, args, { rows, cwd, stateDir }) {
   const beside = setInterval(() => {
     load.push(loadavg()[0]);
     if (stateDir) sampleDisk();
+    sink?.stats().then(
+      (st) => sent.push({ ms: Date.now() - started, requests: st.requests }),
+      () => {},
+    );
   }, SAMPLE_MS);
   try {
     const r = await h.genser(args, {
@@ -190,7 +209,7 @@ async function step(h, label, args, { rows, cwd, stateDir }) {
     });
     // Once more at the end: the last second (the `.last-good` copy is made then) is not missed.
     if (stateDir) sampleDisk();
-    const f = stepFigures(r, rows, peak);
+    const f = stepFigures(r, rows, { peakDiskBytes: peak, sent, batchSize });
     if (load.length) f.load = [Math.min(...load), Math.max(...load)].map((l) => Math.round(l * 100) / 100);
     return { figures: f, report: h.parseJsonOut(r.stdout) };
   } finally {
@@ -221,11 +240,8 @@ async function scaleOne(n, o, h) {
     checks.push(['validate: invalid rows', v.report?.rows?.invalid, meta.invalidRows]);
 
     await sink.reset();
-    const u1 = await step(h, `run 1, ${n} rows into a new state`, upload(file), {
-      rows: n,
-      cwd: work,
-      stateDir,
-    });
+    const opts = { rows: n, cwd: work, stateDir, sink, batchSize: o.batchSize };
+    const u1 = await step(h, `run 1, ${n} rows into a new state`, upload(file), opts);
     out.steps.first = u1.figures;
     out.first = { summary: u1.report?.summary, sink: await sink.stats() };
     if (!u1.figures.ok) return out;
@@ -233,11 +249,7 @@ async function scaleOne(n, o, h) {
     out.stateAfterFirst = stateFiles(stateDir);
 
     await sink.reset();
-    const u2 = await step(h, `run 2, ${changed} of ${n} rows changed`, upload(copy), {
-      rows: n,
-      cwd: work,
-      stateDir,
-    });
+    const u2 = await step(h, `run 2, ${changed} of ${n} rows changed`, upload(copy), opts);
     out.steps.second = u2.figures;
     out.second = { summary: u2.report?.summary, sink: await sink.stats() };
     if (!u2.figures.ok) return out;
@@ -270,7 +282,24 @@ function machine() {
   };
 }
 
-/** The scale section: every size in turn, smallest first; a failed size does not stop the next. */
+/**
+ * The machine's speed now (it varies by the hour, "The machine varies" in BENCHMARKS.md): CPU time
+ * of papaparse alone over 100k short rows, the median of three, so runs on other days compare.
+ */
+async function calibrate(h) {
+  const { file } = await ensureCatalog(100_000, { log: h.log, shape: SHAPE });
+  const runs = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await measure(process.execPath, [join(root, 'bench', 'tools', 'papaparse-floor.mjs'), file]);
+    if (r.code === 0) runs.push(r);
+  }
+  return { floorCpuMs: median(runs.map((r) => r.cpuMs)), floorMs: Math.round(median(runs.map((r) => r.ms))) };
+}
+
+/**
+ * The scale section: every size in turn, smallest first; a failed size does not stop the next.
+ * `h.save(results)` after each size keeps what was measured if a later size takes the harness down.
+ */
 export async function benchScale(o, h) {
   const sizes = [...o.scaleRows].sort((a, b) => a - b);
   const disk = checkDisk(sizes);
@@ -281,6 +310,7 @@ export async function benchScale(o, h) {
     concurrency: o.concurrency,
     batchSize: o.batchSize,
     disk,
+    calibration: { start: await calibrate(h) },
     sizes: {},
   };
   for (const n of sizes) {
@@ -292,7 +322,9 @@ export async function benchScale(o, h) {
       h.log(`scale: ${n} rows failed: ${err?.stack ?? err}`);
     }
     results.sizes[n].totalMs = Date.now() - started;
+    h.save?.(results);
   }
+  results.calibration.end = await calibrate(h);
   results.loadAtEnd = loadavg().map((l) => Math.round(l * 100) / 100);
   return results;
 }
@@ -367,7 +399,10 @@ function shapeLines(size) {
     return (
       `- ${int(size.rows)} rows, ${label.replace(/`/g, '').split(':')[0]}: RSS (MiB) ` +
       `${t.map((x) => (x.rssMiB == null ? '-' : Math.round(x.rssMiB))).join(', ')}; cores used ` +
-      `${t.map((x) => (x.cores == null ? '-' : cores(x.cores))).join(', ')}`
+      `${t.map((x) => (x.cores == null ? '-' : cores(x.cores))).join(', ')}` +
+      (t.some((x) => x.sentPerSec != null)
+        ? `; rows/s the sink received ${t.map((x) => (x.sentPerSec == null ? '-' : int(x.sentPerSec))).join(', ')}`
+        : '')
     );
   });
 }
@@ -390,6 +425,17 @@ function failureLines(size) {
   return out;
 }
 
+/** The machine's speed at the start and the end: papaparse alone over 100k short rows. */
+function calibrationLine(c) {
+  if (!c?.start?.floorCpuMs) return '';
+  const s2 = (ms) => `${(ms / 1000).toFixed(2)} s`;
+  const end = c.end?.floorCpuMs ? `, ${s2(c.end.floorCpuMs)} at the end` : '';
+  return (
+    ` The machine's speed: papaparse alone over 100k short rows (bench/tools/papaparse-floor.mjs) took ` +
+    `${s2(c.start.floorCpuMs)} of CPU at the start${end} (median of three).`
+  );
+}
+
 /** The Markdown of the scale section. */
 export function renderScale(results) {
   const sizes = Object.values(results.sizes);
@@ -401,7 +447,8 @@ export function renderScale(results) {
       `${load(results.loadAtEnd)}. Short rows (about 336 bytes, 17 columns); each step once; uploads in batches of ` +
       `${results.batchSize}, concurrency ${results.concurrency}, to the local sink; run 2 on run 1's state. RSS sampled ` +
       `every second from /proc (VmRSS of the genser process); peak RSS from GNU time; "load average": the ` +
-      `lowest and highest one-minute load average seen during the step (other work shares the cores).`,
+      `lowest and highest one-minute load average seen during the step (other work shares the cores).` +
+      calibrationLine(results.calibration),
     '',
     '| rows | step | wall | CPU (user + sys) | cores used | rows/s | peak RSS | RSS at 10% / 50% / 90% of the run | load average | checked |',
     '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
