@@ -7,6 +7,7 @@
 //                      [--batch-size 500] [--startup-runs 15] [--sandbox-envelopes 200]
 //                      [--big-runs N (runs on catalogs of 1M rows and more; default --runs)]
 //                      [--write | --no-write] [--from-json FILE (re-render saved results)]
+//   node bench/run.mjs --scale [--scale-rows 1000000,10000000] [--write] [--from-json FILE]
 //
 // Every figure is the median of --runs runs; each tool is its own process (isolation, and
 // peak RSS per process via GNU time). Figures compared in a ratio are run back to back in the
@@ -18,6 +19,10 @@
 // the CPU time per row of `validate` on one thread (GENSER_THREADS=0) against papaparse's, and
 // `--threads 2` against `--threads 1` on --thread-rows short rows.
 // A genser command that is not built (yet) is reported as "not available", never a crash.
+// --scale (issue 32; not part of the default run, it takes most of an hour) runs only the scale
+// section (bench/scale.mjs): validate, a first upload with --state and a second with 1% changed,
+// once each, on --scale-rows short rows; wall, CPU, peak RSS, RSS over time, the state's size.
+// It writes bench/out/scale.json, and with --write the marked `bench:scale` section.
 
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -38,10 +43,17 @@ import {
 import { cpus, loadavg, release, tmpdir, totalmem, type } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { COLUMNS, createRowGenerator, csvField, ensureCatalog } from './generate.mjs';
+import {
+  columnsOf,
+  createRowGenerator,
+  createShortRowGenerator,
+  csvField,
+  ensureCatalog,
+} from './generate.mjs';
 import { firstLine, hasGnuTime, max, measure, median } from './lib/measure.mjs';
 import { startCluster } from './lib/postgres.mjs';
 import { evaluateTargets, formatJson, MiB, renderResults, replaceMarked } from './lib/report.mjs';
+import { benchScale, renderScale, SCALE_ROWS, writeScaleSection } from './scale.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(root, 'bin', 'genser.js');
@@ -70,6 +82,8 @@ export function parseArgs(argv) {
     sandboxEnvelopes: 200,
     bigRuns: undefined,
     write: undefined,
+    scale: false,
+    scaleRows: SCALE_ROWS,
   };
   const list = (v) =>
     v
@@ -103,6 +117,8 @@ export function parseArgs(argv) {
     else if (a === '--no-write') o.write = false;
     else if (a === '--write') o.write = true;
     else if (a === '--from-json') o.fromJson = val();
+    else if (a === '--scale') o.scale = true;
+    else if (a === '--scale-rows') o.scaleRows = list(val()).map((s) => count(s, a));
     else if (a === '--help' || a === '-h') o.help = true;
     else throw new Error(`unknown argument ${a}`);
   }
@@ -114,8 +130,11 @@ export function parseArgs(argv) {
     if (!argv.includes('--runs')) o.runs = 1;
     if (!argv.includes('--startup-runs')) o.startupRuns = 5;
   }
+  if (argv.includes('--scale-rows') && !o.scale) throw new Error('--scale-rows goes with --scale');
+  if (o.scale && (o.only || o.quick))
+    throw new Error('--scale runs on its own: no --only or --quick with it');
   // Partial runs do not overwrite the published figures unless asked to (--write).
-  o.write ??= !o.quick && !o.only;
+  o.write ??= !o.quick && !o.only && !o.scale;
   const known = ['validate', 'convert', 'upload', 'sandbox', 'startup', 'nightly', 'adaptive'];
   for (const s of o.only ?? [])
     if (!known.includes(s)) throw new Error(`--only: unknown section "${s}" (${known.join(', ')})`);
@@ -599,8 +618,11 @@ const NIGHTLY_OFFSET = 37;
 export const nightlyChanged = (rows) =>
   rows < NIGHTLY_OFFSET ? 0 : Math.floor((rows - NIGHTLY_OFFSET) / NIGHTLY_EVERY) + 1;
 
-/** The catalog of `rows` again, byte for byte, but for 1% of rows priced one unit higher. */
-export async function writeNightlyCopy(rows, seed, file) {
+/**
+ * The catalog of `rows` again, byte for byte, but for 1% of rows priced one unit higher. `shape`
+ * is the catalog's (generate.mjs): the long rows by default, `short` for the scale run.
+ */
+export async function writeNightlyCopy(rows, seed, file, shape = 'long') {
   const out = createWriteStream(file);
   const done = new Promise((ok, fail) => {
     out.on('finish', ok);
@@ -609,9 +631,10 @@ export async function writeNightlyCopy(rows, seed, file) {
   const write = async (text) => {
     if (!out.write(text)) await new Promise((ok) => out.once('drain', ok));
   };
-  const row = createRowGenerator(seed);
-  const price = COLUMNS.indexOf('price');
-  await write(`${COLUMNS.join(',')}\r\n`);
+  const columns = columnsOf(shape);
+  const row = shape === 'short' ? createShortRowGenerator(seed) : createRowGenerator(seed);
+  const price = columns.indexOf('price');
+  await write(`${columns.join(',')}\r\n`);
   let lines = [];
   for (let n = 1; n <= rows; n++) {
     const values = row(n);
@@ -822,6 +845,47 @@ function publish(results, write) {
 
 // --- main ---------------------------------------------------------------------------------------
 
+/** The scale run (issue 32), or its saved results (--from-json) published again. */
+async function runScale(o) {
+  let results;
+  if (o.fromJson) results = JSON.parse(readFileSync(o.fromJson, 'utf8'));
+  else {
+    const avail = genserCommands();
+    if (!avail.validate || !avail.upload) {
+      log(
+        `--scale needs genser validate and upload: ${avail.why.all ?? avail.why.upload ?? avail.why.validate}`,
+      );
+      return 1;
+    }
+    mkdirSync(OUT, { recursive: true });
+    try {
+      // Saved after each size too: a later size that takes the harness down loses nothing before it.
+      const save = (r) => writeFileSync(join(OUT, 'scale.json'), formatJson(r));
+      results = await benchScale(o, {
+        genser,
+        startSink,
+        writeNightlyCopy,
+        nightlyChanged,
+        parseJsonOut,
+        log,
+        save,
+      });
+    } catch (err) {
+      log(err.message);
+      return 1;
+    }
+    writeFileSync(join(OUT, 'scale.json'), formatJson(results));
+    log('wrote bench/out/scale.json');
+  }
+  const text = renderScale(results);
+  process.stdout.write(`${text}\n`);
+  if (o.write) {
+    writeScaleSection(text);
+    log('wrote the bench:scale section of BENCHMARKS.md');
+  }
+  return 0;
+}
+
 async function main(argv) {
   let o;
   try {
@@ -841,6 +905,7 @@ async function main(argv) {
     process.stdout.write(`${head.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
     return 0;
   }
+  if (o.scale) return runScale(o);
   if (o.fromJson) {
     // Re-render saved results (e.g. bench/out/results.json of a --no-write run) without measuring.
     const saved = JSON.parse(readFileSync(o.fromJson, 'utf8'));

@@ -5,8 +5,15 @@ export interface Measured {
   code: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
+  /** With `sampleEveryMs`: the command's RSS and CPU so far, ms after the start. */
+  samples: ProcessSample[];
   stdout: string;
   stderr: string;
+}
+export interface ProcessSample {
+  ms: number;
+  rssKiB: number;
+  cpuMs: number;
 }
 export declare const GNU_TIME: string;
 export declare function hasGnuTime(): boolean;
@@ -21,8 +28,10 @@ export declare function measure(
     stdout?: 'pipe' | 'ignore';
     timeoutMs?: number;
     useGnuTime?: boolean;
+    sampleEveryMs?: number;
   },
 ): Promise<Measured>;
+export declare function sampleProcess(pid: number): { rssKiB: number; cpuMs: number } | null;
 export declare function median(values: (number | null | undefined)[]): number | null;
 export declare function max(values: (number | null | undefined)[]): number | null;
 export declare function firstLine(text: string): string;

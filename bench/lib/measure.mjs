@@ -44,14 +44,53 @@ function readVmHwm(pid) {
   }
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ: 100 on Linux's ABI). */
+const USER_HZ = 100;
+
+/**
+ * One sample of a process: `{ rssKiB, cpuMs }` (VmRSS now, user + system CPU so far), or null
+ * when it is gone.
+ */
+export function sampleProcess(pid) {
+  try {
+    const rss = /VmRSS:\s*(\d+)\s*kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    // The fields after the command name's ")" (which may hold spaces): utime, stime are 14, 15.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cpuMs = ((Number(f[11]) + Number(f[12])) * 1000) / USER_HZ;
+    return rss ? { rssKiB: Number(rss[1]), cpuMs } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The first child of `pid` (the command GNU time runs), or null before it has started. */
+function childOf(pid) {
+  try {
+    const first = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ')[0];
+    return first ? Number(first) : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Runs `command args` and resolves with
- * `{ ms, maxRssKiB, cpuMs, code, signal, stdout, stderr, timedOut }` (cpuMs: user + system,
- * from GNU time only).
+ * `{ ms, maxRssKiB, cpuMs, code, signal, stdout, stderr, timedOut, samples }` (cpuMs: user +
+ * system, from GNU time only).
  * `stdout: 'ignore'` discards output (for converters whose output is not needed).
+ * `sampleEveryMs` samples the command's RSS and CPU while it runs (GNU time gives only the peak
+ * and the total): `samples` is `[{ ms, rssKiB, cpuMs }]`, ms since the start.
  */
 export function measure(command, args, opts = {}) {
-  const { cwd, env, stdout = 'pipe', timeoutMs = 30 * 60_000, useGnuTime = hasGnuTime() } = opts;
+  const {
+    cwd,
+    env,
+    stdout = 'pipe',
+    timeoutMs = 30 * 60_000,
+    useGnuTime = hasGnuTime(),
+    sampleEveryMs,
+  } = opts;
   let timeDir;
   let argv0 = command;
   let argv = args;
@@ -78,6 +117,14 @@ export function measure(command, args, opts = {}) {
           const v = readVmHwm(child.pid);
           if (v !== null) polledRss = Math.max(polledRss ?? 0, v);
         }, 10);
+    const samples = [];
+    const sampler = sampleEveryMs
+      ? setInterval(() => {
+          const pid = useGnuTime ? childOf(child.pid) : child.pid;
+          const got = pid ? sampleProcess(pid) : null;
+          if (got) samples.push({ ms: Math.round(Number(process.hrtime.bigint() - started) / 1e6), ...got });
+        }, sampleEveryMs)
+      : null;
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -86,12 +133,14 @@ export function measure(command, args, opts = {}) {
     child.on('error', (e) => {
       clearTimeout(timer);
       if (poll) clearInterval(poll);
+      if (sampler) clearInterval(sampler);
       reject(e);
     });
     child.on('close', (code, signal) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       clearTimeout(timer);
       if (poll) clearInterval(poll);
+      if (sampler) clearInterval(sampler);
       let maxRssKiB = polledRss;
       let cpuMs = null;
       if (timeDir) {
@@ -111,6 +160,7 @@ export function measure(command, args, opts = {}) {
         code,
         signal,
         timedOut,
+        samples,
         stdout: Buffer.concat(out).toString('utf8'),
         stderr: Buffer.concat(err).toString('utf8'),
       });
