@@ -238,6 +238,8 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
         ...(run.shard ? { shard: run.shard } : {}),
       })
     : rows;
+  // Only a run that looks for gone products reads the SKUs the feed held.
+  if (stateRun) stateRun.delta.marksSeen = plan.missing === 'out-of-stock';
   try {
     const refused = deps.rejects ? tapped(items, deps.rejects) : items;
     return await uploadFeed(untilStopped(refused, deps.interrupt), settings, {

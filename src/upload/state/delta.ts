@@ -189,8 +189,15 @@ export class Delta implements StateHooks {
   /** SKUs of this feed, when it is checked for products gone from it. */
   readonly seenSkus = new Set<string>();
 
+  /**
+   * Whether `seen` keeps the SKUs: only a run that looks for products gone from the feed
+   * (`--missing out-of-stock`) reads them, and a set of every SKU grew with the feed (and a Set
+   * holds at most 2^24 entries: BENCHMARKS.md, "Ten million rows").
+   */
+  marksSeen = true;
+
   seen(sku: string): void {
-    this.seenSkus.add(sku);
+    if (this.marksSeen) this.seenSkus.add(sku);
   }
 }
 
