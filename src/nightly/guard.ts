@@ -121,8 +121,6 @@ export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
       ),
       spool ?? countOnly,
       { delta, state, full: run.full, interrupt: pass.interrupt, shockMove: shockMoveOf(rules) },
-      // SKUs seen are only for the products gone from the feed.
-      missing === 'out-of-stock',
       pass.shard,
     );
     if (pass.interrupt.aborted) {
@@ -213,7 +211,6 @@ async function spoolFeed(
   items: AsyncIterable<FeedRow>,
   spool: Pick<Spool, 'add'>,
   run: { delta: Delta; state: UploadState; full: boolean; interrupt: AbortSignal; shockMove: number },
-  markSeen: boolean,
   shard: { of: Shard; counts: ShardCounts } | undefined,
 ): Promise<{ tally: PlanTally; skipped: number; decides: boolean; complete: boolean }> {
   const { delta } = run;
@@ -241,7 +238,7 @@ async function spoolFeed(
         otherShards.push({ source: item.source.slice(0, KEY_TEXT_LENGTH), sku: item.sku });
       continue;
     }
-    if (item.sku !== undefined && markSeen) delta.seen(item.sku);
+    if (item.sku !== undefined) delta.seen(item.sku);
     if (item.unchanged && item.valid) {
       tally.unchanged++;
       spool.add(item, UNCHANGED);

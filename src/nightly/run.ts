@@ -92,7 +92,7 @@ export async function openState(plan: NightlyPlan, deps: NightlyDeps): Promise<S
   if (plan.settings.dryRun || target?.key === undefined) return undefined;
   if (target.sandbox && plan.state === undefined) return undefined;
   const stateRun = await openStateRun(
-    { state: plan.state, full: plan.full },
+    { state: plan.state, full: plan.full, marksSeen: plan.missing === 'out-of-stock' },
     {
       apiUrl: target.apiUrl,
       key: target.key,
@@ -238,8 +238,6 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
         ...(run.shard ? { shard: run.shard } : {}),
       })
     : rows;
-  // Only a run that looks for gone products reads the SKUs the feed held.
-  if (stateRun) stateRun.delta.marksSeen = plan.missing === 'out-of-stock';
   try {
     const refused = deps.rejects ? tapped(items, deps.rejects) : items;
     return await uploadFeed(untilStopped(refused, deps.interrupt), settings, {

@@ -48,7 +48,7 @@ export interface StateRun {
 }
 
 export async function openStateRun(
-  s: { state?: string; full?: boolean },
+  s: { state?: string; full?: boolean; marksSeen?: boolean },
   where: StateWhere,
   env: NodeJS.ProcessEnv,
   log?: Pick<Logger, 'warn'>,
@@ -59,7 +59,7 @@ export async function openStateRun(
   let delta: Delta;
   try {
     await state.lock(new Date(), (line) => log?.warn(`state: ${line}`));
-    delta = await Delta.load(state, full);
+    delta = await Delta.load(state, full, s.marksSeen);
   } catch (err) {
     await state.close();
     throw err;

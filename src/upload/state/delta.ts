@@ -44,11 +44,15 @@ export class Delta implements StateHooks {
     this.inflight = inflight;
   }
 
-  /** The delta against `state`, with the batches in flight and the SKUs owed by earlier runs. */
-  static async load(state: UploadState, full: boolean): Promise<Delta> {
+  /**
+   * The delta against `state`, with the batches in flight and the SKUs owed by earlier runs.
+   * `marksSeen`: the run looks for products gone from the feed, so `seen` keeps its SKUs.
+   */
+  static async load(state: UploadState, full: boolean, marksSeen = false): Promise<Delta> {
     const delta = new Delta(state, full, await state.inflight(), await state.owedSkus());
+    delta.marksSeen = marksSeen;
     // A new state knows no hash: none is looked up row by row (a query each on a database server).
-    if ((await state.knownCount()) === 0) delta.noneKnown = true;
+    if ((await state.knownCount()) === 0) delta.acceptedNow = new SkuSet();
     return delta;
   }
 
@@ -105,12 +109,11 @@ export class Delta implements StateHooks {
   private hashes: Map<string, string> | undefined;
 
   /**
-   * Nothing was accepted before this run: every SKU is new unless this run got it accepted,
-   * which a set of 64-bit hashes says (about 25 bytes a SKU); only then is the state asked (a
-   * collision costs one query). A map of every SKU and hash grew by about 130 bytes a SKU: 1.3
-   * GB of a first upload of 10M rows (BENCHMARKS.md, "Ten million rows").
+   * Set when nothing was accepted before this run: every SKU is new unless this run got it
+   * accepted, which these 64-bit hashes say (about 25 bytes a SKU); only then is the state asked
+   * (a collision costs one query). A map of every SKU and hash grew by about 130 bytes a SKU:
+   * 1.3 GB of a first upload of 10M rows (BENCHMARKS.md, "Ten million rows").
    */
-  private noneKnown = false;
   private acceptedNow: SkuSet | undefined;
 
   /** Hashes read at once; kept up to date with what this run gets accepted. */
@@ -129,17 +132,17 @@ export class Delta implements StateHooks {
     source?: string,
   ): Promise<{ hash: string; last?: string; same: boolean }> {
     const hash = payloadHash(json);
-    const last = this.noneKnown
-      ? this.acceptedNow?.has(sku)
-        ? await this.state.acceptedHash(sku)
-        : undefined
-      : this.hashes
-        ? this.hashes.get(sku)
-        : await this.state.acceptedHash(sku);
+    const last = await this.lastHash(sku);
     const same = last === hash && !this.inDoubt(sku, hash);
     if (same && !this.full && source !== undefined && this.notes.push({ sku, hash, source }) >= NOTE_BATCH)
       await this.flushNotes();
     return { hash, last, same };
+  }
+
+  /** The hash last accepted for `sku`: from memory where it can be, else from the state. */
+  private async lastHash(sku: string): Promise<string | undefined> {
+    if (this.acceptedNow) return this.acceptedNow.has(sku) ? this.state.acceptedHash(sku) : undefined;
+    return this.hashes ? this.hashes.get(sku) : this.state.acceptedHash(sku);
   }
 
   async sending(batch: { rows: readonly RowRef[]; type?: EnvelopeType }, envelopeId: string): Promise<void> {
@@ -166,12 +169,11 @@ export class Delta implements StateHooks {
 
   async accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): Promise<void> {
     await this.state.accepted(rows, parts);
-    if (this.noneKnown) {
-      this.acceptedNow ??= new SkuSet();
-      for (const r of rows)
-        if (r.sku !== undefined && r.hash !== undefined) this.acceptedNow.add(r.sku, 0, 0);
-    } else if (this.hashes)
-      for (const r of rows) if (r.sku !== undefined && r.hash !== undefined) this.hashes.set(r.sku, r.hash);
+    for (const r of rows) {
+      if (r.sku === undefined || r.hash === undefined) continue;
+      if (this.acceptedNow) this.acceptedNow.add(r.sku, 0, 0);
+      else this.hashes?.set(r.sku, r.hash);
+    }
   }
 
   /** The source keys noted so far, into the state (one transaction). */
@@ -190,11 +192,11 @@ export class Delta implements StateHooks {
   readonly seenSkus = new Set<string>();
 
   /**
-   * Whether `seen` keeps the SKUs: only a run that looks for products gone from the feed
+   * Whether `seen` keeps the SKUs (`load`): only a run that looks for products gone from the feed
    * (`--missing out-of-stock`) reads them, and a set of every SKU grew with the feed (and a Set
    * holds at most 2^24 entries: BENCHMARKS.md, "Ten million rows").
    */
-  marksSeen = true;
+  private marksSeen = false;
 
   seen(sku: string): void {
     if (this.marksSeen) this.seenSkus.add(sku);
