@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/storage/sqlite.js';
-import { keepLastGood, lastGoodFile } from '../../src/upload/state/health.js';
+import { keepLastGood, LAST_GOOD_EVERY_MS, lastGoodFile } from '../../src/upload/state/health.js';
 
 /**
  * The last good copy (docs/nightly.md, "A damaged state"): the closed state file copied whole
- * under SQLite's write lock, never a file another connection is changing.
+ * under SQLite's write lock, never a file another connection is changing, and made again only
+ * once the last copy is LAST_GOOD_EVERY_MS old.
  */
 const dir = mkdtempSync(join(tmpdir(), 'genser-last-good-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,7 +37,7 @@ function countIn(file: string): number {
 describe('keepLastGood', () => {
   it('copies a closed state whole: the copy opens alone and holds every row', () => {
     const file = stateWith('whole.sqlite', 5000);
-    expect(keepLastGood(file)).toBe(true);
+    expect(keepLastGood(file)).toBe('copied');
     const copy = lastGoodFile(file);
     // No WAL beside the copy: the file alone is the state.
     expect(existsSync(`${copy}-wal`)).toBe(false);
@@ -46,21 +47,35 @@ describe('keepLastGood', () => {
 
   it('makes no copy while another connection holds writes not yet in the file; the previous copy stays', () => {
     const file = stateWith('busy.sqlite', 100);
-    expect(keepLastGood(file)).toBe(true);
+    expect(keepLastGood(file)).toBe('copied');
+    const later = Date.now() + LAST_GOOD_EVERY_MS + 1000;
     let other: Database | undefined;
     try {
       other = openDatabase(file);
       // Committed into the WAL, not yet folded into the file (the connection stays open).
       other.exec('PRAGMA wal_autocheckpoint = 0');
       other.prepare('INSERT INTO t (n, v) VALUES (?, ?)').run(101, 'late');
-      expect(keepLastGood(file)).toBe(false);
+      expect(keepLastGood(file, later)).toBe('failed');
     } finally {
       other?.close();
     }
     expect(countIn(lastGoodFile(file))).toBe(100);
     expect(readdirSync(dir).some((f) => f.includes('.new-'))).toBe(false);
     // Once that connection has closed (the WAL folded in), the copy is made again, with its row.
-    expect(keepLastGood(file)).toBe(true);
+    expect(keepLastGood(file, later)).toBe('copied');
     expect(countIn(lastGoodFile(file))).toBe(101);
+  });
+
+  it('keeps a copy younger than LAST_GOOD_EVERY_MS as it is: a state uploaded hourly is copied once a day', () => {
+    const file = stateWith('hourly.sqlite', 10);
+    expect(keepLastGood(file)).toBe('copied');
+    const db = openDatabase(file);
+    db.prepare('INSERT INTO t (n, v) VALUES (?, ?)').run(11, 'an hour later');
+    db.close();
+    const made = Date.now();
+    expect(keepLastGood(file, made + 3600_000)).toBe('recent');
+    expect(countIn(lastGoodFile(file))).toBe(10);
+    expect(keepLastGood(file, made + LAST_GOOD_EVERY_MS + 1000)).toBe('copied');
+    expect(countIn(lastGoodFile(file))).toBe(11);
   });
 });

@@ -65,16 +65,26 @@ export function checkIntact(db: Database, file: string): void {
 }
 
 /**
- * Keeps a copy of the state, renamed over the last copy: called once the run that ended well has
- * closed it (every write of the run in the file, the WAL folded in). A connection of its own holds
- * the write lock and a read snapshot while the file is copied, so nothing can change it meanwhile;
- * the copy is a clone where the file system has them, else a kernel copy (VACUUM INTO rebuilt
- * every table: 1.6 s at 100k SKUs). After the run's own last write, so that no sync of the run
- * waits for the copy's bytes to reach the disk (BENCHMARKS.md, "The nightly case"). Returns false
- * when it could not be made (a full disk, or another run already writing): the previous copy stays.
+ * The last good copy is made again once it is this old: the copy is O(state) (a 10 GB file at
+ * 10M products), so a state uploaded every hour is copied once a day, a nightly one every night.
+ * Restoring it is followed by a run with --full anyway (what changed since is sent again).
  */
-export function keepLastGood(file: string): boolean {
+export const LAST_GOOD_EVERY_MS = 20 * 3600_000;
+
+/**
+ * Keeps a copy of the state, renamed over the last copy, unless that copy is younger than
+ * LAST_GOOD_EVERY_MS: called once the run that ended well has closed it (every write of the run
+ * in the file, the WAL folded in). A connection of its own holds the write lock and a read
+ * snapshot while the file is copied, so nothing can change it meanwhile; the copy is a clone where
+ * the file system has them, else a kernel copy (VACUUM INTO rebuilt every table: 1.6 s at 100k
+ * SKUs). After the run's own last write, so that no sync of the run waits for the copy's bytes to
+ * reach the disk (BENCHMARKS.md, "The nightly case"). Says 'recent' when the copy was young
+ * enough, 'failed' when it could not be made (a full disk, or another run already writing): the
+ * previous copy stays.
+ */
+export function keepLastGood(file: string, now = Date.now()): 'copied' | 'recent' | 'failed' {
   const copy = lastGoodFile(file);
+  if (madeAt(copy) > now - LAST_GOOD_EVERY_MS) return 'recent';
   const temp = `${copy}.new-${process.pid}`;
   rmSync(temp, { force: true });
   let db: Database | undefined;
@@ -87,14 +97,23 @@ export function keepLastGood(file: string): boolean {
       copyFileSync(file, temp, constants.COPYFILE_FICLONE);
       return true;
     });
-    if (!copied) return false;
+    if (!copied) return 'failed';
     renameSync(temp, copy);
-    return true;
+    return 'copied';
   } catch {
     rmSync(temp, { force: true });
-    return false;
+    return 'failed';
   } finally {
     db?.close();
+  }
+}
+
+/** When the copy was made (its modification time); 0 when there is none. */
+function madeAt(copy: string): number {
+  try {
+    return statSync(copy).mtimeMs;
+  } catch {
+    return 0;
   }
 }
 
