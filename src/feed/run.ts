@@ -75,8 +75,14 @@ const WORKER_MIN_BYTES = 4 * 1024 * 1024;
 export const MANY_WORKERS_MIN_BYTES = 256 * 1024 * 1024;
 /** Workers at most (as `--threads`). */
 const MAX_WORKERS = 64;
-/** Jobs each worker may have in hand; twice as many may wait, done, to be put back in order. */
-const PER_WORKER = 2;
+/**
+ * Jobs each worker may have in hand; twice as many may wait, done, to be put back in order. A
+ * batch of records is small (256 rows): six keep the worker busy while this thread is away (an
+ * upload's state writes and requests), as the reading thread's six chunks did before the one
+ * path; two let a worker idle between two visits (BENCHMARKS.md, "One feed path: before and
+ * after"). A byte range is 2 MiB: two each bound the memory of a pool of many workers.
+ */
+const IN_HAND = { records: 6, range: 2 } as const;
 /** Records per batch: cloning is cheap per row, memory stays flat. */
 const BATCH_RECORDS = 256;
 /** How long a batch waits for its next record before it is handed on as it is (a pipe that pauses). */
@@ -236,11 +242,7 @@ async function* workerRows(r: FeedRun, workers: number, url: URL): AsyncGenerato
     name: 'feed',
   });
   pool.start();
-  const ordered = new InOrder(
-    pool,
-    workers * PER_WORKER,
-    new Settler(files.map(sourceName), feed, options.onColumns),
-  );
+  const ordered = new InOrder(pool, workers, new Settler(files.map(sourceName), feed, options.onColumns));
   try {
     // Built while the workers start (see FeedRowsOptions.keys); every job carries it.
     const table = (await options.keys?.known?.())?.data;
@@ -320,7 +322,7 @@ class InOrder {
 
   constructor(
     private readonly pool: WorkerPool<Job, JobResult>,
-    private readonly limit: number,
+    private readonly workers: number,
     private readonly settler: Settler,
   ) {}
 
@@ -328,7 +330,8 @@ class InOrder {
   private async *send(job: Job, at: PieceAt, file: string, offset: number): AsyncGenerator<FeedRow> {
     for (;;) {
       while (this.queue[0]?.done) yield* this.settle();
-      if (this.pool.inFlight < this.limit && this.queue.length < 2 * this.limit) break;
+      const limit = this.workers * IN_HAND[job.kind];
+      if (this.pool.inFlight < limit && this.queue.length < 2 * limit) break;
       await new Promise<void>((resolve) => (this.wake = resolve));
     }
     const transfer = job.kind === 'range' ? [job.body.buffer as ArrayBuffer] : [];
