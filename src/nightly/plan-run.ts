@@ -1,4 +1,5 @@
 import { UsageError } from '../shared/errors.js';
+import type { HasSku } from '../shared/string-set.js';
 import { payloadHash } from '../upload/state/delta.js';
 import type { UploadState } from '../upload/state/store.js';
 import { FeedColumns } from './feed-columns.js';
@@ -109,7 +110,7 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
  */
 async function goneMarks(
   state: UploadState,
-  seen: ReadonlySet<string>,
+  seen: HasSku,
   isGone: (sku: string) => boolean,
   format: NightlyPlan['feed']['format'],
 ): Promise<{ send: number; already: number; waiting: number }> {

@@ -1,4 +1,5 @@
 import type { FeedRow } from '../feed/index.js';
+import type { HasSku } from '../shared/string-set.js';
 import type { PayloadFormat } from '../shared/types.js';
 import { type Shard, type ShardCounts, shardRows } from '../upload/shard.js';
 import type { RetryRow, UploadState } from '../upload/state/store.js';
@@ -50,7 +51,7 @@ export type MissingMode = 'ignore' | 'out-of-stock';
  * once it has been missing from K complete runs in a row, this one included (1: at once).
  */
 export function markedGone(
-  seen: ReadonlySet<string>,
+  seen: HasSku,
   missingRuns: ReadonlyMap<string, number>,
   after: number,
 ): (sku: string) => boolean {

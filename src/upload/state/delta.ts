@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { StringSet } from '../../shared/string-set.js';
 import { SkuSet } from '../../validate/duplicates.js';
 import type { RowRef } from '../batcher.js';
 import type { EnvelopeType, SendPlan, StateHooks } from '../types.js';
@@ -189,12 +190,12 @@ export class Delta implements StateHooks {
   }
 
   /** SKUs of this feed, when it is checked for products gone from it. */
-  readonly seenSkus = new Set<string>();
+  readonly seenSkus = new StringSet();
 
   /**
    * Whether `seen` keeps the SKUs (`load`): only a run that looks for products gone from the feed
    * (`--missing out-of-stock`) reads them, and a set of every SKU grew with the feed (and a Set
-   * holds at most 2^24 entries: BENCHMARKS.md, "Ten million rows").
+   * holds at most 2^24 entries, hence a StringSet: BENCHMARKS.md, "Ten million rows").
    */
   private marksSeen = false;
 

@@ -1,0 +1,40 @@
+/**
+ * A set of strings with no limit on its size. V8's Set holds at most 2^24 entries (16.7M) and
+ * throws past it; a feed of more SKUs than that is a real feed (BENCHMARKS.md, "Ten million
+ * rows"). Exact, unlike a set of hashes: this one decides which products are marked gone.
+ */
+export class StringSet {
+  /** Each part holds at most PART entries; a new one starts when the last is full. */
+  static readonly PART = 1 << 23;
+  private readonly parts: Set<string>[] = [new Set()];
+  private last = this.parts[0];
+
+  constructor(private readonly part = StringSet.PART) {}
+
+  get size(): number {
+    let n = 0;
+    for (const p of this.parts) n += p.size;
+    return n;
+  }
+
+  has(value: string): boolean {
+    if (this.last.has(value)) return true;
+    for (const p of this.parts) if (p !== this.last && p.has(value)) return true;
+    return false;
+  }
+
+  add(value: string): this {
+    if (this.has(value)) return this;
+    if (this.last.size >= this.part) {
+      this.last = new Set();
+      this.parts.push(this.last);
+    }
+    this.last.add(value);
+    return this;
+  }
+}
+
+/** What a reader of a set of SKUs needs of it. */
+export interface HasSku {
+  has(sku: string): boolean;
+}
