@@ -719,6 +719,8 @@ async function benchNightly(o, ctx, catalogs) {
         note: `run 1 failed (exit ${first.code}, accepted ${sum?.accepted} of ${valid}): ${firstLine(first.stderr)}`,
       };
     const bytes = stateBytes(seeded);
+    // The bodies of run 1 as the sink received them: every payload once, in its envelopes.
+    const sent = (await sink.stats()).bytes;
     const vs = [];
     const us = [];
     const ss = [];
@@ -754,6 +756,9 @@ async function benchNightly(o, ctx, catalogs) {
       stateBytes: bytes,
       stateSkus: valid,
       stateBytesPer100k: Math.round((bytes / valid) * 100_000),
+      sentBytes: sent,
+      sentBytesPer100k: Math.round((sent / valid) * 100_000),
+      stateRatio: Math.round((bytes / sent) * 1000) / 1000,
       validateMs: vf.ms,
       validateRunsMs: vf.runsMs,
       validateCpuMs: cpu(vs),

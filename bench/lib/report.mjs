@@ -107,6 +107,14 @@ export const TARGETS = [
     fmt: (v) => `${v.toFixed(2)}x`,
   },
   {
+    id: 'state-size',
+    figure: 'upload state after run 1 / payload bytes sent (nightly case)',
+    target: '<= 0.35x',
+    value: (r) => r.nightly?.stateRatio ?? null,
+    pass: (v) => v <= 0.35,
+    fmt: (v) => `${v.toFixed(2)}x`,
+  },
+  {
     id: 'sandbox-ingest',
     figure: 'sandbox ingest',
     target: '>= 20k products/s',
@@ -453,7 +461,11 @@ function nightlyLines(nt) {
       ` (without the guard: ${nt.streamedRatio == null ? '-' : `${nt.streamedRatio.toFixed(2)}x`})`,
     '',
     `state after run 1: ${num(nt.stateBytes / MiB, 1)} MiB for ${num(nt.stateSkus)} SKUs, ` +
-      `${num(nt.stateBytesPer100k / MiB, 1)} MiB per 100k SKUs (SQLite file and WAL).`,
+      `${num(nt.stateBytesPer100k / MiB, 1)} MiB per 100k SKUs (SQLite file and WAL)` +
+      (nt.sentBytes == null
+        ? '.'
+        : `; run 1 sent ${num(nt.sentBytesPer100k / MiB, 1)} MiB per 100k SKUs (request bodies): ` +
+          `state / sent = ${nt.stateRatio.toFixed(2)}x.`),
   ];
 }
 

@@ -87,6 +87,7 @@ describe('bench harness pieces', () => {
       'upload-overlap': 'n/a',
       'nightly-postgres': 'n/a',
       'nightly-ratio': 'n/a',
+      'state-size': 'n/a',
       'sandbox-ingest': 'n/a',
       startup: 'pass',
     });
@@ -188,6 +189,9 @@ describe('bench harness pieces', () => {
         stateBytes: 60 * 1024 * 1024,
         stateSkus: 299700,
         stateBytesPer100k: 20 * 1024 * 1024,
+        sentBytes: 240 * 1024 * 1024,
+        sentBytesPer100k: 80 * 1024 * 1024,
+        stateRatio: 0.25,
         validateMs: 10000,
         validateCpuMs: 17000,
         validateRssMiB: 200,
@@ -210,7 +214,12 @@ describe('bench harness pieces', () => {
       '| second run: upload, guard on (one read) | 11.50 s | 26,087 | 19.00 s | 210 MiB |',
     );
     expect(text).toContain('second run / validate = 1.15x (without the guard: 1.10x)');
-    expect(text).toContain('state after run 1: 60.0 MiB for 299,700 SKUs, 20.0 MiB per 100k SKUs');
+    expect(text).toContain(
+      'state after run 1: 60.0 MiB for 299,700 SKUs, 20.0 MiB per 100k SKUs (SQLite file and WAL); run 1 sent 80.0 MiB per 100k SKUs (request bodies): state / sent = 0.25x.',
+    );
+    expect(results.targets).toContainEqual(
+      expect.objectContaining({ id: 'state-size', shown: '0.25x', status: 'pass' }),
+    );
     const over = evaluateTargets({ nightly: { ratio: 1.4 } }).find((t) => t.id === 'nightly-ratio');
     expect(over?.status).toBe('FAIL');
   });
