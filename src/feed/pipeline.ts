@@ -396,8 +396,9 @@ export class FeedProcessor {
     let problems: MapProblem[];
     let payload: Record<string, unknown>;
     let lookup: SourceLookup;
+    let plan: Plan | undefined;
     if (shape === 'rows') {
-      const plan = this.planFor(record);
+      plan = this.planFor(record);
       const mapped = mapRow(plan, record.fields);
       // mapRow's array is the row's own: the validator's problems go on after the mapper's.
       problems = mapped.problems;
@@ -432,7 +433,7 @@ export class FeedProcessor {
         });
       }
     }
-    this.validate(payload, lookup, problems);
+    this.validate(payload, lookup, problems, plan);
     return this.finish(record, payload, problems);
   }
 

@@ -1,4 +1,4 @@
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { pointerToken } from '../shared/json-pointer.js';
 import { getAllErrorsValidator, getValidator } from './schemas.js';
 
@@ -118,12 +118,21 @@ function branchless(errors: ErrorObject[] | null | undefined): ErrorObject[] {
   return (errors ?? []).filter((e) => e.keyword !== 'if');
 }
 
-/** Validates `data` against a bundled schema (schemas.ts names), in linear time (see above). */
-export function checkSchema(name: string, data: unknown, limits: DetailLimits = DETAIL_LIMITS): SchemaCheck {
+/**
+ * Validates `data` against a bundled schema (schemas.ts names), in linear time (see above).
+ * `accepts`: a cheaper validator (compiled beside the all-errors ones) that says valid only when
+ * the schema does, to decide data within the view; what it refuses is checked in full.
+ */
+export function checkSchema(
+  name: string,
+  data: unknown,
+  limits: DetailLimits = DETAIL_LIMITS,
+  accepts?: ValidateFunction,
+): SchemaCheck {
   const all = getAllErrorsValidator(name);
   // Most values (a catalog row) are small: the all-errors validator sees them whole, at once.
   if (withinView(data, limits)) {
-    if (all(data)) return VALID;
+    if (accepts?.(data) || all(data)) return VALID;
     const found = branchless(all.errors);
     if (found.length <= limits.errors) return { valid: false, errors: found };
     return {

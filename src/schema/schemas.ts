@@ -43,13 +43,36 @@ export function schemaName(path: string): string {
     .replace(/\.schema\.json$/, '');
 }
 
+const parsed = new Map<string, Record<string, unknown>>();
+
+/** A bundled schema's JSON, read once; the validators are compiled from these objects (do not change them). */
+export function schemaJson(name: string): Record<string, unknown> {
+  let schema = parsed.get(name);
+  if (!schema) {
+    schema = JSON.parse(readFileSync(join(schemasDir, `${name}.schema.json`), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    parsed.set(name, schema);
+  }
+  return schema;
+}
+
 function getAjv(mode: Mode): Ajv2020 {
   const existing = instances.get(mode);
   if (existing) return existing;
-  const instance = new Ajv2020({ allErrors: mode === 'all', strict: false, allowUnionTypes: true });
+  // validateSchema off: the bundled schemas are checked against their meta-schema by the tests
+  // (test/validate/schema-files.test.ts), not at every start, where the check cost more than
+  // compiling the product schema.
+  const instance = new Ajv2020({
+    allErrors: mode === 'all',
+    strict: false,
+    allowUnionTypes: true,
+    validateSchema: false,
+  });
   addFormats(instance);
   for (const file of listSchemaFiles(schemasDir)) {
-    const schema = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const schema = schemaJson(schemaName(file));
     const id = (schema.$id as string | undefined) ?? `${SCHEMA_ID_BASE}${schemaName(file)}.schema.json`;
     instance.addSchema(schema, id);
   }
@@ -79,4 +102,18 @@ export function getValidator(name: string): ValidateFunction {
 /** The all-errors validator: quadratic in the number of errors, so only for bounded views. */
 export function getAllErrorsValidator(name: string): ValidateFunction {
   return compiledFor('all', name);
+}
+
+/**
+ * A validator for a schema made at run time whose references point into the bundled ones
+ * (src/validate/plan-schema.ts), compiled beside the all-errors validators (one ajv instance, not
+ * a second: making one costs as much as compiling a schema). So it is quadratic in the number
+ * of errors too: give it only data within the bounded view (bounded.ts). ajv keeps no copy of
+ * the schema; the caller holds the function.
+ */
+export function compileBeside(schema: Record<string, unknown>): ValidateFunction {
+  const ajv = getAjv('all');
+  const fn = ajv.compile(schema);
+  ajv.removeSchema(schema);
+  return fn;
 }

@@ -1,9 +1,11 @@
 import type { MapProblem } from '../map/map-row.js';
+import type { Plan } from '../map/plan.js';
 import { cappedNote, checkSchema, DETAIL_LIMITS } from '../schema/bounded.js';
 import { gtinValid } from '../schema/checks.js';
 import { getAllErrorsValidator } from '../schema/schemas.js';
 import { isObject } from '../shared/is-object.js';
 import type { LegacyKind, PayloadFormat } from '../shared/types.js';
+import { planAccepts } from './plan-schema.js';
 import { fieldPath, type SourceLookup, translateErrors, withoutIndices } from './translate.js';
 
 /**
@@ -16,11 +18,16 @@ export function schemaNameFor(format: PayloadFormat, kind: LegacyKind): string {
   return kind === 'products' ? 'legacy-product' : kind === 'contents' ? 'legacy-content' : 'legacy-filter';
 }
 
-/** Adds the payload's problems to `out` (the row's problems so far: no array per row for them). */
+/**
+ * Adds the payload's problems to `out` (the row's problems so far: no array per row for them).
+ * `plan`: the mapping plan that built it, which proves part of the schema (plan-schema.ts);
+ * absent for a ready-made payload.
+ */
 export type PayloadValidator = (
   payload: Record<string, unknown>,
   lookup: SourceLookup,
   out: MapProblem[],
+  plan?: Plan,
 ) => void;
 
 /** The source column of a payload path, looked up only when an issue is reported. */
@@ -161,8 +168,9 @@ function schemaProblems(
   payload: Record<string, unknown>,
   lookup: SourceLookup,
   out: MapProblem[],
+  plan: Plan | undefined,
 ): void {
-  const check = checkSchema(name, payload);
+  const check = checkSchema(name, payload, DETAIL_LIMITS, plan && planAccepts(plan, name));
   if (check.valid) return;
   for (const p of translateErrors(check.errors, payload, lookup)) out.push(p);
   if (check.capped) {
@@ -179,8 +187,8 @@ function schemaProblems(
 export function payloadValidator(format: PayloadFormat, kind: LegacyKind, strict: boolean): PayloadValidator {
   const name = schemaNameFor(format, kind);
   getAllErrorsValidator(name); // compiled now: an unknown name fails at once, not on the first row
-  return (payload, lookup, out) => {
-    schemaProblems(name, payload, lookup, out);
+  return (payload, lookup, out, plan) => {
+    schemaProblems(name, payload, lookup, out, plan);
     if (format === 'standard') crossStandard(payload, lookup, out, strict);
     else crossLegacy(payload, kind, lookup, out, strict);
   };
