@@ -27,7 +27,7 @@ function quickStart(): Promise<Ended> {
       cwd: root,
       env: { ...process.env, NO_COLOR: '1' },
       stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: 15_000,
+      timeout: 45_000,
     });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (text: string) => {

@@ -427,7 +427,7 @@ describe('--shard locks', () => {
       // Its last request is still in the sandbox's 300 ms latency: let it end before the sandbox closes.
       await new Promise((r) => setTimeout(r, 400));
     }
-  }, 20_000);
+  }, 60_000);
 
   // The state in PostgreSQL: the lock is the holder's session; killed, its connection takes it.
   it.skipIf(!pgServer)(

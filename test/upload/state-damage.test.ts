@@ -75,7 +75,7 @@ describe('a damaged or emptied state', () => {
     const restored = await genser(['upload', FEED, '--full'], env);
     expect(restored.code).toBe(0);
     expect(restored.stderr).toContain('0 new, 0 changed, 25 unchanged (sent again: --full)');
-  }, 15_000);
+  }, 60_000);
 
   it('an emptied (0-byte) state is not taken for a new one: exit 2, nothing sent', async () => {
     const { stateDir, env } = await target();

@@ -76,7 +76,7 @@ describe('the run lock, with real processes', () => {
     expect(await exited).toBe('SIGTERM');
     await fh.close().catch(() => {});
     expect(lockRows(stateDir)).toEqual([]);
-  }, 15_000);
+  }, 60_000);
 
   it("another host's lock stands while its heartbeat is fresh (exit 5, its age said) and is taken over once it is not", async () => {
     server = await accepting();
@@ -110,7 +110,7 @@ describe('the run lock, with real processes', () => {
       'state: took over the lock of a run that stopped renewing it (pid 7 on nightly-29384-x7k2p, started 2026-11-25T03:00:00.000Z; last heartbeat 90 min ago',
     );
     expect(lockRows(stateDir)).toEqual([]);
-  }, 15_000);
+  }, 60_000);
 
   it('ten processes opening a new state at once: one holds the lock, the others exit 5, none fails on SQLite', async () => {
     // Each process opens the target's state (new: made by whichever is first) and takes the lock.
@@ -143,5 +143,5 @@ describe('the run lock, with real processes', () => {
       expect(outs.filter((o) => !/^(0|5 another genser upload)/.test(o))).toEqual([]);
       expect(codes.filter((c) => c === '0').length).toBeGreaterThanOrEqual(1);
     }
-  }, 20_000);
+  }, 60_000);
 });

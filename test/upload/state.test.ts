@@ -427,7 +427,7 @@ describe('genser upload with state (sandbox on 127.0.0.1)', () => {
     expect(second.stderr).toMatch(/started \d{4}-\d\d-\d\dT/);
     children[0].kill('SIGKILL');
     expect((await first).code).toBeNull();
-  }, 20_000);
+  }, 60_000);
 });
 
 describe.each(backends)('genser upload with state on %s (127.0.0.1)', (_backend, place, skip) => {
@@ -735,7 +735,7 @@ describe('resume after kill -9', () => {
     expect(runs.stdout.trim().split('\n')[2]).toMatch(/\s-\s+\S+ \(standard\)$/);
     const third = await genser(['upload', file], env);
     expect(third.stderr).toContain('0 new, 0 changed, 25 unchanged (not sent)');
-  }, 20_000);
+  }, 60_000);
 });
 
 function readdirSafe(d: string): string[] {
