@@ -225,14 +225,19 @@ export function reducedSchema(name: string, proven: string[]): Json {
  */
 const COPIES_MAX = 32;
 const copies = new Map<string, ValidateFunction>();
-const byPlan = new WeakMap<Plan, ValidateFunction | undefined>();
+/**
+ * Each plan's copy for the schema it was last asked for: one lookup per row, and a plan checked
+ * against another schema gets that schema's copy, never the first one's.
+ */
+const byPlan = new WeakMap<Plan, { name: string; fn: ValidateFunction | undefined }>();
 
 /**
  * The valid/invalid decision for rows built with `plan` (for data within the bounded view):
  * true only when the full schema says valid; undefined when the plan proves nothing.
  */
 export function planAccepts(plan: Plan, name: string): ValidateFunction | undefined {
-  if (byPlan.has(plan)) return byPlan.get(plan);
+  const known = byPlan.get(plan);
+  if (known?.name === name) return known.fn;
   const proven = provenPaths(plan, name);
   let fn: ValidateFunction | undefined;
   if (proven.length > 0) {
@@ -243,6 +248,6 @@ export function planAccepts(plan: Plan, name: string): ValidateFunction | undefi
       copies.set(key, fn);
     }
   }
-  byPlan.set(plan, fn);
+  byPlan.set(plan, { name, fn });
   return fn;
 }
