@@ -27,7 +27,8 @@ type Mode = 'first' | 'all';
 const instances = new Map<Mode, Ajv2020>();
 const compiled: Record<Mode, Map<string, ValidateFunction>> = { first: new Map(), all: new Map() };
 
-function listSchemaFiles(dir: string): string[] {
+/** Every `.schema.json` file under `dir`, recursively. */
+export function listSchemaFiles(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir)) {
     const path = join(dir, entry);

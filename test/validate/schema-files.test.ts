@@ -1,10 +1,8 @@
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/map/plan.js';
-import { schemaJson, schemaName } from '../../src/schema/schemas.js';
+import { listSchemaFiles, schemaJson, schemaName } from '../../src/schema/schemas.js';
 import { schemasDir } from '../../src/shared/paths.js';
 import { provenPaths, reducedSchema } from '../../src/validate/plan-schema.js';
 
@@ -15,15 +13,8 @@ import { provenPaths, reducedSchema } from '../../src/validate/plan-schema.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const meta = addFormats(new Ajv2020({ strict: false, allowUnionTypes: true }));
 
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((e) => {
-    const path = join(dir, e);
-    return statSync(path).isDirectory() ? files(path) : e.endsWith('.schema.json') ? [path] : [];
-  });
-}
-
 describe('the bundled schemas against the JSON Schema 2020-12 meta-schema', () => {
-  it.each(files(schemasDir).map(schemaName))('%s is a valid schema', (name) => {
+  it.each(listSchemaFiles(schemasDir).map(schemaName))('%s is a valid schema', (name) => {
     expect(meta.validateSchema(schemaJson(name)), JSON.stringify(meta.errors)).toBe(true);
   });
 
