@@ -89,10 +89,11 @@ export function keepLastGood(file: string, now = Date.now()): 'copied' | 'recent
   rmSync(temp, { force: true });
   let db: Database | undefined;
   try {
-    db = openDatabase(file);
-    const copied = db.transaction(() => {
+    const own = openDatabase(file);
+    db = own;
+    const copied = own.transaction(() => {
       // The snapshot starts here; with the WAL empty the file alone holds all of it.
-      db!.prepare('SELECT count(*) FROM sqlite_schema').get();
+      own.prepare('SELECT count(*) FROM sqlite_schema').get();
       if (walBytes(file) > 0) return false;
       copyFileSync(file, temp, constants.COPYFILE_FICLONE);
       return true;
