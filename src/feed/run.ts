@@ -14,6 +14,7 @@ import {
   sourceName,
   streamedSource,
 } from '../read/plan.js';
+import { flatten } from '../shared/flatten.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions, ReadItem } from '../shared/types.js';
 import { WorkerPool } from '../shared/worker-pool.js';
@@ -178,13 +179,28 @@ function chooseWorkers(
   return workers;
 }
 
-export async function* feedRows(
+/**
+ * The feed's rows, in order. Rows cross the feed in batches (a job's rows, settled at once) and
+ * are handed out one by one only here: a row costs one resolved promise, not a step of each of the
+ * feed's generators (BENCHMARKS.md, "Rows in batches").
+ */
+export function feedRows(
   files: string[],
   feed: FeedOptions,
   log: Logger,
   stdin: NodeJS.ReadableStream | undefined,
   options: FeedRowsOptions,
-): AsyncGenerator<FeedRow> {
+): AsyncIterableIterator<FeedRow> {
+  return flatten(feedBatches(files, feed, log, stdin, options));
+}
+
+async function* feedBatches(
+  files: string[],
+  feed: FeedOptions,
+  log: Logger,
+  stdin: NodeJS.ReadableStream | undefined,
+  options: FeedRowsOptions,
+): AsyncGenerator<FeedRow[]> {
   // Every row, worker and transform counts relative dates and sale windows from one instant; a
   // bad mapping file is said before anything is read.
   feed = withRunDate(feed);
@@ -200,8 +216,8 @@ export async function* feedRows(
   const workers = chooseWorkers(files, plans, options, url, log);
   const run: FeedRun = { files, feed, mapping, log, options, plans };
   try {
-    if (workers === 0) yield* inlineRows(run);
-    else yield* workerRows(run, workers, url);
+    if (workers === 0) yield* inlineBatches(run);
+    else yield* workerBatches(run, workers, url);
   } finally {
     // Also when the consumer stops early (401, Ctrl-C) or reading failed.
     await plans.close();
@@ -217,8 +233,8 @@ interface FeedRun {
   plans: Plans;
 }
 
-/** No workers: this thread reads, maps and validates. */
-async function* inlineRows(r: FeedRun): AsyncGenerator<FeedRow> {
+/** No workers: this thread reads, maps and validates (a small feed: a batch per row). */
+async function* inlineBatches(r: FeedRun): AsyncGenerator<FeedRow[]> {
   const keying = r.options.keys && { known: (await r.options.keys.known?.())?.data };
   // processReads asks for the files in order: each is planned at its turn.
   let i = 0;
@@ -226,11 +242,12 @@ async function* inlineRows(r: FeedRun): AsyncGenerator<FeedRow> {
     const p = await r.plans.plan(i++);
     return 'bytes' in p ? readPlanned(p, r.log) : one(p);
   };
-  yield* processReads(r.files, read, r.feed, r.mapping, keying, r.options.onColumns);
+  for await (const row of processReads(r.files, read, r.feed, r.mapping, keying, r.options.onColumns))
+    yield [row];
 }
 
 /** N workers: this thread plans each file and hands it on in jobs; results are put back in order. */
-async function* workerRows(r: FeedRun, workers: number, url: URL): AsyncGenerator<FeedRow> {
+async function* workerBatches(r: FeedRun, workers: number, url: URL): AsyncGenerator<FeedRow[]> {
   const { files, feed, mapping, options } = r;
   const input: WorkerInput = { files, feed, serialize: options.serialize };
   if (options.keys) input.keyed = { settings: settingsDigest(feed, mapping) };
@@ -327,7 +344,7 @@ class InOrder {
   ) {}
 
   /** Sends one job once there is room, putting out the rows that are ready meanwhile. */
-  private async *send(job: Job, at: PieceAt, file: string, offset: number): AsyncGenerator<FeedRow> {
+  private async *send(job: Job, at: PieceAt, file: string, offset: number): AsyncGenerator<FeedRow[]> {
     for (;;) {
       while (this.queue[0]?.done) yield* this.settle();
       const limit = this.workers * IN_HAND[job.kind];
@@ -346,7 +363,7 @@ class InOrder {
   }
 
   /** The head job's rows, in order (its error after them). */
-  private *settleHead(r: JobResult, sent: Sent): Generator<FeedRow> {
+  private *settleHead(r: JobResult, sent: Sent): Generator<FeedRow[]> {
     const out: FeedRow[] = [];
     const range = sent.at.range;
     if (range) {
@@ -358,13 +375,13 @@ class InOrder {
     // Positions are the file's by now.
     if (range && !range.last) checkCut(out, sent.file);
     this.settler.endRange(sent.at, out);
-    yield* out;
+    yield out;
     this.rows += r.rows;
     this.lines += r.lines;
     if (r.error) throw errorOf(r.error, sent.offset, this.lines - r.lines);
   }
 
-  private async *settle(): AsyncGenerator<FeedRow> {
+  private async *settle(): AsyncGenerator<FeedRow[]> {
     const sent = this.queue.shift()!;
     yield* this.settleHead(await sent.result, sent);
   }
@@ -376,7 +393,7 @@ class InOrder {
     file: string,
     withKnown: (job: Job) => Job,
     mayPause = false,
-  ): AsyncGenerator<FeedRow> {
+  ): AsyncGenerator<FeedRow[]> {
     const batcher = new Batcher(fileIndex, mayPause);
     const iterator = reads[Symbol.asyncIterator]();
     this.stopping = async () => void (await iterator.return?.());
@@ -415,7 +432,7 @@ class InOrder {
     target: number,
     feed: FeedOptions,
     withKnown: (job: Job) => Job,
-  ): AsyncGenerator<FeedRow> {
+  ): AsyncGenerator<FeedRow[]> {
     const chunker = new Chunker(cut.type, { target, delimiter: cut.delimiter });
     this.stopping = plan.close;
     // The header is the same bytes in every range of a file: decoded once.
@@ -455,7 +472,7 @@ class InOrder {
     }
   }
 
-  async *drain(): AsyncGenerator<FeedRow> {
+  async *drain(): AsyncGenerator<FeedRow[]> {
     while (this.queue.length > 0) yield* this.settle();
   }
 
