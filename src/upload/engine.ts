@@ -17,7 +17,15 @@ import { maxDepthFor } from './bisect.js';
 import { Dispatcher } from './dispatch.js';
 import { RowLedger } from './ledger.js';
 import { UNCHANGED } from './state/delta.js';
-import type { LiveStats, StateHooks, UploadResult, UploadSettings, UploadSummary } from './types.js';
+import type {
+  LiveStats,
+  MaybePromise,
+  SendPlan,
+  StateHooks,
+  UploadResult,
+  UploadSettings,
+  UploadSummary,
+} from './types.js';
 
 /**
  * The upload run: reads FeedItems, batches the valid ones and hands full batches to the
@@ -99,7 +107,8 @@ export async function uploadFeed(
         read.lastRow = item.row;
         if (run.stopped) notSentAfterStop(item, deps, stats);
         else {
-          await takeRow(item, settings, deps, stats, queue);
+          const took = takeRow(item, settings, deps, stats, queue);
+          if (took) await took;
           while (queue.ready.length > 0) await dispatcher.dispatch(queue.ready.shift()!);
         }
         // After a stop the rest is read, unsent, so that every row of the feed is accounted for
@@ -142,21 +151,35 @@ export async function uploadFeed(
   };
 }
 
-/** One valid row into a batch, unless the state says the service already has it. */
-async function takeRow(
+/**
+ * One valid row into a batch, unless the state says the service already has it. A promise only
+ * when the state had to be asked: most rows of a nightly run are planned without one.
+ */
+function takeRow(
   item: FeedRow,
   settings: UploadSettings,
   deps: UploadDeps,
   stats: LiveStats,
   queue: BatchQueue,
-) {
+): MaybePromise<void> {
   // A row skipped by its source key has no bytes: the state counts it unchanged.
   const json = !item.valid ? undefined : item.unchanged && deps.state ? UNCHANGED : payloadJson(item);
   if (json === undefined) {
     stats.invalid++;
     return;
   }
-  const plan = deps.state ? await deps.state.plan(item.sku, json, item.source) : { type: settings.type };
+  const plan = deps.state ? deps.state.plan(item.sku, json, item.source) : { type: settings.type };
+  if (plan instanceof Promise) return plan.then((p) => queueRow(item, json, p, stats, queue));
+  queueRow(item, json, plan, stats, queue);
+}
+
+function queueRow(
+  item: FeedRow,
+  json: Uint8Array,
+  plan: SendPlan | undefined,
+  stats: LiveStats,
+  queue: BatchQueue,
+) {
   if (plan === undefined) {
     stats.unchanged++;
     return;

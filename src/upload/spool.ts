@@ -13,7 +13,7 @@ import { fullDiskCode, UsageError } from '../shared/errors.js';
 import { removeDeadTemps } from '../shared/output-file.js';
 import type { Issue } from '../shared/types.js';
 import { UNCHANGED } from './state/delta.js';
-import type { StateHooks } from './types.js';
+import type { MaybePromise, StateHooks } from './types.js';
 
 /**
  * The upload spool (docs/nightly.md, "Mass-change guard"): a nightly run with known products
@@ -240,7 +240,9 @@ function* itemsOf(line: Buffer): Generator<FeedRow> {
  * (new or changed, a batch of an earlier run resumed with its own id). The SKUs seen were marked
  * by the pass.
  */
-export function spooledHooks(state: StateHooks & { unchanged(sku: string): Promise<undefined> }): StateHooks {
+export function spooledHooks(
+  state: StateHooks & { unchanged(sku: string): MaybePromise<undefined> },
+): StateHooks {
   return {
     plan: (sku, json, source) => {
       if (json !== UNCHANGED || sku === undefined) return state.plan(sku, json, source);

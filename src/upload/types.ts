@@ -16,13 +16,16 @@ export interface SendPlan {
   resume?: { envelopeId: string; position: number; size: number };
 }
 
+/** A value, or a promise of it when it had to be asked for (a row's plan: no promise per row). */
+export type MaybePromise<T> = T | Promise<T>;
+
 /** The upload state's part in a run: which rows go (and how), and what the service accepted. */
 export interface StateHooks {
   /**
    * undefined: the service already has these exact bytes; the row is not sent. `source`: the
    * row's source key, kept for such a row so the next run need not map it (src/feed/source-keys.ts).
    */
-  plan(sku: string | undefined, json: Uint8Array, source?: string): Promise<SendPlan | undefined>;
+  plan(sku: string | undefined, json: Uint8Array, source?: string): MaybePromise<SendPlan | undefined>;
   /** One body's accepted rows and their payload bytes (called once per body, as its answer lands). */
   accepted(rows: readonly RowRef[], parts: readonly Uint8Array[]): Promise<void>;
   /** Rows sent (or meant to be) and not accepted, with their payloads: `--retry-failed` sends them again. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { StringSet } from '../../shared/string-set.js';
 import { SkuSet } from '../../validate/duplicates.js';
 import type { RowRef } from '../batcher.js';
-import type { EnvelopeType, SendPlan, StateHooks } from '../types.js';
+import type { EnvelopeType, MaybePromise, SendPlan, StateHooks } from '../types.js';
 import type { InflightRow, UploadState } from './store.js';
 
 /**
@@ -61,9 +61,9 @@ export class Delta implements StateHooks {
    * A row found unchanged (not sent): counted; the service holds exactly the feed's payload, so
    * one owed for its SKU by a failed run is superseded and is not sent by a later --retry-failed.
    */
-  async unchanged(sku: string): Promise<undefined> {
+  unchanged(sku: string): MaybePromise<undefined> {
     this.counts.unchanged++;
-    if (this.owed.delete(sku)) await this.state.dropOwed(sku);
+    if (this.owed.delete(sku)) return this.state.dropOwed(sku).then(() => undefined);
     return undefined;
   }
 
@@ -75,14 +75,41 @@ export class Delta implements StateHooks {
   /** Source keys of rows found unchanged by their bytes, to note in the state (see `compare`). */
   private readonly notes: { sku: string; hash: string; source: string }[] = [];
 
-  async plan(sku: string | undefined, json: Uint8Array, source?: string): Promise<SendPlan | undefined> {
+  /**
+   * Synchronous when nothing is to be asked of the state (a row skipped by its source key, a hash
+   * in memory): a nightly run plans every row of the feed, and most are unchanged.
+   */
+  plan(sku: string | undefined, json: Uint8Array, source?: string): MaybePromise<SendPlan | undefined> {
     // No SKU, nothing to remember it by: sent every time.
     if (sku === undefined) {
       this.counts.new++;
       return { type: 'create_product' };
     }
     if (json === UNCHANGED) return this.unchanged(sku);
-    const { hash, last, same } = await this.compare(sku, json, source);
+    const hash = payloadHash(json);
+    const last = this.lastHash(sku);
+    if (last instanceof Promise) return last.then((l) => this.planned(sku, hash, l, source));
+    return this.planned(sku, hash, last, source);
+  }
+
+  /** The plan of a row whose hash and last accepted hash are known. */
+  private planned(
+    sku: string,
+    hash: string,
+    last: string | undefined,
+    source: string | undefined,
+  ): MaybePromise<SendPlan | undefined> {
+    const same = this.same(sku, hash, last, source);
+    if (same instanceof Promise) return same.then((s) => this.sendPlan(sku, hash, last, s));
+    return this.sendPlan(sku, hash, last, same);
+  }
+
+  private sendPlan(
+    sku: string,
+    hash: string,
+    last: string | undefined,
+    same: boolean,
+  ): MaybePromise<SendPlan | undefined> {
     if (same && !this.full) return this.unchanged(sku);
     if (last === undefined) this.counts.new++;
     else if (!same) this.counts.changed++;
@@ -134,14 +161,27 @@ export class Delta implements StateHooks {
   ): Promise<{ hash: string; last?: string; same: boolean }> {
     const hash = payloadHash(json);
     const last = await this.lastHash(sku);
+    return { hash, last, same: await this.same(sku, hash, last, source) };
+  }
+
+  /**
+   * Whether the service holds these bytes (then the source key is noted); a promise (of true)
+   * only when the notes are written to the state.
+   */
+  private same(
+    sku: string,
+    hash: string,
+    last: string | undefined,
+    source: string | undefined,
+  ): MaybePromise<boolean> {
     const same = last === hash && !this.inDoubt(sku, hash);
     if (same && !this.full && source !== undefined && this.notes.push({ sku, hash, source }) >= NOTE_BATCH)
-      await this.flushNotes();
-    return { hash, last, same };
+      return this.flushNotes().then(() => true);
+    return same;
   }
 
   /** The hash last accepted for `sku`: from memory where it can be, else from the state. */
-  private async lastHash(sku: string): Promise<string | undefined> {
+  private lastHash(sku: string): MaybePromise<string | undefined> {
     if (this.acceptedNow) return this.acceptedNow.has(sku) ? this.state.acceptedHash(sku) : undefined;
     return this.hashes ? this.hashes.get(sku) : this.state.acceptedHash(sku);
   }
