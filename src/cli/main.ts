@@ -1,8 +1,9 @@
 import { CommanderError } from 'commander';
 import { ExitCode, ExitError, errorMessage } from '../shared/errors.js';
+import { packageVersion } from '../shared/paths.js';
 import { printable } from '../shared/printable.js';
 import { redact } from '../shared/secrets.js';
-import { buildProgram, type Io, redactOptionValues } from './program.js';
+import type { Io } from './program.js';
 
 export type { Io } from './program.js';
 
@@ -46,6 +47,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
   // With --json, stdout holds exactly one document, also when the run fails before writing its own.
   let wrote = false;
   const run: Io = json ? { ...io, stdout: noticingWrites(io.stdout, () => (wrote = true)) } : io;
+  const top = argv.slice(2);
+  // `genser --version` alone, as commander prints it, without loading the commands and their
+  // option table (a third of the start-up: BENCHMARKS.md, "One feed path: before and after").
+  if (top.length === 1 && (top[0] === '--version' || top[0] === '-V')) {
+    io.stdout.write(`${packageVersion()}\n`);
+    return ExitCode.ok;
+  }
+  const { buildProgram, redactOptionValues } = await import('./program.js');
   const program = buildProgram(run);
   // Each command tags commander's errors with its own path, for the hint.
   const all = [program];
@@ -62,7 +71,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stderr.write(program.helpInformation());
     return ExitCode.usage;
   }
-  const top = argv.slice(2);
   if (
     json &&
     top.some((a) => a === '--version' || a === '-V') &&
@@ -78,13 +86,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return run.exitCode;
   } catch (err) {
     const code = exitCodeFor(err, run, debug);
-    if (json && !wrote && code !== ExitCode.ok) io.stdout.write(errorDocument(err, code));
+    if (json && !wrote && code !== ExitCode.ok) io.stdout.write(errorDocument(err, code, redactOptionValues));
     return code;
   }
 }
 
 /** The document `--json` prints when a run stops before it has one of its own. */
-function errorDocument(err: unknown, exitCode: number): string {
+function errorDocument(err: unknown, exitCode: number, redactOptionValues: (m: string) => string): string {
   const message =
     err instanceof CommanderError
       ? redactOptionValues(err.message)
