@@ -1,4 +1,4 @@
-import { type BadBytes, BadBytesError } from '../read/decode.js';
+import { type BadBytes, BadBytesError } from '../read/bad-bytes.js';
 import { type MessagePart, messageParts } from '../read/issues.js';
 import type { Cut } from '../read/plan.js';
 import { type ExitCodeValue, ExitError } from '../shared/errors.js';

@@ -1,16 +1,12 @@
 import { type MapProblem, mapRow } from '../map/map-row.js';
 import type { Mapping } from '../map/mapping-file.js';
 import { buildPlan, type Plan } from '../map/plan.js';
-import { resolveFeedMapping } from '../map/presets.js';
 import { suggestPreset } from '../map/suggest-preset.js';
-import { transformReads } from '../map/transforms/index.js';
 import { buildLegacy } from '../payload/legacy.js';
 import { normalizeLegacyObject, normalizeStandardNode } from '../payload/normalize.js';
 import { buildStandardProduct } from '../payload/standard.js';
-import { readFeed, sourceName } from '../read/index.js';
 import { inputTypeFromName } from '../read/input-type.js';
 import { isObject } from '../shared/is-object.js';
-import type { Logger } from '../shared/logger.js';
 import type {
   EncodingName,
   FeedItem,
@@ -24,10 +20,9 @@ import { timeZoneForCountry } from '../time/zones.js';
 import { gtinOf } from '../validate/duplicate-gtins.js';
 import { type PayloadValidator, payloadValidator } from '../validate/product.js';
 import type { SourceLookup } from '../validate/translate.js';
-import type { FeedRow } from './feed-row.js';
 import { fileItem, issueOf } from './issue-of.js';
 import { type KnownEntry, KnownSources, type KnownSourcesData } from './known-sources.js';
-import { type ColumnsSeen, isChecked, type PieceAt, type ProcessedItem, Settler } from './settle.js';
+import type { ColumnsSeen, ProcessedItem } from './settle.js';
 import {
   headerContext,
   keptWithKey,
@@ -107,70 +102,9 @@ export interface SourceKeying {
   settings?: string;
 }
 
-export function feedItems(
-  sources: string[],
-  options: FeedOptions,
-  log: Logger,
-  stdin?: NodeJS.ReadableStream,
-  keying?: SourceKeying,
-): AsyncIterable<FeedItem> {
-  const run = withRunDate(options);
-  const readerOptions = { encoding: run.encoding, delimiter: run.delimiter, inputType: run.inputType };
-  const read = (source: string) => readFeed(source, readerOptions, log, stdin);
-  return processReads(sources, read, run, resolveFeedMapping(run), keying);
-}
-
 /** The run's options with its date frozen: every row, thread and transform counts from the same instant. */
 export function withRunDate(options: FeedOptions): FeedOptions {
   return options.runDate === undefined ? { ...options, runDate: new Date().toISOString() } : options;
-}
-
-/**
- * The pipeline on this thread, over any reader: what `feedRows` runs without workers, and what
- * unit tests feed in memory. Each row goes through the same processor and settler as the rows
- * of the feed's workers.
- */
-export async function* processReads(
-  sources: string[],
-  read: (source: string) => AsyncIterable<ReadItem> | Promise<AsyncIterable<ReadItem>>,
-  options: FeedOptions,
-  mapping?: Mapping,
-  keying?: SourceKeying,
-  onColumns?: (file: string, keys: readonly string[]) => void,
-): AsyncGenerator<FeedRow> {
-  options = withRunDate(options);
-  const feed = new FeedProcessor(options, mapping, sources, keying);
-  const settler = new Settler(sources.map(sourceName), options, onColumns);
-  const runDate = new Date(options.runDate!);
-  const out: ProcessedItem[] = [];
-  const rows: FeedRow[] = [];
-  for (let fileIndex = 0; fileIndex < sources.length; fileIndex++) {
-    // A shop preset's transform reshapes the rows (variants, drafts) before they are mapped.
-    const reads = transformReads(mapping?.transform, await read(sources[fileIndex]), { runDate });
-    feed.startFile(fileIndex);
-    const file = new FileReads(feed);
-    const at = { fileIndex };
-    for await (const item of reads) {
-      file.take(item, out);
-      settleAll(settler, at, out, rows);
-      for (let i = 0; i < rows.length; i++) yield rows[i];
-      rows.length = 0;
-    }
-    file.end(out);
-    settleAll(settler, at, out, rows);
-    yield* rows;
-    rows.length = 0;
-  }
-}
-
-function settleAll(settler: Settler, at: PieceAt, items: ProcessedItem[], rows: FeedRow[]): void {
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i];
-    const columns = item.columns;
-    if (columns) delete item.columns;
-    settler.take(at, { row: item, checked: isChecked(item), columns }, rows);
-  }
-  items.length = 0;
 }
 
 /**

@@ -20,9 +20,10 @@ import type { FeedOptions, ReadItem } from '../shared/types.js';
 import { WorkerPool } from '../shared/worker-pool.js';
 import { CHUNK_TARGET, Chunker, type FeedChunk } from './chunker.js';
 import type { FeedRow } from './feed-row.js';
+import { processBatches } from './inline.js';
 import { errorOf, type Job, type JobResult, resultRows, type WireRead, type WorkerInput } from './jobs.js';
 import type { KnownSources } from './known-sources.js';
-import { processReads, sameKeys, withRunDate } from './pipeline.js';
+import { sameKeys, withRunDate } from './pipeline.js';
 import { checkCut, type PieceAt, Settler } from './settle.js';
 import { settingsDigest } from './source-keys.js';
 
@@ -233,17 +234,16 @@ interface FeedRun {
   plans: Plans;
 }
 
-/** No workers: this thread reads, maps and validates (a small feed: a batch per row). */
+/** No workers: this thread reads, maps and validates. */
 async function* inlineBatches(r: FeedRun): AsyncGenerator<FeedRow[]> {
   const keying = r.options.keys && { known: (await r.options.keys.known?.())?.data };
-  // processReads asks for the files in order: each is planned at its turn.
+  // processBatches asks for the files in order: each is planned at its turn.
   let i = 0;
   const read = async () => {
     const p = await r.plans.plan(i++);
     return 'bytes' in p ? readPlanned(p, r.log) : one(p);
   };
-  for await (const row of processReads(r.files, read, r.feed, r.mapping, keying, r.options.onColumns))
-    yield [row];
+  yield* processBatches(r.files, read, r.feed, r.mapping, keying, r.options.onColumns);
 }
 
 /** N workers: this thread plans each file and hands it on in jobs; results are put back in order. */

@@ -1,6 +1,6 @@
 import Papa from 'papaparse';
 import type { ReadItem } from '../shared/types.js';
-import { InvalidBytesError, invalidBytesUsage } from './decode.js';
+import { InvalidBytesError, invalidBytesUsage } from './bad-bytes.js';
 import { issueItem, lineAt, positioned, readIssue, rowAt } from './issues.js';
 import { FIELD_LIMIT, PARSE_CHUNK, PENDING_LIMIT } from './limits.js';
 import { foreignBreakAt, lineEndName, normaliseBreaks } from './line-ends.js';

@@ -2,7 +2,7 @@ import { envelopeProblems } from '../schema/envelope.js';
 import { isObject } from '../shared/is-object.js';
 import { MAX_RECORD_DEPTH } from '../shared/json-depth.js';
 import type { ReadItem, SourceRecord } from '../shared/types.js';
-import { InvalidBytesError, invalidBytesUsage } from './decode.js';
+import { InvalidBytesError, invalidBytesUsage } from './bad-bytes.js';
 import { issueItem, readIssue } from './issues.js';
 import { PENDING_LIMIT } from './limits.js';
 import type { JsonOptions } from './ndjson.js';

@@ -2,7 +2,7 @@ import { isObject } from '../shared/is-object.js';
 import { MAX_RECORD_DEPTH, tooDeepAt } from '../shared/json-depth.js';
 import type { Logger } from '../shared/logger.js';
 import type { ReadItem } from '../shared/types.js';
-import { InvalidBytesError, invalidBytesUsage } from './decode.js';
+import { InvalidBytesError, invalidBytesUsage } from './bad-bytes.js';
 import { issueItem, lineAt, positioned, readIssue } from './issues.js';
 import { PENDING_LIMIT } from './limits.js';
 import { jsonNul, nulIssue } from './nul.js';

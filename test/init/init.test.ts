@@ -2,7 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emptyStats, feedItems, tally } from '../../src/feed/pipeline.js';
+import { feedItems } from '../../src/feed/inline.js';
+import { emptyStats, tally } from '../../src/feed/pipeline.js';
 import { targetByValues } from '../../src/init/guess.js';
 import { type InitResult, initMapping, initSummaryLines } from '../../src/init/index.js';
 import { exportSettings } from '../../src/init/settings.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { emptyStats, processReads, tally } from '../../src/feed/pipeline.js';
+import { processReads } from '../../src/feed/inline.js';
+import { emptyStats, tally } from '../../src/feed/pipeline.js';
 import { resolveRelativeDate } from '../../src/map/defaults.js';
 import { parseMapping } from '../../src/map/mapping-file.js';
 import { resolveFeedMapping } from '../../src/map/presets.js';

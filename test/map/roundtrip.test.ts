@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
-import { feedItems } from '../../src/feed/pipeline.js';
+import { feedItems } from '../../src/feed/inline.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedItem, FeedOptions } from '../../src/shared/types.js';
 

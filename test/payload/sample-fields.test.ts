@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { emptyStats, processReads, tally } from '../../src/feed/pipeline.js';
+import { processReads } from '../../src/feed/inline.js';
+import { emptyStats, tally } from '../../src/feed/pipeline.js';
 import type { FeedItem, FeedOptions } from '../../src/shared/types.js';
 import { asReads, rowsRecords } from '../map/csv-records.js';
 

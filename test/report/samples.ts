@@ -1,4 +1,5 @@
-import { emptyStats, feedItems, tally } from '../../src/feed/pipeline.js';
+import { feedItems } from '../../src/feed/inline.js';
+import { emptyStats, tally } from '../../src/feed/pipeline.js';
 import { type UploadReport, uploadReport } from '../../src/report/upload-report.js';
 import { buildValidateReport, type ValidateReport } from '../../src/report/validate-report.js';
 import { IssueCollector } from '../../src/shared/issue-collector.js';

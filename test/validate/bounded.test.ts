@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { emptyStats, processReads, tally } from '../../src/feed/pipeline.js';
+import { processReads } from '../../src/feed/inline.js';
+import { emptyStats, tally } from '../../src/feed/pipeline.js';
 import { boundedView, checkSchema, DETAIL_LIMITS } from '../../src/schema/bounded.js';
 import type { FeedItem, FeedOptions, ReadItem } from '../../src/shared/types.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkEvent } from '../../src/events/check.js';
 import { exampleFor } from '../../src/events/examples.js';
-import { processReads } from '../../src/feed/pipeline.js';
+import { processReads } from '../../src/feed/inline.js';
 import { getValidator } from '../../src/schema/schemas.js';
 import type { FeedItem, FeedOptions } from '../../src/shared/types.js';
 import { asReads, rowsRecords } from '../map/csv-records.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { emptyStats, processReads, tally } from '../../src/feed/pipeline.js';
+import { processReads } from '../../src/feed/inline.js';
+import { emptyStats, tally } from '../../src/feed/pipeline.js';
 import { buildStandardProduct } from '../../src/payload/standard.js';
 import { getValidator } from '../../src/schema/schemas.js';
 import type { FeedItem, FeedOptions, ReadItem } from '../../src/shared/types.js';

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { emptyStats, isClean, processReads, tally } from '../../src/feed/pipeline.js';
+import { processReads } from '../../src/feed/inline.js';
+import { emptyStats, isClean, tally } from '../../src/feed/pipeline.js';
 import { loadMapping } from '../../src/map/mapping-file.js';
 import type { FeedItem, FeedOptions, ReadItem, SourceRecord } from '../../src/shared/types.js';
 import { asReads, csvRecords, rowsRecords } from '../map/csv-records.js';
