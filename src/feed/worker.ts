@@ -3,7 +3,7 @@ import { resolveFeedMapping } from '../map/presets.js';
 import { type RecordMaker, recordMaker } from '../read/record-maker.js';
 import type { ReadItem } from '../shared/types.js';
 import { serveTasks } from '../shared/worker-pool.js';
-import type { Job, JobResult, RangeJob, RecordsJob, WorkerInput } from './jobs.js';
+import type { Job, JobResult, RecordsJob, WorkerInput } from './jobs.js';
 import { ResultPacker } from './jobs.js';
 import { FeedProcessor, FileReads, type SourceKeying } from './pipeline.js';
 import type { ProcessedItem } from './settle.js';
