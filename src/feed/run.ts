@@ -39,6 +39,11 @@ export interface FeedRowsOptions {
   serialize: boolean;
   /** `--threads`: `auto` (the default: by size, `workersFor`) or a count; 0 is this thread alone. */
   workers?: number | 'auto';
+  /**
+   * The consumer leaves for long stretches (an upload: state commits, requests): workers get more
+   * jobs in hand, so that they are not idle meanwhile (IN_HAND).
+   */
+  pausing?: boolean;
   /** The worker's module (tests build it from the sources). */
   workerUrl?: URL;
   /** Bytes per byte range (tests make it small). */
@@ -79,12 +84,14 @@ export const MANY_WORKERS_MIN_BYTES = 256 * 1024 * 1024;
 const MAX_WORKERS = 64;
 /**
  * Jobs each worker may have in hand; twice as many may wait, done, to be put back in order. A
- * batch of records is small (256 rows): six keep the worker busy while this thread is away (an
- * upload's state writes and requests), as the reading thread's six chunks did before the one
- * path; two let a worker idle between two visits (BENCHMARKS.md, "One feed path: before and
- * after"). A byte range is 2 MiB: two each bound the memory of a pool of many workers.
+ * batch of records is small (256 rows): for a consumer that pauses, six keep the worker busy while
+ * this thread is away (an upload's state writes and requests), as the reading thread's six chunks
+ * did before the one path; two let a worker idle between two visits (BENCHMARKS.md, "One feed
+ * path: before and after"). A steady consumer (validate, convert) takes each batch as it comes:
+ * two are enough, and six cost 12 MiB of peak RSS on a convert of 100k long rows. A byte range is
+ * 2 MiB: two each bound the memory of a pool of many workers.
  */
-const IN_HAND = { records: 6, range: 2 } as const;
+const IN_HAND = { records: { steady: 2, pausing: 6 }, range: 2 } as const;
 /** Records per batch: cloning is cheap per row, memory stays flat. */
 const BATCH_RECORDS = 256;
 /** How long a batch waits for its next record before it is handed on as it is (a pipe that pauses). */
@@ -259,7 +266,8 @@ async function* workerBatches(r: FeedRun, workers: number, url: URL): AsyncGener
     name: 'feed',
   });
   pool.start();
-  const ordered = new InOrder(pool, workers, new Settler(files.map(sourceName), feed, options.onColumns));
+  const settler = new Settler(files.map(sourceName), feed, options.onColumns);
+  const ordered = new InOrder(pool, workers, settler, options.pausing === true);
   try {
     // Built while the workers start (see FeedRowsOptions.keys); every job carries it.
     const table = (await options.keys?.known?.())?.data;
@@ -336,18 +344,23 @@ class InOrder {
   private rows = 0;
   private lines = 0;
   private stopping: (() => Promise<void>) | undefined;
+  /** Jobs in hand per worker, by kind (IN_HAND). */
+  private readonly inHand: Record<Job['kind'], number>;
 
   constructor(
     private readonly pool: WorkerPool<Job, JobResult>,
     private readonly workers: number,
     private readonly settler: Settler,
-  ) {}
+    pausing: boolean,
+  ) {
+    this.inHand = { records: IN_HAND.records[pausing ? 'pausing' : 'steady'], range: IN_HAND.range };
+  }
 
   /** Sends one job once there is room, putting out the rows that are ready meanwhile. */
   private async *send(job: Job, at: PieceAt, file: string, offset: number): AsyncGenerator<FeedRow[]> {
     for (;;) {
       while (this.queue[0]?.done) yield* this.settle();
-      const limit = this.workers * IN_HAND[job.kind];
+      const limit = this.workers * this.inHand[job.kind];
       if (this.pool.inFlight < limit && this.queue.length < 2 * limit) break;
       await new Promise<void>((resolve) => (this.wake = resolve));
     }

@@ -112,6 +112,7 @@ export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
       untilStopped(
         feedRows(pass.files, pass.feed, log, pass.stdin, {
           serialize: true,
+          pausing: true,
           workers: pass.workers,
           keys,
           remote: pass.remote,

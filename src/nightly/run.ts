@@ -214,6 +214,7 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
     withOrigin(
       feedRows(plan.files, plan.feed, progress.log, deps.stdin, {
         serialize: true,
+        pausing: true,
         workers: plan.workers,
         remote: deps.remote,
         ...(stateRun?.columns ? { onColumns: stateRun.columns.observe } : {}),
