@@ -34,6 +34,47 @@ export class StringSet {
   }
 }
 
+/**
+ * A map from strings with no limit on its size, as StringSet is a set: V8's Map throws past 2^24
+ * entries too (every accepted SKU's hash, read at once for a run that compares most rows).
+ */
+export class StringMap<V> {
+  private readonly parts: Map<string, V>[] = [new Map()];
+  private last = this.parts[0];
+
+  constructor(private readonly part = StringSet.PART) {}
+
+  get size(): number {
+    let n = 0;
+    for (const p of this.parts) n += p.size;
+    return n;
+  }
+
+  get(key: string): V | undefined {
+    if (this.last.has(key) || this.parts.length === 1) return this.last.get(key);
+    for (const p of this.parts) if (p.has(key)) return p.get(key);
+    return undefined;
+  }
+
+  set(key: string, value: V): this {
+    for (const p of this.parts)
+      if (p.has(key)) {
+        p.set(key, value);
+        return this;
+      }
+    if (this.last.size >= this.part) {
+      this.last = new Map();
+      this.parts.push(this.last);
+    }
+    this.last.set(key, value);
+    return this;
+  }
+
+  *[Symbol.iterator](): IterableIterator<[string, V]> {
+    for (const p of this.parts) yield* p;
+  }
+}
+
 /** What a reader of a set of SKUs needs of it. */
 export interface HasSku {
   has(sku: string): boolean;

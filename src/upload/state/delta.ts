@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { StringSet } from '../../shared/string-set.js';
+import { type StringMap, StringSet } from '../../shared/string-set.js';
 import { SkuSet } from '../../validate/duplicates.js';
 import type { RowRef } from '../batcher.js';
 import type { EnvelopeType, MaybePromise, SendPlan, StateHooks } from '../types.js';
@@ -134,7 +134,7 @@ export class Delta implements StateHooks {
   }
 
   /** Every accepted hash, read at once (a pass that compares most rows of a large feed). */
-  private hashes: Map<string, string> | undefined;
+  private hashes: StringMap<string> | undefined;
 
   /**
    * Set when nothing was accepted before this run: every SKU is new unless this run got it
@@ -145,7 +145,7 @@ export class Delta implements StateHooks {
   private acceptedNow: SkuSet | undefined;
 
   /** Hashes read at once; kept up to date with what this run gets accepted. */
-  preloadHashes(hashes: Map<string, string>): void {
+  preloadHashes(hashes: StringMap<string>): void {
     this.hashes = hashes;
   }
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { KEY_TEXT_LENGTH, KnownSources } from '../../feed/index.js';
 import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
+import { StringMap } from '../../shared/string-set.js';
 import { type PgClient, postgresProblem } from '../../storage/postgres.js';
 import { shardName } from '../shard.js';
 import { feedUrlHash, feedValidatorsOf } from './feed-validators.js';
@@ -166,7 +167,7 @@ export class PgState implements UploadState {
     return new Map(rows.map((r) => [r.sku, r.payload]));
   }
 
-  async acceptedHashes(): Promise<Map<string, string>> {
+  async acceptedHashes(): Promise<StringMap<string>> {
     // Arrays, not row objects: a million SKUs come back without a million objects.
     const result = await this.serial(() =>
       this.client
@@ -177,7 +178,9 @@ export class PgState implements UploadState {
         })
         .catch((err: unknown) => Promise.reject(postgresProblem(this.where, err))),
     );
-    return new Map(result.rows);
+    const hashes = new StringMap<string>();
+    for (const [sku, hash] of result.rows) hashes.set(sku, hash);
+    return hashes;
   }
 
   async knownSources(): Promise<KnownSources> {

@@ -5,6 +5,7 @@ import { KEY_TEXT_LENGTH, type KnownColumns, KnownSources } from '../../feed/ind
 import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
 import { atExit } from '../../shared/exit-hooks.js';
 import { processAlive } from '../../shared/process-alive.js';
+import { StringMap } from '../../shared/string-set.js';
 import { type Database, openDatabase, type Statement } from '../../storage/sqlite.js';
 import { shardName } from '../shard.js';
 import { feedUrlHash, feedValidatorsOf } from './feed-validators.js';
@@ -197,8 +198,8 @@ export class SqliteState implements UploadState {
    * times cheaper than a lookup per row (each lookup reads a page of the large payload rows;
    * BENCHMARKS.md, "The nightly case").
    */
-  async acceptedHashes(): Promise<Map<string, string>> {
-    const hashes = new Map<string, string>();
+  async acceptedHashes(): Promise<StringMap<string>> {
+    const hashes = new StringMap<string>();
     for (const r of this.db
       .prepare<{ sku: string; hash: string }>('SELECT sku, hash FROM accepted')
       .iterate())

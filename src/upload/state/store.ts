@@ -1,4 +1,5 @@
 import type { KnownSources } from '../../feed/index.js';
+import type { StringMap } from '../../shared/string-set.js';
 import type { LastComplete } from './last-complete.js';
 import type { RunCounts, RunRecord } from './runs.js';
 
@@ -24,7 +25,7 @@ export interface UploadState {
   /** The payload bytes last accepted for each of `skus` that has them (`genser stock` merges into them). */
   acceptedPayloads(skus: readonly string[]): Promise<Map<string, Uint8Array>>;
   /** Every accepted SKU's hash, read in one pass (comparing a whole feed). */
-  acceptedHashes(): Promise<Map<string, string>>;
+  acceptedHashes(): Promise<StringMap<string>>;
   /** The table of accepted source keys the feed skips rows by (docs/nightly.md, "Unchanged rows"). */
   knownSources(): Promise<KnownSources>;
   /** The other shards' source keys of the feed just read, replacing the last run's. */
