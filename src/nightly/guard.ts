@@ -121,7 +121,15 @@ export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
         pass.interrupt,
       ),
       spool ?? countOnly,
-      { delta, state, full: run.full, interrupt: pass.interrupt, shockMove: shockMoveOf(rules) },
+      {
+        delta,
+        state,
+        full: run.full,
+        interrupt: pass.interrupt,
+        shockMove: shockMoveOf(rules),
+        // Which fields the updates change is said by `genser plan` only (src/nightly/plan-report.ts).
+        fields: pass.planOnly === true,
+      },
       pass.shard,
     );
     if (pass.interrupt.aborted) {
@@ -211,7 +219,14 @@ async function findings(
 async function spoolFeed(
   items: AsyncIterable<FeedRow>,
   spool: Pick<Spool, 'add'>,
-  run: { delta: Delta; state: UploadState; full: boolean; interrupt: AbortSignal; shockMove: number },
+  run: {
+    delta: Delta;
+    state: UploadState;
+    full: boolean;
+    interrupt: AbortSignal;
+    shockMove: number;
+    fields: boolean;
+  },
   shard: { of: Shard; counts: ShardCounts } | undefined,
 ): Promise<{ tally: PlanTally; skipped: number; decides: boolean; complete: boolean }> {
   const { delta } = run;
@@ -270,13 +285,17 @@ async function spoolFeed(
 /** An update counted with the payload it replaces (its fields and price move). */
 async function tallyChange(
   tally: PlanTally,
-  run: { state: UploadState; shockMove: number },
+  run: { state: UploadState; shockMove: number; fields: boolean },
   sku: string,
   json: Uint8Array,
 ): Promise<void> {
   const before = (await run.state.acceptedPayloads([sku])).get(sku);
+  // A view of the bytes, not a copy (Buffer.from of a Uint8Array copies it).
   const parse = (bytes: Uint8Array) =>
-    JSON.parse(Buffer.from(bytes).toString('utf8')) as Record<string, unknown>;
-  if (before) tallyUpdate(tally, sku, parse(before), parse(json), run.shockMove);
+    JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as Record<
+      string,
+      unknown
+    >;
+  if (before) tallyUpdate(tally, sku, parse(before), parse(json), run.shockMove, run.fields);
   else tally.updated++;
 }

@@ -103,8 +103,9 @@ export function keepLargest(moves: PriceMove[], move: PriceMove, max = LARGEST_M
 }
 
 /**
- * One update counted: its changed fields, and its price move (a shock when larger than
- * `shockMove` percent either way).
+ * One update counted: its changed fields (when `fields`: `genser plan` says them, an upload's
+ * guards do not need them), and its price move (a shock when larger than `shockMove` percent
+ * either way).
  */
 export function tallyUpdate(
   tally: PlanTally,
@@ -112,10 +113,12 @@ export function tallyUpdate(
   before: Json,
   after: Json,
   shockMove: number,
+  fields = true,
 ): void {
   tally.updated++;
-  for (const field of changedFields(before, after))
-    tally.fields.set(field, (tally.fields.get(field) ?? 0) + 1);
+  if (fields)
+    for (const field of changedFields(before, after))
+      tally.fields.set(field, (tally.fields.get(field) ?? 0) + 1);
   const move = priceMove(sku, before, after);
   if (!move) return;
   if (Math.abs(move.percent) > shockMove) tally.shocked++;

@@ -63,4 +63,14 @@ describe("the plan's counts", () => {
       ['name', 1],
     ]);
   });
+
+  it("an upload's pass counts updates, shocks and moves, and not the fields (only genser plan says them)", () => {
+    const tally = newTally();
+    tallyUpdate(tally, 'A', product(100), product(40), 50, false);
+    tallyUpdate(tally, 'C', product(100), product(100, { name: 'Cup' }), 50, false);
+    expect(tally.updated).toBe(2);
+    expect(tally.shocked).toBe(1);
+    expect(tally.moves.map((m) => m.sku)).toEqual(['A']);
+    expect(fieldCounts(tally)).toEqual([]);
+  });
 });
