@@ -190,7 +190,7 @@ function chooseWorkers(
 /**
  * The feed's rows, in order. Rows cross the feed in batches (a job's rows, settled at once) and
  * are handed out one by one only here: a row costs one resolved promise, not a step of each of the
- * feed's generators (BENCHMARKS.md, "Rows in batches").
+ * feed's generators (BENCHMARKS.md, "Stop 38: rows in batches").
  */
 export function feedRows(
   files: string[],
