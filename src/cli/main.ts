@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { ExitCode, ExitError, errorMessage } from '../shared/errors.js';
 import { packageVersion } from '../shared/paths.js';
 import { printable } from '../shared/printable.js';
-import { redact } from '../shared/secrets.js';
+import { redact, redactOptionValues } from '../shared/secrets.js';
 import type { Io } from './program.js';
 
 export type { Io } from './program.js';
@@ -54,7 +54,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stdout.write(`${packageVersion()}\n`);
     return ExitCode.ok;
   }
-  const { buildProgram, redactOptionValues } = await import('./program.js');
+  const { buildProgram } = await import('./program.js');
   const program = buildProgram(run);
   // Each command tags commander's errors with its own path, for the hint.
   const all = [program];
@@ -86,13 +86,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return run.exitCode;
   } catch (err) {
     const code = exitCodeFor(err, run, debug);
-    if (json && !wrote && code !== ExitCode.ok) io.stdout.write(errorDocument(err, code, redactOptionValues));
+    if (json && !wrote && code !== ExitCode.ok) io.stdout.write(errorDocument(err, code));
     return code;
   }
 }
 
 /** The document `--json` prints when a run stops before it has one of its own. */
-function errorDocument(err: unknown, exitCode: number, redactOptionValues: (m: string) => string): string {
+function errorDocument(err: unknown, exitCode: number): string {
   const message =
     err instanceof CommanderError
       ? redactOptionValues(err.message)

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import type { CommandContext } from '../commands/context.js';
 import { UsageError } from '../shared/errors.js';
 import { packageVersion } from '../shared/paths.js';
+import { redactOptionValues } from '../shared/secrets.js';
 import { COMMAND_DEFS, type CommandDef } from './commands.js';
 import { networkSettings } from './network-settings.js';
 import {
@@ -188,9 +189,4 @@ function resolveConfigTarget(
       `'genser ${name} --help' lists its options; put the command first: genser config ${name} --flag`,
     );
   return resolveSettings(name, { ...flags, ...target.opts() }, env);
-}
-
-/** `unknown option '--apiKey=SECRET'`: commander echoes the whole word; keep the name, not the value. */
-export function redactOptionValues(message: string): string {
-  return message.replace(/('--?[A-Za-z0-9][\w-]*=)[^']*'/g, "$1***'");
 }

@@ -79,3 +79,8 @@ export function clearSecrets(): void {
   secrets.clear();
   forms = [];
 }
+
+/** `unknown option '--apiKey=SECRET'`: commander echoes the whole word; keep the name, not the value. */
+export function redactOptionValues(message: string): string {
+  return message.replace(/('--?[A-Za-z0-9][\w-]*=)[^']*'/g, "$1***'");
+}
