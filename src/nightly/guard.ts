@@ -291,11 +291,8 @@ async function tallyChange(
 ): Promise<void> {
   const before = (await run.state.acceptedPayloads([sku])).get(sku);
   // A view of the bytes, not a copy (Buffer.from of a Uint8Array copies it).
-  const parse = (bytes: Uint8Array) =>
-    JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as Record<
-      string,
-      unknown
-    >;
+  const parse = (bytes: Uint8Array): Record<string, unknown> =>
+    JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   if (before) tallyUpdate(tally, sku, parse(before), parse(json), run.shockMove, run.fields);
   else tally.updated++;
 }
