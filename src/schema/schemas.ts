@@ -48,14 +48,11 @@ const parsed = new Map<string, Record<string, unknown>>();
 
 /** A bundled schema's JSON, read once; the validators are compiled from these objects (do not change them). */
 export function schemaJson(name: string): Record<string, unknown> {
-  let schema = parsed.get(name);
-  if (!schema) {
-    schema = JSON.parse(readFileSync(join(schemasDir, `${name}.schema.json`), 'utf8')) as Record<
-      string,
-      unknown
-    >;
-    parsed.set(name, schema);
-  }
+  const cached = parsed.get(name);
+  if (cached) return cached;
+  const file = join(schemasDir, `${name}.schema.json`);
+  const schema: Record<string, unknown> = JSON.parse(readFileSync(file, 'utf8'));
+  parsed.set(name, schema);
   return schema;
 }
 
