@@ -80,7 +80,7 @@ async function eachState<T>(
   }
   for (const file of stateFiles(at.dir)) {
     try {
-      const state = SqliteState.openFile(file);
+      const state = await SqliteState.openFile(file);
       try {
         const found = await fn(state);
         if (found !== undefined) out.push(found);

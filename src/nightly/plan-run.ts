@@ -65,6 +65,8 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
       ...(deps.stdin ? { stdin: deps.stdin } : {}),
       ...(plan.shard ? { shard: { of: plan.shard, counts: { rows: 0, mine: 0 } } } : {}),
     });
+    // Its check ran while the feed was read: a plan of a damaged state says the damage.
+    await stateRun.state.intact();
     const found = pass.found;
     const base = { onGuard: guards.onGuard, full: plan.full };
     if (!found)
@@ -99,6 +101,10 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
       interrupted: false,
       absentColumns: found.absentColumns,
     };
+  } catch (err) {
+    // A damaged state is said as such, whatever failed on it first.
+    await stateRun.state.intact();
+    throw err;
   } finally {
     await stateRun.state.close();
   }

@@ -52,6 +52,8 @@ export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<
     const source = await sourceOf(run);
     spool = source.spool;
     history = source.history;
+    // Its check ran while the feed was read: nothing is sent to a target whose state is damaged.
+    await stateRun?.state.intact();
     if (stateRun && stateRun.delta.resumable > 0)
       deps.log.info(
         `state: ${stateRun.delta.resumable} batch(es) of an earlier run were never answered: sent again with their own envelope ids`,
@@ -61,6 +63,8 @@ export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<
     if (history && result.stop?.reason !== 'state') await conditional?.keep(history.id, ending.code);
     return ending;
   } catch (err) {
+    // A damaged state is said as such, whatever failed on it first.
+    await stateRun?.state.intact();
     // Thrown in the guard's read, the history row is started but not yet returned: the delta has its id.
     const id = history?.id ?? stateRun?.delta.runId;
     // Unchanged since the run whose validators were sent: an ending of its own (exit 0), which

@@ -56,7 +56,7 @@ export async function openTargetState(
     ensureStateDir(at.dir);
     const target = targetOf(where, stateSalt(at.dir));
     const note = shardingNote(target, dirShardingCounts(at.dir, target));
-    return { state: SqliteState.open(at.dir, target), ...(note ? { note } : {}), dir: at.dir };
+    return { state: await SqliteState.open(at.dir, target), ...(note ? { note } : {}), dir: at.dir };
   }
   const dir = defaultStateDir(env);
   ensureStateDir(dir);

@@ -59,6 +59,8 @@ export async function runStockChanges(plan: StockPlan, deps: NightlyDeps): Promi
   let history: { id: string; started: number } | undefined;
   let result: UploadResult | undefined;
   try {
+    // Nothing of the stock file is read before it is sent: the state's check is awaited first.
+    await stateRun.state.intact();
     const hooks = new StockHooks(stateRun.state);
     if (!settings.dryRun) {
       const label = `stock ${plan.file === '-' ? plan.file : resolve(plan.file)}`;

@@ -10,7 +10,7 @@ describe('genser runs prints the state file values escaped', () => {
   it('a feed name and a server rejection text cannot clear the screen or start a CI command line', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'genser-runs-print-')), 'state');
     mkdirSync(dir);
-    const state = SqliteState.open(dir, {
+    const state = await SqliteState.open(dir, {
       apiUrl: 'https://api.example.com',
       format: 'standard',
       keyFingerprint: 'f'.repeat(64),

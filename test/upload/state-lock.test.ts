@@ -117,7 +117,7 @@ describe('the run lock, with real processes', () => {
     const script = `
       import { SqliteState } from ${JSON.stringify(join(root, 'dist', 'upload', 'state', 'sqlite-state.js'))};
       try {
-        const s = SqliteState.open(process.argv[1], { apiUrl: 'https://api.example.com', format: 'standard', keyFingerprint: '' });
+        const s = await SqliteState.open(process.argv[1], { apiUrl: 'https://api.example.com', format: 'standard', keyFingerprint: '' });
         await s.lock();
         await new Promise((r) => setTimeout(r, 800));
         await s.close();

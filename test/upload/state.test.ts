@@ -119,7 +119,7 @@ describe('state database', () => {
   it('refuses a file from a newer genser (exit 2) and leaves it unchanged', async () => {
     const d = fresh('newer');
     mkdirSync(d);
-    await SqliteState.open(d, target()).close();
+    await (await SqliteState.open(d, target())).close();
     const file = join(d, stateFileName(target()));
     const db = openDatabase(file);
     db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION + 1));
@@ -128,7 +128,7 @@ describe('state database', () => {
     const before = readFileSync(file);
     let err: unknown;
     try {
-      SqliteState.open(d, target());
+      await SqliteState.open(d, target());
     } catch (e) {
       err = e;
     }
@@ -141,7 +141,7 @@ describe('state database', () => {
   it('migrates a version 1 file (payloads in the SKU rows) to version 2, keeping every payload', async () => {
     const d = fresh('v1');
     mkdirSync(d);
-    await SqliteState.open(d, target()).close();
+    await (await SqliteState.open(d, target())).close();
     const file = join(d, stateFileName(target()));
     // Back to version 1's layout, with three accepted products in it.
     const db = openDatabase(file);
@@ -169,7 +169,7 @@ describe('state database', () => {
       );
     db.close();
 
-    const state = SqliteState.open(d, target());
+    const state = await SqliteState.open(d, target());
     try {
       expect((await state.owedRows()).map((r) => [r.sku, r.runId, r.row])).toEqual([['B-2', '1a571a57', 2]]);
       expect(await state.knownCount()).toBe(3);
@@ -210,13 +210,13 @@ describe('state database', () => {
     }
   });
 
-  it('refuses a file that is not SQLite with exit 2 and a hint', () => {
+  it('refuses a file that is not SQLite with exit 2 and a hint', async () => {
     const d = fresh('garbage');
     mkdirSync(d);
     writeFileSync(join(d, stateFileName(target())), 'not a database at all, just text'.repeat(200));
     let err: unknown;
     try {
-      SqliteState.open(d, target());
+      await SqliteState.open(d, target());
     } catch (e) {
       err = e;
     }
@@ -228,7 +228,7 @@ describe('state database', () => {
   it('history keeps the last 100 runs; a run never finished shows no exit code', async () => {
     const d = fresh('history');
     mkdirSync(d);
-    const state = SqliteState.open(d, target());
+    const state = await SqliteState.open(d, target());
     const ids: string[] = [];
     for (let i = 0; i < 105; i++) ids.push(await state.startRun(`feed-${i}.csv`));
     await state.finishRun(ids[104], {
@@ -255,7 +255,7 @@ describe('state database', () => {
     const dead = spawn(process.execPath, ['-e', '0']);
     await new Promise((r) => dead.on('exit', r));
     try {
-      const state = SqliteState.open(d, target());
+      const state = await SqliteState.open(d, target());
       const beat = new Date(Date.now() - 40_000).toISOString();
       state.db
         .prepare('INSERT INTO lock (id, pid, host, started, heartbeat) VALUES (1, ?, ?, ?, ?)')
@@ -278,7 +278,7 @@ describe('state database', () => {
       expect(state.db.prepare('SELECT pid FROM lock').get()?.pid).toBe(process.pid);
       await state.close();
       // Released at close.
-      const again = SqliteState.open(d, target());
+      const again = await SqliteState.open(d, target());
       expect(again.db.prepare('SELECT count(*) AS n FROM lock').get()?.n).toBe(0);
       await again.close();
     } finally {
@@ -289,7 +289,7 @@ describe('state database', () => {
   it('lock of another host: stands while its heartbeat is renewed, taken over (with its age said) once it stops', async () => {
     const d = fresh('lock-host');
     mkdirSync(d);
-    const state = SqliteState.open(d, target());
+    const state = await SqliteState.open(d, target());
     try {
       const hold = (heartbeatAgoMs: number) =>
         state.db

@@ -1,6 +1,7 @@
 import { constants, copyFileSync, existsSync, linkSync, renameSync, rmSync, statSync } from 'node:fs';
 import { ExitError, fullDiskCode, UsageError } from '../../shared/errors.js';
-import { type Database, openDatabase, SqliteError } from '../../storage/sqlite.js';
+import { quickCheckAside } from '../../storage/check-aside.js';
+import { type Backend, type Database, openDatabase, SqliteError } from '../../storage/sqlite.js';
 
 /**
  * A state file's health (docs/nightly.md, "A damaged state"): a new state is made whole beside
@@ -57,11 +58,25 @@ export function checkNotEmpty(file: string): void {
   if (size === 0) throw damaged(file, 'it is empty (0 bytes): it was emptied or truncated');
 }
 
-/** SQLite's quick_check: the pages and their structure, not the index contents (O(size)). */
-export function checkIntact(db: Database, file: string): void {
-  const rows = db.prepare<{ quick_check: string }>('PRAGMA quick_check(5)').all();
-  const problems = rows.map((r) => Object.values(r)[0]).filter((v) => v !== 'ok');
-  if (problems.length > 0) throw damaged(file, `it is damaged (SQLite's check says: ${String(problems[0])})`);
+/** A state file's check under way: its verdict (the damage, or undefined), and how to stop it. */
+export interface StateCheck {
+  verdict: Promise<UsageError | undefined>;
+  stop(): Promise<void>;
+}
+
+/**
+ * SQLite's quick_check (the pages and their structure, not the index contents: O(size)), on a
+ * thread of its own (src/storage/check-aside.ts): the damage it finds as the usage error to
+ * stop with, undefined when the file is intact. Never rejects.
+ */
+export function checkIntact(file: string, backend: Backend): StateCheck {
+  const check = quickCheckAside(file, backend);
+  const verdict = check.problems.then(
+    (problems) =>
+      problems.length > 0 ? damaged(file, `it is damaged (SQLite's check says: ${problems[0]})`) : undefined,
+    (err: unknown) => stateProblem(file, err),
+  );
+  return { verdict, stop: check.stop };
 }
 
 /**

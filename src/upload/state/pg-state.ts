@@ -121,6 +121,9 @@ export class PgState implements UploadState {
     });
   }
 
+  /** A database server keeps its own pages whole: nothing to wait for. */
+  async intact(): Promise<void> {}
+
   async lock(): Promise<void> {
     const [got] = await this.read<{ ok: boolean }>(
       'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok',

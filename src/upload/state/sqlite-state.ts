@@ -16,6 +16,7 @@ import {
   damaged,
   fullDisk,
   keepLastGood,
+  type StateCheck,
   stateProblem,
 } from './health.js';
 import { knownColumns } from './known-columns.js';
@@ -64,6 +65,8 @@ export class SqliteState implements UploadState {
   private constructor(
     readonly db: Database,
     readonly file: string,
+    /** The file's quick_check, when it was asked for and may still run (see `intact`). */
+    private readonly check?: StateCheck,
   ) {
     this.where = file;
     this.known = db.prepare<{ hash: string }>('SELECT hash FROM accepted WHERE sku = ?');
@@ -80,21 +83,26 @@ export class SqliteState implements UploadState {
   }
 
   /**
-   * Opens the state of `target` in `dir` for a run: made whole when new, else checked (not empty,
-   * intact: quick_check) and migrated, before anything is sent; exit 2 for a damaged, newer or
-   * foreign file (src/upload/state/health.ts).
+   * Opens the state of `target` in `dir` for a run: made whole when new, else checked (not empty;
+   * intact: quick_check, on a thread of its own while the run reads) and migrated; exit 2 for a
+   * damaged, newer or foreign file (src/upload/state/health.ts). What the check finds stops the
+   * run's first write after its lock and history row (`intact`), so before anything is sent.
    */
-  static open(dir: string, target: StateTarget): SqliteState {
+  static async open(dir: string, target: StateTarget): Promise<SqliteState> {
     const file = join(dir, stateFileName(target));
     if (!existsSync(file)) createStateFile(file, (db) => migrate(db), STATE_PAGE_SIZE);
-    return SqliteState.openFile(file, { target, check: true });
+    return SqliteState.openFile(file, { target, check: 'aside' });
   }
 
   /**
-   * Opens a state file as it is (`genser runs`: its target is read from it); with `check`, its
-   * pages are checked first (quick_check, O(size): a run's one look at the whole file).
+   * Opens a state file as it is (`genser runs`: its target is read from it). `check` reads every
+   * page (quick_check, O(size): a run's one look at the whole file): `true` before this returns,
+   * `'aside'` while the caller goes on (its writes wait for it). A file to migrate waits for it.
    */
-  static openFile(file: string, how: { target?: StateTarget; check?: boolean } = {}): SqliteState {
+  static async openFile(
+    file: string,
+    how: { target?: StateTarget; check?: boolean | 'aside' } = {},
+  ): Promise<SqliteState> {
     checkNotEmpty(file);
     let db: Database;
     try {
@@ -103,8 +111,9 @@ export class SqliteState implements UploadState {
       // A missing SQLite backend says so itself: it is not the file's fault.
       throw err instanceof ExitError ? err : stateProblem(file, err);
     }
+    const check = how.check ? checkIntact(file, db.backend) : undefined;
     try {
-      if (how.check) checkIntact(db, file);
+      if (how.check === true) await throwDamage(check);
       const version = schemaVersion(db);
       if (version === 0) throw damaged(file, 'it is an SQLite database without a genser upload state in it');
       if (version > SCHEMA_VERSION)
@@ -112,13 +121,33 @@ export class SqliteState implements UploadState {
           `the upload state ${file} was written by a newer genser (schema ${version}; this genser knows up to ${SCHEMA_VERSION}): it was not changed`,
           'upgrade genser, or use another state directory with --state DIR',
         );
-      if (version < SCHEMA_VERSION) migrate(db);
+      if (version < SCHEMA_VERSION) {
+        await throwDamage(check);
+        migrate(db);
+      }
       if (how.target) checkTarget(db, file, how.target);
-      return new SqliteState(db, file);
+      return new SqliteState(db, file, check);
     } catch (err) {
+      // A damaged file fails its first reads too: what the check says is said.
+      const damage = await check?.verdict;
       db.close();
-      throw err instanceof ExitError ? err : stateProblem(file, err);
+      throw damage ?? (err instanceof ExitError ? err : stateProblem(file, err));
     }
+  }
+
+  /**
+   * Resolves once the file is known intact; throws the damage, exit 2 (src/upload/state/health.ts).
+   * Every write but the lock's and the history row's waits for it: a run says what is wrong with
+   * its state before it sends or records anything.
+   */
+  async intact(): Promise<void> {
+    await throwDamage(this.check);
+  }
+
+  /** A write once the file is known intact (see `intact`). */
+  private async checkedWrite<T>(fn: () => T): Promise<T> {
+    await throwDamage(this.check);
+    return this.write(fn);
   }
 
   /** Renews the lock's heartbeat while this run holds it (a timer that never keeps the process up). */
@@ -243,7 +272,7 @@ export class SqliteState implements UploadState {
    */
   async replaceOtherShards(rows: readonly { source: string; sku: string }[]): Promise<void> {
     const insert = this.db.prepare('INSERT OR REPLACE INTO other_shards (source, sku) VALUES (?, ?)');
-    this.write(() => {
+    await this.checkedWrite(() => {
       this.db.exec('DELETE FROM other_shards');
       for (const r of rows) insert.run(r.source, r.sku);
     });
@@ -261,7 +290,7 @@ export class SqliteState implements UploadState {
   async noteSources(rows: readonly { sku: string; hash: string; source: string }[]): Promise<void> {
     if (rows.length === 0) return;
     const update = this.db.prepare('UPDATE accepted SET source = ? WHERE sku = ? AND hash = ?');
-    this.write(() => {
+    await this.checkedWrite(() => {
       for (const r of rows) update.run(r.source, r.sku, r.hash);
     });
   }
@@ -277,7 +306,7 @@ export class SqliteState implements UploadState {
   ): Promise<void> {
     const at = now.toISOString();
     const owes = this.mayOwe();
-    this.write(() => {
+    await this.checkedWrite(() => {
       rows.forEach((r, i) => {
         if (r.sku === undefined) {
           if (owes && r.file !== undefined && r.row !== undefined) this.dropOwedRow(r.file, r.row);
@@ -319,7 +348,7 @@ export class SqliteState implements UploadState {
       'INSERT INTO owed (sku, file, row, line, run_id, payload) VALUES (NULL, ?, ?, ?, ?, ?)',
     );
     if (rows.length > 0) this.owing = true;
-    this.write(() => {
+    await this.checkedWrite(() => {
       rows.forEach((r, i) => {
         if (r.sku !== undefined) bySku.run(r.sku, r.file, r.row, r.line, runId, parts[i]);
         else {
@@ -335,7 +364,7 @@ export class SqliteState implements UploadState {
 
   /** The SKU's owed row, paid or superseded (its accepted payload is newer, or the feed's matches it). */
   async dropOwed(sku: string): Promise<void> {
-    this.write(() => this.dropOwedSku(sku));
+    await this.checkedWrite(() => this.dropOwedSku(sku));
   }
 
   /**
@@ -394,7 +423,7 @@ export class SqliteState implements UploadState {
     const insert = this.db.prepare(
       'INSERT OR REPLACE INTO inflight (envelope_id, type, position, size, sku, hash) VALUES (?, ?, ?, ?, ?, ?)',
     );
-    this.write(() => {
+    await this.checkedWrite(() => {
       rows.forEach((r, i) => {
         insert.run(envelopeId, type, i, rows.length, r.sku!, r.hash!);
       });
@@ -403,7 +432,7 @@ export class SqliteState implements UploadState {
 
   async forgetInflight(envelopeIds: readonly string[]): Promise<void> {
     const del = this.db.prepare('DELETE FROM inflight WHERE envelope_id = ?');
-    this.write(() => {
+    await this.checkedWrite(() => {
       for (const id of envelopeIds) del.run(id);
     });
   }
@@ -424,12 +453,16 @@ export class SqliteState implements UploadState {
     };
   }
 
+  /**
+   * Written while the file's check may still run (see `intact`): a run that stops in the guard's
+   * read is then in the history; on a damaged file, this write or the check says so.
+   */
   async startRun(feed: string, now?: Date): Promise<string> {
     return this.write(() => startRun(this.db, feed, now));
   }
 
   async finishRun(id: string, end: RunEnd): Promise<void> {
-    this.write(() => finishRun(this.db, id, end));
+    await this.checkedWrite(() => finishRun(this.db, id, end));
   }
 
   async listRuns() {
@@ -450,7 +483,7 @@ export class SqliteState implements UploadState {
   }
 
   async recordComplete(run: LastComplete, now?: Date): Promise<void> {
-    this.write(() => recordComplete(this.db, run, now));
+    await this.checkedWrite(() => recordComplete(this.db, run, now));
   }
 
   async missingRuns(): Promise<Map<string, number>> {
@@ -458,7 +491,7 @@ export class SqliteState implements UploadState {
   }
 
   async recordMissing(absent: Iterable<string>, before: ReadonlyMap<string, number>): Promise<void> {
-    this.write(() => recordMissing(this.db, absent, before));
+    await this.checkedWrite(() => recordMissing(this.db, absent, before));
   }
 
   async feedValidators(url: string): Promise<FeedValidators | undefined> {
@@ -479,7 +512,7 @@ export class SqliteState implements UploadState {
     const insert = this.db.prepare(
       'INSERT OR REPLACE INTO feed_validators (url_hash, etag, last_modified, run_id) VALUES (?, ?, ?, ?)',
     );
-    this.write(() => {
+    await this.checkedWrite(() => {
       this.db.exec('DELETE FROM feed_validators');
       for (const f of feeds) insert.run(feedUrlHash(f.url), f.etag ?? null, f.lastModified ?? null, runId);
     });
@@ -498,8 +531,10 @@ export class SqliteState implements UploadState {
   }
 
   async close(): Promise<void> {
+    await this.check?.stop();
     this.closeNow();
-    if (this.copyOnClose) keepLastGood(this.file);
+    // Only a file known intact is kept as the copy to recover from.
+    if (this.copyOnClose && (await this.check?.verdict) === undefined) keepLastGood(this.file);
   }
 
   /** Releases the lock (when held) and closes the file; also run when the process exits. */
@@ -541,4 +576,10 @@ function checkTarget(db: Database, file: string, target: StateTarget): void {
         );
     }
   });
+}
+
+/** Throws what the check found, once it has finished; nothing when none was asked for. */
+async function throwDamage(check: StateCheck | undefined): Promise<void> {
+  const damage = await check?.verdict;
+  if (damage) throw damage;
 }

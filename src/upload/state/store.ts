@@ -18,6 +18,11 @@ export interface UploadState {
    * stops this run with exit 5, naming it (./lock.ts).
    */
   lock(now?: Date, onStale?: (line: string) => void): Promise<void>;
+  /**
+   * Resolves once the state is known intact (a file's check runs while the run reads its feed);
+   * throws the damage (exit 2). Writes wait for it, but for the lock and the history row.
+   */
+  intact(): Promise<void>;
   /** After a run that ended well: a copy of the state is kept for recovery once it is closed. */
   keepLastGood(): Promise<void>;
   /** The hash of the payload last accepted for `sku`, if any. */
