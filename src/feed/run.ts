@@ -17,6 +17,7 @@ import {
 import { flatten } from '../shared/flatten.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions, ReadItem } from '../shared/types.js';
+import { untilStopped } from '../shared/until-stopped.js';
 import { WorkerPool } from '../shared/worker-pool.js';
 import { CHUNK_TARGET, Chunker, type FeedChunk } from './chunker.js';
 import type { FeedRow } from './feed-row.js';
@@ -48,14 +49,19 @@ export interface FeedRowsOptions {
   workerUrl?: URL;
   /** Bytes per byte range (tests make it small). */
   chunkBytes?: number;
-  /**
-   * An upload with state: key every row (`source`), and skip those whose key is in `known`
-   * (`unchanged`; docs/nightly.md, "Unchanged rows").
-   */
   /** How feeds given as http(s) URLs are fetched (proxy, CAs, GENSER_FEED_AUTH, validators). */
   remote?: RemoteSettings;
   /** Told each column set of the feed once, as met, on this thread (the nightly's mapping drift). */
   onColumns?: (file: string, keys: readonly string[]) => void;
+  /**
+   * Ctrl-C or SIGTERM: the rows end at once, and a read still waiting (a pipe, a slow disk) is
+   * left to end on its own (src/shared/until-stopped.ts, watched once per batch, not per row).
+   */
+  signal?: AbortSignal;
+  /**
+   * An upload with state: key every row (`source`), and skip those whose key is in `known`
+   * (`unchanged`; docs/nightly.md, "Unchanged rows").
+   */
   keys?: {
     /**
      * Builds the table; called once the feed's workers are starting, so that reading the state
@@ -199,7 +205,9 @@ export function feedRows(
   stdin: NodeJS.ReadableStream | undefined,
   options: FeedRowsOptions,
 ): AsyncIterableIterator<FeedRow> {
-  return flatten(feedBatches(files, feed, log, stdin, options));
+  const batches = feedBatches(files, feed, log, stdin, options);
+  const { signal } = options;
+  return signal ? flatten(untilStopped(batches, signal), signal) : flatten(batches);
 }
 
 async function* feedBatches(

@@ -2,7 +2,6 @@ import { type FeedRow, feedRows, KEY_TEXT_LENGTH, KnownSources, payloadJson } fr
 import type { RemoteSettings } from '../read/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
-import { untilStopped } from '../shared/until-stopped.js';
 import { inShard, type Shard, type ShardCounts } from '../upload/shard.js';
 import { Spool, UNCHANGED } from '../upload/spool.js';
 import type { Delta } from '../upload/state/delta.js';
@@ -109,17 +108,15 @@ export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
   const spool = pass.planOnly ? undefined : Spool.open(run.dir);
   try {
     const read = await spoolFeed(
-      untilStopped(
-        feedRows(pass.files, pass.feed, log, pass.stdin, {
-          serialize: true,
-          pausing: true,
-          workers: pass.workers,
-          keys,
-          remote: pass.remote,
-          ...(run.columns ? { onColumns: run.columns.observe } : {}),
-        }),
-        pass.interrupt,
-      ),
+      feedRows(pass.files, pass.feed, log, pass.stdin, {
+        serialize: true,
+        pausing: true,
+        workers: pass.workers,
+        keys,
+        remote: pass.remote,
+        signal: pass.interrupt,
+        ...(run.columns ? { onColumns: run.columns.observe } : {}),
+      }),
       spool ?? countOnly,
       {
         delta,

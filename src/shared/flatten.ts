@@ -3,7 +3,7 @@
  * generator: an item of the batch in hand costs one resolved promise, and the source (a large
  * async generator) is stepped once per batch, not once per item.
  */
-export function flatten<T>(batches: AsyncIterator<T[]>): AsyncIterableIterator<T> {
+export function flatten<T>(batches: AsyncIterator<T[]>, stop?: AbortSignal): AsyncIterableIterator<T> {
   let batch: T[] = [];
   let i = 0;
   const pull = async (): Promise<IteratorResult<T>> => {
@@ -20,16 +20,21 @@ export function flatten<T>(batches: AsyncIterator<T[]>): AsyncIterableIterator<T
       return { done: false, value: batch[0] };
     }
   };
+  const end = async (): Promise<IteratorResult<T>> => {
+    batch = [];
+    i = 0;
+    await batches.return?.(undefined);
+    return { done: true, value: undefined };
+  };
   return {
     [Symbol.asyncIterator]() {
       return this;
     },
-    next: () => (i < batch.length ? Promise.resolve({ done: false, value: batch[i++] }) : pull()),
-    async return(): Promise<IteratorResult<T>> {
-      batch = [];
-      i = 0;
-      await batches.return?.(undefined);
-      return { done: true, value: undefined };
+    next() {
+      // Stopped: not one more item, not even of the batch in hand.
+      if (stop?.aborted) return end();
+      return i < batch.length ? Promise.resolve({ done: false, value: batch[i++] }) : pull();
     },
+    return: end,
   };
 }

@@ -50,4 +50,23 @@ describe('flatten', () => {
     expect(pulled).toBe(2);
     expect(closed).toBe(true);
   });
+
+  it('a stop ends the items at once, mid-batch, and closes the source', async () => {
+    let closed = false;
+    async function* batches() {
+      try {
+        for (;;) yield [1, 2, 3];
+      } finally {
+        closed = true;
+      }
+    }
+    const stop = new AbortController();
+    const out: number[] = [];
+    for await (const n of flatten(batches(), stop.signal)) {
+      out.push(n);
+      if (out.length === 2) stop.abort();
+    }
+    expect(out).toEqual([1, 2]);
+    expect(closed).toBe(true);
+  });
 });
