@@ -5,7 +5,14 @@ import { type ExitCodeValue, ExitError } from '../shared/errors.js';
 import type { FeedItem, FeedOptions, Issue, ReadItem } from '../shared/types.js';
 import type { FeedRow } from './feed-row.js';
 import type { KnownSourcesData } from './known-sources.js';
-import { type ColumnsSeen, isChecked, type ProcessedItem } from './settle.js';
+import {
+  type ColumnsSeen,
+  duplicateHashes,
+  HASH_WORDS,
+  isChecked,
+  type ProcessedItem,
+  type Settling,
+} from './settle.js';
 
 /**
  * The one job protocol between the feed and its workers (src/feed/worker.ts). A job is a byte
@@ -70,6 +77,8 @@ export interface JobResult {
   gtins: (string | undefined)[];
   /** 1: item i had a payload (or is unchanged) and a SKU, so the duplicate check applies. */
   checked: Uint8Array;
+  /** Item i's `duplicateHashes` from HASH_WORDS * i (zeros when it is not checked). */
+  hashes: Uint32Array;
   /** Items with issues or invalid, whole (without payload): [i, item]. */
   others: [number, FeedItem][];
   /** Positioned messages of item i's issues (by issue index). */
@@ -106,6 +115,7 @@ export class ResultPacker {
   private readonly skus: (string | undefined)[] = [];
   private readonly gtins: (string | undefined)[] = [];
   private readonly checked: number[] = [];
+  private readonly hashes: number[] = [];
   private readonly others: [number, FeedItem][] = [];
   private readonly parts: JobResult['parts'] = [];
   private readonly columns: JobResult['columns'] = [];
@@ -129,7 +139,10 @@ export class ResultPacker {
     this.line.push(item.line);
     this.skus.push(item.sku);
     this.gtins.push(item.gtin);
-    this.checked.push(isChecked(item) ? 1 : 0);
+    const checked = isChecked(item);
+    this.checked.push(checked ? 1 : 0);
+    if (checked) duplicateHashes(item.sku as string, item.gtin, this.hashes, HASH_WORDS * i);
+    else this.hashes.push(0, 0, 0, 0);
     if (item.columns) this.columns.push([i, item.columns]);
     if (this.keyed) {
       this.sources.push(item.source);
@@ -151,19 +164,21 @@ export class ResultPacker {
     const row = Int32Array.from(this.row);
     const line = Int32Array.from(this.line);
     const checked = Uint8Array.from(this.checked);
+    const hashes = Uint32Array.from(this.hashes);
     const result: JobResult = {
       row,
       line,
       skus: this.skus,
       gtins: this.gtins,
       checked,
+      hashes,
       others: this.others,
       parts: this.parts,
       columns: this.columns,
       rows: this.maxRow,
       lines,
     };
-    const transfer: ArrayBuffer[] = [row.buffer, line.buffer, checked.buffer];
+    const transfer: ArrayBuffer[] = [row.buffer, line.buffer, checked.buffer, hashes.buffer];
     if (this.keyed) {
       const unchanged = Uint8Array.from(this.unchanged);
       result.sources = this.sources;
@@ -203,16 +218,8 @@ export function errorOf(e: JobError, offset: number, lines: number): Error {
   return err;
 }
 
-/** A job's rows as the feed hands them on, with what the settler needs of each. */
-export function* resultRows(
-  r: JobResult,
-  file: string,
-): Generator<{
-  row: FeedRow;
-  checked: boolean;
-  columns?: ColumnsSeen;
-  parts?: (readonly MessagePart[] | undefined)[];
-}> {
+/** A job's rows, in order, each handed to `take` with what the settler needs of it. */
+export function settleResult(r: JobResult, file: string, take: (s: Settling) => void): void {
   let other = 0;
   let part = 0;
   let column = 0;
@@ -240,7 +247,7 @@ export function* resultRows(
     const parts = part < r.parts.length && r.parts[part][0] === i ? r.parts[part++][1] : undefined;
     const columns =
       column < r.columns.length && r.columns[column][0] === i ? r.columns[column++][1] : undefined;
-    yield { row, checked: r.checked[i] === 1, columns, parts };
+    take({ row, checked: r.checked[i] === 1, columns, parts, hashes: r.hashes, hashAt: HASH_WORDS * i });
   }
 }
 

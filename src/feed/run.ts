@@ -22,7 +22,7 @@ import { WorkerPool } from '../shared/worker-pool.js';
 import { CHUNK_TARGET, Chunker, type FeedChunk } from './chunker.js';
 import type { FeedRow } from './feed-row.js';
 import { processBatches } from './inline.js';
-import { errorOf, type Job, type JobResult, resultRows, type WireRead, type WorkerInput } from './jobs.js';
+import { errorOf, type Job, type JobResult, settleResult, type WireRead, type WorkerInput } from './jobs.js';
 import type { KnownSources } from './known-sources.js';
 import { sameKeys, withRunDate } from './pipeline.js';
 import { checkCut, type PieceAt, Settler } from './settle.js';
@@ -392,7 +392,7 @@ class InOrder {
       range.rows = this.rows;
       range.lines = this.lines;
     }
-    for (const s of resultRows(r, sent.file)) this.settler.take(sent.at, s, out);
+    settleResult(r, sent.file, (s) => this.settler.take(sent.at, s, out));
     // Positions are the file's by now.
     if (range && !range.last) checkCut(out, sent.file);
     this.settler.endRange(sent.at, out);

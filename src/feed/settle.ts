@@ -4,8 +4,8 @@ import { inputTypeFromName } from '../read/input-type.js';
 import { type MessagePart, renderMessage } from '../read/issues.js';
 import { UsageError } from '../shared/errors.js';
 import type { FeedItem, FeedOptions, Issue } from '../shared/types.js';
-import { duplicateGtinProblem, GtinSet } from '../validate/duplicate-gtins.js';
-import { SkuSet } from '../validate/duplicates.js';
+import { duplicateGtinProblem, GtinSet, gtinHashes } from '../validate/duplicate-gtins.js';
+import { hashA, hashB, SkuSet } from '../validate/duplicates.js';
 import type { FeedRow } from './feed-row.js';
 import { fileItem, issueOf } from './issue-of.js';
 
@@ -61,6 +61,25 @@ export interface Settling {
   columns?: ColumnsSeen;
   /** Its issues' positioned messages, by issue index (byte ranges only). */
   parts?: (readonly MessagePart[] | undefined)[];
+  /** Its `duplicateHashes` at `hashAt`, made by the worker that mapped it; else made here. */
+  hashes?: Uint32Array;
+  hashAt?: number;
+}
+
+/** Words per row of `duplicateHashes`. */
+export const HASH_WORDS = 4;
+
+/**
+ * A checked row's hashes for the duplicate checks, into `out` from `at`: its SKU's two, then its
+ * GTIN's two (0 and 0 without one). Made where the row was mapped: the checks themselves run
+ * once, here, but hashing every SKU and GTIN cost the main thread about 1 us a row.
+ */
+export function duplicateHashes(sku: string, gtin: string | undefined, out: number[], at: number): void {
+  out[at] = hashA(sku);
+  out[at + 1] = hashB(sku);
+  const g = gtin === undefined ? undefined : gtinHashes(gtin);
+  out[at + 2] = g?.[0] ?? 0;
+  out[at + 3] = g?.[1] ?? 0;
 }
 
 /** A file's running state. */
@@ -77,6 +96,8 @@ interface FileState {
 export class Settler {
   private readonly skus = new SkuSet();
   private readonly gtins = new GtinSet();
+  /** The hashes of a row made on this thread. */
+  private readonly hashes: number[] = [0, 0, 0, 0];
   private file: FileState | undefined;
 
   constructor(
@@ -105,7 +126,7 @@ export class Settler {
     }
     if (range && item.row > 0) file.hadRows = true;
     if (range && range.index > 0) shift(item, range.rows, range.lines, s.parts);
-    if (s.checked && item.sku !== undefined) this.checkDuplicate(item, at.fileIndex);
+    if (s.checked && item.sku !== undefined) this.checkDuplicate(item, at.fileIndex, s);
     out.push(item);
   }
 
@@ -125,14 +146,35 @@ export class Settler {
     return this.file;
   }
 
-  private checkDuplicate(item: FeedRow, fileIndex: number): void {
+  private checkDuplicate(item: FeedRow, fileIndex: number, s: Settling): void {
     const sku = item.sku as string;
+    let h: ArrayLike<number> | undefined = s.hashes;
+    let k = s.hashAt ?? 0;
+    if (!h) {
+      duplicateHashes(sku, item.gtin, this.hashes, 0);
+      h = this.hashes;
+      k = 0;
+    }
     // A repeated SKU is one error; otherwise its GTIN must not be another SKU's (docs/feeds.md).
     const dup =
-      duplicateProblem(this.skus, this.feed, this.files, sku, fileIndex, item.row) ??
+      duplicateProblem(
+        this.skus,
+        this.feed,
+        this.files,
+        { text: sku, a: h[k], b: h[k + 1] },
+        fileIndex,
+        item.row,
+      ) ??
       (item.gtin === undefined
         ? undefined
-        : duplicateGtinProblem(this.gtins, this.files, item.gtin, sku, fileIndex, item.row));
+        : duplicateGtinProblem(
+            this.gtins,
+            this.files,
+            { text: item.gtin, hashes: [h[k + 2], h[k + 3]] },
+            { text: sku, hash: h[k] },
+            fileIndex,
+            item.row,
+          ));
     if (!dup) return;
     // A copy: issue-free rows share one empty array.
     item.issues = [...item.issues, issueOf(dup, item, item.sku)];
@@ -244,12 +286,13 @@ function duplicateProblem(
   skus: SkuSet,
   options: Pick<FeedOptions, 'format' | 'kind'>,
   sources: string[],
-  sku: string,
+  hashed: { text: string; a: number; b: number },
   fileIndex: number,
   row: number,
 ): MapProblem | undefined {
   const { format, kind } = options;
-  const first = skus.add(sku, fileIndex, row);
+  const sku = hashed.text;
+  const first = skus.addHashed(hashed.a, hashed.b, fileIndex, row);
   if (!first) return undefined;
   const where =
     first.fileIndex === fileIndex ? `row ${first.row}` : `row ${first.row} of ${sources[first.fileIndex]}`;

@@ -1,6 +1,6 @@
 import type { MapProblem } from '../map/map-row.js';
 import { isObject } from '../shared/is-object.js';
-import { hashA, SkuSet } from './duplicates.js';
+import { hashA, hashB, SkuSet } from './duplicates.js';
 
 /**
  * The same GTIN on two different SKUs across a run (docs/feeds.md, "Identifiers"): a GTIN names
@@ -12,19 +12,26 @@ import { hashA, SkuSet } from './duplicates.js';
 export class GtinSet {
   private readonly set = new SkuSet(1 << 12, true);
 
-  /** The first row of `gtin` when another SKU had it (and records it otherwise). */
+  /**
+   * The first row of a GTIN (its `gtinHashes`) when another SKU (not the one of `skuHash`, its
+   * `hashA`) had it, and records it otherwise.
+   */
   add(
-    gtin: string,
-    sku: string,
+    gtin: readonly [number, number],
+    skuHash: number,
     fileIndex: number,
     row: number,
   ): { fileIndex: number; row: number } | undefined {
-    const skuHash = hashA(sku);
-    // GTIN-8, -12 and -13 are GTIN-14 with leading zeros: the same item in any length.
-    const first = this.set.add(gtin.padStart(14, '0'), fileIndex, row, skuHash);
+    const first = this.set.addHashed(gtin[0], gtin[1], fileIndex, row, skuHash);
     if (!first || first.tag === skuHash) return undefined;
     return first;
   }
+}
+
+/** A GTIN's two hashes for the set: GTIN-8, -12 and -13 are GTIN-14 with leading zeros, the same item. */
+export function gtinHashes(gtin: string): [number, number] {
+  const key = gtin.padStart(14, '0');
+  return [hashA(key), hashB(key)];
 }
 
 const GTIN_DIGITS = /^(\d{8}|\d{12,14})$/;
@@ -40,20 +47,20 @@ export function gtinOf(payload: Record<string, unknown> | undefined): string | u
 export function duplicateGtinProblem(
   gtins: GtinSet,
   sources: readonly string[],
-  gtin: string,
-  sku: string,
+  gtin: { text: string; hashes: readonly [number, number] },
+  sku: { text: string; hash: number },
   fileIndex: number,
   row: number,
 ): MapProblem | undefined {
-  const first = gtins.add(gtin, sku, fileIndex, row);
+  const first = gtins.add(gtin.hashes, sku.hash, fileIndex, row);
   if (!first) return undefined;
   const where =
     first.fileIndex === fileIndex ? `row ${first.row}` : `row ${first.row} of ${sources[first.fileIndex]}`;
   return {
     code: 'duplicate_gtin',
     field: 'offers.gtin',
-    value: gtin,
-    message: `offers.gtin ${gtin} of SKU ${sku} (row ${row}) is also the GTIN of another SKU at ${where}`,
+    value: gtin.text,
+    message: `offers.gtin ${gtin.text} of SKU ${sku.text} (row ${row}) is also the GTIN of another SKU at ${where}`,
     hint: 'a GTIN names one trade item: each variant (size, colour) needs its own; check for a barcode copied from another row',
   };
 }

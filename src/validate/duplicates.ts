@@ -20,7 +20,7 @@ export function hashA(s: string): number {
   return h >>> 0;
 }
 
-function hashB(s: string): number {
+export function hashB(s: string): number {
   let h = 0x9747b28c;
   for (let i = 0; i < s.length; i++) {
     h = Math.imul(h ^ s.charCodeAt(i), 0x5bd1e995);
@@ -71,8 +71,11 @@ export class SkuSet {
 
   /** Records the SKU; returns where it was first seen when it is a duplicate. */
   add(sku: string, fileIndex: number, row: number, tag = 0): FirstSeen | undefined {
-    const ha = hashA(sku);
-    const hb = hashB(sku);
+    return this.addHashed(hashA(sku), hashB(sku), fileIndex, row, tag);
+  }
+
+  /** `add` of a SKU by its two hashes (made where the row was, a feed worker say). */
+  addHashed(ha: number, hb: number, fileIndex: number, row: number, tag = 0): FirstSeen | undefined {
     const slots = this.slots;
     const mask = slots.length - 1;
     let i = ha & mask;
