@@ -13,7 +13,7 @@ export interface KnownSourcesData {
   keys: Uint32Array;
   /**
    * The entries' UTF-8 bytes, entry i's from ends[i - 1] (0 for the first) to ends[i]: its SKU up
-   * to skuEnds[i], then what was kept with its key (its warnings and GTIN, JSON: `keptWithKey`), if any.
+   * to skuEnds[i], then what was kept with its key (its warnings and GTIN: `keptWithKey`), if any.
    */
   skus: Uint8Array;
   ends: Int32Array;

@@ -92,16 +92,22 @@ export function sourceKeyText(key: Uint8Array): string {
  * What the state keeps beside a row's key, for the nights it is skipped: its warnings, without
  * their position (a skipped row gets its own file, row and line back), so that they are reported
  * every night as if it had been mapped; and its GTIN, so that a new row with the same GTIN is
- * still a duplicate of it (docs/nightly.md, "Unchanged rows"). A JSON array of warnings alone, or
- * an object with `gtin` and `warnings`; nothing when there is neither.
+ * still a duplicate of it (docs/nightly.md, "Unchanged rows"). Most rows have a GTIN (digits) and
+ * no warning: `g` and the digits. Else a JSON array of warnings alone, or an object with `gtin`
+ * and `warnings`; nothing when there is neither. (A key is only ever found again by the genser
+ * build that made it, src/shared/code-digest.ts: the text is read by the code that wrote it.)
  */
 export function keptWithKey(issues: readonly Issue[], gtin: string | undefined): string {
-  // Most rows: a GTIN and no warning. The same text as below, without an object per row (5 us a row).
-  if (issues.length === 0) return gtin === undefined ? '' : `{"gtin":${JSON.stringify(gtin)},"warnings":[]}`;
+  if (issues.length === 0) {
+    if (gtin === undefined) return '';
+    if (DIGITS.test(gtin)) return `g${gtin}`;
+  }
   const warnings = issues.map(({ file: _f, row: _r, line: _l, sku: _s, ...rest }) => rest);
   if (gtin !== undefined) return JSON.stringify({ gtin, warnings });
   return warnings.length === 0 ? '' : JSON.stringify(warnings);
 }
+
+const DIGITS = /^\d+$/;
 
 /** The warnings of `keptWithKey` at a row again (each issue's keys in the order issueOf gives), and the GTIN. */
 export function placeKept(
@@ -109,8 +115,8 @@ export function placeKept(
   at: { file: string; row: number; line: number },
   sku: string,
 ): { issues: Issue[]; gtin?: string } {
-  const gtin = plainGtin(text);
-  if (gtin !== undefined) return { issues: [], gtin };
+  // `g` and a GTIN's digits: no JSON starts so.
+  if (text.charCodeAt(0) === 103) return { issues: [], gtin: text.slice(1) };
   const parsed = JSON.parse(text) as
     | Omit<Issue, 'file' | 'row' | 'line' | 'sku'>[]
     | { gtin: string; warnings: Omit<Issue, 'file' | 'row' | 'line' | 'sku'>[] };
@@ -125,18 +131,4 @@ export function placeKept(
     ...rest,
   }));
   return Array.isArray(parsed) ? { issues } : { issues, gtin: parsed.gtin };
-}
-
-const GTIN_ONLY = ['{"gtin":"', '","warnings":[]}'] as const;
-
-/**
- * The GTIN of `keptWithKey`'s usual text (a GTIN, no warning) read without a JSON parse: most
- * rows of a nightly run are skipped by their key, and a parse each was 2 us on the feed's
- * worker. A GTIN JSON escaped (a backslash) is left to the parse.
- */
-function plainGtin(text: string): string | undefined {
-  const [head, tail] = GTIN_ONLY;
-  if (!text.startsWith(head) || !text.endsWith(tail)) return undefined;
-  const gtin = text.slice(head.length, text.length - tail.length);
-  return gtin.includes('\\') || gtin.includes('"') ? undefined : gtin;
 }

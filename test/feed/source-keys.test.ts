@@ -413,14 +413,25 @@ describe('codeDigest', () => {
 });
 
 describe('keptWithKey', () => {
-  it('writes a row without warnings exactly as JSON.stringify writes {gtin, warnings: []}, and reads back', () => {
+  it('keeps a GTIN of digits without warnings as `g` and its digits, and reads it back', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^\d{1,14}$/), (gtin) => {
+        const text = keptWithKey([], gtin);
+        expect(text).toBe(`g${gtin}`);
+        expect(placeKept(text, { file: 'f', row: 2, line: 3 }, 'S')).toEqual({ issues: [], gtin });
+      }),
+    );
+    expect(keptWithKey([], undefined)).toBe('');
+  });
+
+  it('keeps any other GTIN as JSON {gtin, warnings: []}, and reads it back', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), (gtin) => {
+        fc.pre(!/^\d+$/.test(gtin));
         const text = keptWithKey([], gtin);
         expect(text).toBe(JSON.stringify({ gtin, warnings: [] }));
         expect(placeKept(text, { file: 'f', row: 2, line: 3 }, 'S')).toEqual({ issues: [], gtin });
       }),
     );
-    expect(keptWithKey([], undefined)).toBe('');
   });
 });
