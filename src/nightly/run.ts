@@ -1,7 +1,6 @@
 import { feedRows } from '../feed/index.js';
 import { FeedUnchanged, sourceName } from '../read/index.js';
 import type { RejectsFile } from '../report/rejects.js';
-import { untilStopped } from '../shared/until-stopped.js';
 import { newStats, uploadFeed } from '../upload/engine.js';
 import { countLines } from '../upload/estimate.js';
 import { startProgress } from '../upload/progress.js';
@@ -221,6 +220,7 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
         pausing: true,
         workers: plan.workers,
         remote: deps.remote,
+        signal: deps.interrupt,
         ...(stateRun?.columns ? { onColumns: stateRun.columns.observe } : {}),
         // With state, each row's source key is kept with its accepted payload; rows with a key
         // accepted before are skipped (docs/nightly.md, "Unchanged rows"), unless --full.
@@ -245,7 +245,9 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
     : rows;
   try {
     const refused = deps.rejects ? tapped(items, deps.rejects) : items;
-    return await uploadFeed(untilStopped(refused, deps.interrupt), settings, {
+    // The engine stops taking rows on a stop; a read that waits (stdin, a pipe) is the feed's to
+    // leave (its `signal`): the spool, the state and retry rows are read from local files.
+    return await uploadFeed(refused, settings, {
       poster,
       log: progress.log,
       interrupt: deps.interrupt,
