@@ -112,7 +112,8 @@ export class Settler {
     const file = this.fileAt(at.fileIndex);
     const item = s.row;
     const range = at.range;
-    if (s.columns) {
+    // A worker says its columns at each job's first row: only a set new to the file is told on.
+    if (s.columns && file.columns.isNew(s.columns)) {
       this.onColumns?.(item.file, s.columns.keys);
       for (const issue of file.columns.issues(item.file, s.columns)) out.push(fileItem(issue));
     }
@@ -232,8 +233,14 @@ class ColumnWarnings {
   /** `fixed`: a CSV file, whose rows all carry its header's columns. */
   constructor(private readonly fixed: boolean) {}
 
+  /** A column set other than the last one (a CSV file has one, its header's). */
+  isNew(seen: ColumnsSeen): boolean {
+    return !this.lastKeys || (!this.fixed && !sameList(this.lastKeys, seen.keys));
+  }
+
+  /** The warnings of a new column set (`isNew`), each column named once per file. */
   issues(file: string, seen: ColumnsSeen): Issue[] {
-    if (this.lastKeys && (this.fixed || sameList(this.lastKeys, seen.keys))) return [];
+    if (!this.isNew(seen)) return [];
     this.lastKeys = seen.keys;
     const out: Issue[] = [];
     for (const m of seen.missing) {

@@ -60,13 +60,16 @@ async function outcome(
   const rows: FeedRow[] = [];
   let error: string | undefined;
   const workers = mode === 'inline' ? 0 : mode === 'records' ? 1 : 2;
+  // The column sets the consumer is told (the nightly's mapping drift): each once, in any mode.
+  const columns: string[][] = [];
+  const onColumns = (file: string, keys: readonly string[]) => columns.push([file, ...keys]);
   try {
-    const options = { serialize: true, workers, workerUrl, chunkBytes: 200, ...more };
+    const options = { serialize: true, workers, workerUrl, chunkBytes: 200, onColumns, ...more };
     for await (const row of feedRows(files, feed, log, undefined, options)) rows.push(row);
   } catch (err) {
     error = (err as Error).message;
   }
-  return { rows, error, log: log.lines };
+  return { rows, error, log: log.lines, columns };
 }
 
 /** The rows, issues, payloads, error and messages of each mode are those of this thread. */
@@ -83,6 +86,7 @@ async function expectSame(
     expect(other.error, modes[i]).toBe(alone.error);
     expect(other.rows.map(seen), modes[i]).toEqual(alone.rows.map(seen));
     expect(other.log, modes[i]).toEqual(alone.log);
+    expect(other.columns, modes[i]).toEqual(alone.columns);
   });
   return { alone, others };
 }
