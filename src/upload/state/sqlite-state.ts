@@ -142,11 +142,18 @@ export class SqliteState implements UploadState {
    */
   async intact(): Promise<void> {
     await throwDamage(this.check);
+    this.knownIntact = true;
   }
 
-  /** A write once the file is known intact (see `intact`). */
+  /** Set once the check has found the file intact (or none was asked for). */
+  private knownIntact = false;
+
+  /**
+   * A write once the file is known intact (see `intact`); made at once when it is known, so
+   * that writes keep the order of the calls that make them.
+   */
   private async checkedWrite<T>(fn: () => T): Promise<T> {
-    await throwDamage(this.check);
+    if (!this.knownIntact) await this.intact();
     return this.write(fn);
   }
 
