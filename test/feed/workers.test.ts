@@ -288,6 +288,7 @@ describe('the feed on workers gives what it gives on this thread', () => {
   });
 });
 
+// Each run spawns workers: a failure is reported as found, not shrunk until the test times out.
 describe('random feeds on workers', () => {
   it('CSV (UTF-8, any line ends)', async () => {
     const dir = newDir();
@@ -299,7 +300,7 @@ describe('random feeds on workers', () => {
           await expectSame(writeFiles(dir, texts, 'utf8', 'csv'), standard, { chunkBytes });
         },
       ),
-      { numRuns: 2 },
+      { numRuns: 2, endOnFailure: true },
     );
   });
 
@@ -320,7 +321,7 @@ describe('random feeds on workers', () => {
           for (const r of alone.rows) if (r.valid) expect(JSON.stringify(r.payload)).not.toMatch(/\uFFFD/);
         },
       ),
-      { numRuns: 1 },
+      { numRuns: 1, endOnFailure: true },
     );
   });
 
@@ -355,7 +356,7 @@ describe('random feeds on workers', () => {
           await expectSame(writeFiles(dir, texts, 'utf8', 'ndjson'), standard, { chunkBytes });
         },
       ),
-      { numRuns: 2 },
+      { numRuns: 2, endOnFailure: true },
     );
   });
 });
