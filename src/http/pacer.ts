@@ -46,6 +46,8 @@ export class Pacer {
     }
     while (this.inFlight >= this.limit.limit || this.now() < this.pausedUntil) {
       signal.throwIfAborted();
+      // A waiter keeps the process up until the pause ends (a pause alone does not: see armPause).
+      this.timer?.ref();
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
     // A stop may have come while this request waited: it does not go.
@@ -67,9 +69,26 @@ export class Pacer {
     const until = this.now() + ms;
     if (until <= this.pausedUntil) return;
     this.pausedUntil = until;
+    this.armPause();
+  }
+
+  /**
+   * Wakes the waiters once the pause is over by the clock they check. A timer can fire a little
+   * before that clock gets there (libuv counts from its loop's cached time, which a busy loop
+   * leaves behind): then it is armed again for what is left, else the waiters, woken too early,
+   * would wait with nothing left to wake them. Unref'd while nobody waits, so that a pause left
+   * after a run's last request does not keep the process up.
+   */
+  private armPause(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wakeAll(), ms);
-    this.timer.unref();
+    this.timer = undefined;
+    const left = this.pausedUntil - this.now();
+    if (left <= 0) {
+      this.wakeAll();
+      return;
+    }
+    this.timer = setTimeout(() => this.armPause(), left);
+    if (this.waiting.length === 0) this.timer.unref();
   }
 
   private wakeAll(): void {

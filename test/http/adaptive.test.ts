@@ -72,6 +72,28 @@ describe('Pacer', () => {
     await waiting;
   });
 
+  it('a pause whose timer fires before the clock reaches its end still lets the waiters go', async () => {
+    // A clock slower than the timers' (a busy loop's timers fire early by Date.now()): the
+    // timer's end comes before the pause's by this clock.
+    const start = Date.now();
+    const pacer = new Pacer(
+      new AdaptiveLimit({ max: 1, start: 1 }),
+      () => start + (Date.now() - start) * 0.8,
+    );
+    const signal = new AbortController().signal;
+    const first = await pacer.acquire(signal);
+    pacer.pause(100);
+    const waiting = pacer.acquire(signal);
+    pacer.release(first, 'other');
+    const went = await Promise.race([
+      waiting.then(() => 'went'),
+      new Promise((r) => setTimeout(() => r('stuck'), 2000)),
+    ]);
+    expect(went).toBe('went');
+    // Not before the pause's end by the pacer's clock (100 ms of it: 125 ms of real time).
+    expect(Date.now() - start).toBeGreaterThanOrEqual(120);
+  });
+
   it('reports the most requests that were on the wire at once, not the limit it grew to', async () => {
     const pacer = new Pacer(new AdaptiveLimit({ max: 8, start: 8 }));
     const signal = new AbortController().signal;
