@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { Backend } from './drivers.js';
+import { type Backend, betterSqlite3Module } from './drivers.js';
 import { toSqliteError } from './sqlite-error.js';
 
 /**
@@ -43,7 +42,7 @@ export interface CheckAside {
 }
 
 export function quickCheckAside(file: string, backend: Backend): CheckAside {
-  const module = backend === 'better-sqlite3' ? createRequire(import.meta.url).resolve('better-sqlite3') : '';
+  const module = backend === 'better-sqlite3' ? betterSqlite3Module() : '';
   const worker = new Worker(CHECK_THREAD, { eval: true, workerData: { file, backend, module } });
   let done = false;
   const problems = new Promise<string[]>((resolve, reject) => {

@@ -62,8 +62,9 @@ function loadNodeSqlite(): NodeSqlite | undefined {
 /** better-sqlite3's constructor, or the reason it cannot be loaded (not installed, built for another Node). */
 function loadBetterSqlite3(): { open: Open } | { reason: string } {
   try {
-    const require = createRequire(import.meta.url);
-    const Database = require('better-sqlite3') as new (file: string) => RawDatabase;
+    const Database = createRequire(import.meta.url)(betterSqlite3Module()) as new (
+      file: string,
+    ) => RawDatabase;
     // Its native part loads at the first open: one built for another Node fails only there.
     new Database(':memory:').close();
     return { open: (file) => new Database(file) };
@@ -71,6 +72,11 @@ function loadBetterSqlite3(): { open: Open } | { reason: string } {
     const first = String((err as Error).message ?? err).split('\n')[0];
     return { reason: first };
   }
+}
+
+/** Where better-sqlite3 is loaded from, for this thread and for another one (./check-aside.ts). */
+export function betterSqlite3Module(): string {
+  return createRequire(import.meta.url).resolve('better-sqlite3');
 }
 
 /** The better-sqlite3 major genser runs on (packages/sqlite-node20 pins the same; a test checks). */

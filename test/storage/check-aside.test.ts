@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { quickCheckAside } from '../../src/storage/check-aside.js';
 import { type Backend, isAvailable, openDatabase, SqliteError } from '../../src/storage/sqlite.js';
-import { checkIntact } from '../../src/upload/state/health.js';
+import { startIntegrityCheck } from '../../src/upload/state/health.js';
 
 /**
  * The state's quick_check on a thread of its own (docs/nightly.md, "A damaged state"): the same
@@ -39,7 +39,7 @@ describe.each<Backend>(['node', 'better-sqlite3'])('quick_check aside on %s', (b
   it.runIf(available)('an intact file: no problems, and no verdict', async () => {
     const file = database(backend);
     expect(await quickCheckAside(file, backend).problems).toEqual([]);
-    expect(await checkIntact(file, backend).verdict).toBeUndefined();
+    expect(await startIntegrityCheck(file, backend).verdict).toBeUndefined();
   });
 
   it.runIf(available)(
@@ -54,7 +54,7 @@ describe.each<Backend>(['node', 'better-sqlite3'])('quick_check aside on %s', (b
       // SQLite answers with the problems it lists, or stops with SQLITE_CORRUPT: never "ok".
       if (Array.isArray(found)) expect(found.length).toBeGreaterThan(0);
       else expect((found as SqliteError).code).toBe('SQLITE_CORRUPT');
-      const verdict = await checkIntact(file, backend).verdict;
+      const verdict = await startIntegrityCheck(file, backend).verdict;
       expect(verdict?.exitCode).toBe(2);
       expect(verdict?.message).toContain(`the upload state ${file} cannot be used: it is damaged`);
     },
@@ -66,6 +66,8 @@ describe.each<Backend>(['node', 'better-sqlite3'])('quick_check aside on %s', (b
     const err = await quickCheckAside(file, backend).problems.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SqliteError);
     expect((err as SqliteError).code).toBe('SQLITE_NOTADB');
-    expect((await checkIntact(file, backend).verdict)?.message).toContain('it is not an SQLite database');
+    expect((await startIntegrityCheck(file, backend).verdict)?.message).toContain(
+      'it is not an SQLite database',
+    );
   });
 });

@@ -69,7 +69,7 @@ export interface StateCheck {
  * thread of its own (src/storage/check-aside.ts): the damage it finds as the usage error to
  * stop with, undefined when the file is intact. Never rejects.
  */
-export function checkIntact(file: string, backend: Backend): StateCheck {
+export function startIntegrityCheck(file: string, backend: Backend): StateCheck {
   const check = quickCheckAside(file, backend);
   const verdict = check.problems.then(
     (problems) =>

@@ -10,13 +10,13 @@ import { type Database, openDatabase, type Statement } from '../../storage/sqlit
 import { shardName } from '../shard.js';
 import { feedUrlHash, feedValidatorsOf } from './feed-validators.js';
 import {
-  checkIntact,
   checkNotEmpty,
   createStateFile,
   damaged,
   fullDisk,
   keepLastGood,
   type StateCheck,
+  startIntegrityCheck,
   stateProblem,
 } from './health.js';
 import { knownColumns } from './known-columns.js';
@@ -111,7 +111,7 @@ export class SqliteState implements UploadState {
       // A missing SQLite backend says so itself: it is not the file's fault.
       throw err instanceof ExitError ? err : stateProblem(file, err);
     }
-    const check = how.check ? checkIntact(file, db.backend) : undefined;
+    const check = how.check ? startIntegrityCheck(file, db.backend) : undefined;
     try {
       if (how.check === true) await throwDamage(check);
       const version = schemaVersion(db);
