@@ -74,7 +74,12 @@ export const HASH_WORDS = 4;
  * GTIN's two (0 and 0 without one). Made where the row was mapped: the checks themselves run
  * once, here, but hashing every SKU and GTIN cost the main thread about 1 us a row.
  */
-export function duplicateHashes(sku: string, gtin: string | undefined, out: number[], at: number): void {
+export function duplicateHashes(
+  sku: string,
+  gtin: string | undefined,
+  out: number[] | Uint32Array,
+  at: number,
+): void {
   out[at] = hashA(sku);
   out[at + 1] = hashB(sku);
   const g = gtin === undefined ? undefined : gtinHashes(gtin);
@@ -97,7 +102,7 @@ export class Settler {
   private readonly skus = new SkuSet();
   private readonly gtins = new GtinSet();
   /** The hashes of a row made on this thread. */
-  private readonly hashes: number[] = [0, 0, 0, 0];
+  private readonly hashes = new Uint32Array(HASH_WORDS);
   private file: FileState | undefined;
 
   constructor(
@@ -149,33 +154,16 @@ export class Settler {
 
   private checkDuplicate(item: FeedRow, fileIndex: number, s: Settling): void {
     const sku = item.sku as string;
-    let h: ArrayLike<number> | undefined = s.hashes;
-    let k = s.hashAt ?? 0;
-    if (!h) {
-      duplicateHashes(sku, item.gtin, this.hashes, 0);
-      h = this.hashes;
-      k = 0;
-    }
+    // Made by the worker that mapped the row; a row of this thread is hashed here.
+    if (!s.hashes) duplicateHashes(sku, item.gtin, this.hashes, 0);
+    const h = s.hashes ?? this.hashes;
+    const k = s.hashes ? (s.hashAt ?? 0) : 0;
     // A repeated SKU is one error; otherwise its GTIN must not be another SKU's (docs/feeds.md).
     const dup =
-      duplicateProblem(
-        this.skus,
-        this.feed,
-        this.files,
-        { text: sku, a: h[k], b: h[k + 1] },
-        fileIndex,
-        item.row,
-      ) ??
+      duplicateProblem(this.skus, this.feed, this.files, sku, h, k, fileIndex, item.row) ??
       (item.gtin === undefined
         ? undefined
-        : duplicateGtinProblem(
-            this.gtins,
-            this.files,
-            { text: item.gtin, hashes: [h[k + 2], h[k + 3]] },
-            { text: sku, hash: h[k] },
-            fileIndex,
-            item.row,
-          ));
+        : duplicateGtinProblem(this.gtins, this.files, item.gtin, sku, h, k, fileIndex, item.row));
     if (!dup) return;
     // A copy: issue-free rows share one empty array.
     item.issues = [...item.issues, issueOf(dup, item, item.sku)];
@@ -293,13 +281,15 @@ function duplicateProblem(
   skus: SkuSet,
   options: Pick<FeedOptions, 'format' | 'kind'>,
   sources: string[],
-  hashed: { text: string; a: number; b: number },
+  sku: string,
+  /** The row's `duplicateHashes`, from `at`. */
+  hashes: ArrayLike<number>,
+  at: number,
   fileIndex: number,
   row: number,
 ): MapProblem | undefined {
   const { format, kind } = options;
-  const sku = hashed.text;
-  const first = skus.addHashed(hashed.a, hashed.b, fileIndex, row);
+  const first = skus.addHashed(hashes[at], hashes[at + 1], fileIndex, row);
   if (!first) return undefined;
   const where =
     first.fileIndex === fileIndex ? `row ${first.row}` : `row ${first.row} of ${sources[first.fileIndex]}`;

@@ -13,16 +13,17 @@ export class GtinSet {
   private readonly set = new SkuSet(1 << 12, true);
 
   /**
-   * The first row of a GTIN (its `gtinHashes`) when another SKU (not the one of `skuHash`, its
-   * `hashA`) had it, and records it otherwise.
+   * The first row of a GTIN (its `gtinHashes`, a and b) when another SKU (not the one of
+   * `skuHash`, its `hashA`) had it, and records it otherwise.
    */
   add(
-    gtin: readonly [number, number],
+    a: number,
+    b: number,
     skuHash: number,
     fileIndex: number,
     row: number,
   ): { fileIndex: number; row: number } | undefined {
-    const first = this.set.addHashed(gtin[0], gtin[1], fileIndex, row, skuHash);
+    const first = this.set.addHashed(a, b, fileIndex, row, skuHash);
     if (!first || first.tag === skuHash) return undefined;
     return first;
   }
@@ -47,20 +48,23 @@ export function gtinOf(payload: Record<string, unknown> | undefined): string | u
 export function duplicateGtinProblem(
   gtins: GtinSet,
   sources: readonly string[],
-  gtin: { text: string; hashes: readonly [number, number] },
-  sku: { text: string; hash: number },
+  gtin: string,
+  sku: string,
+  /** The row's hashes from `at`: its SKU's two, then its GTIN's two (src/feed/settle.ts, `duplicateHashes`). */
+  hashes: ArrayLike<number>,
+  at: number,
   fileIndex: number,
   row: number,
 ): MapProblem | undefined {
-  const first = gtins.add(gtin.hashes, sku.hash, fileIndex, row);
+  const first = gtins.add(hashes[at + 2], hashes[at + 3], hashes[at], fileIndex, row);
   if (!first) return undefined;
   const where =
     first.fileIndex === fileIndex ? `row ${first.row}` : `row ${first.row} of ${sources[first.fileIndex]}`;
   return {
     code: 'duplicate_gtin',
     field: 'offers.gtin',
-    value: gtin.text,
-    message: `offers.gtin ${gtin.text} of SKU ${sku.text} (row ${row}) is also the GTIN of another SKU at ${where}`,
+    value: gtin,
+    message: `offers.gtin ${gtin} of SKU ${sku} (row ${row}) is also the GTIN of another SKU at ${where}`,
     hint: 'a GTIN names one trade item: each variant (size, colour) needs its own; check for a barcode copied from another row',
   };
 }

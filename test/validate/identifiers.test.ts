@@ -146,7 +146,7 @@ describe('the same GTIN on different SKUs', () => {
   it('GtinSet remembers many GTINs and which SKU had each', () => {
     const set = new GtinSet();
     const add = (gtin: string, sku: string, file: number, row: number) =>
-      set.add(gtinHashes(gtin), hashA(sku), file, row);
+      set.add(...gtinHashes(gtin), hashA(sku), file, row);
     let repeats = 0;
     for (let i = 0; i < 20_000; i++) if (add(String(10_000_000 + i), `S${i}`, 0, i + 1)) repeats++;
     expect(repeats).toBe(0);
