@@ -183,6 +183,12 @@ describe('genser upload with known products and the guard', () => {
     expect(changed.stderr).toContain('6 changed of 25 known products (6)');
     expect(server.requests).toEqual([]);
     expect(spools(stateDir)).toEqual([]);
+    // Raised for the changes, the price shock (on by default, 20%:50%) still reads both prices: 6 of
+    // 25 (24%) move by more than half.
+    const shocked = await genser(['upload', feedFile(csv(all(25), reprice)), '--max-change', '6'], env);
+    expect(shocked.code).toBe(6);
+    expect(shocked.stderr).toContain('6 of 25 known products (24%) change price by more than 50%');
+    expect(server.requests).toEqual([]);
     // Allowed once raised: the 6 go.
     const raised = await genser(
       ['upload', feedFile(csv(all(25), reprice)), '--max-change', '6', '--price-shock', 'off'],
