@@ -85,9 +85,11 @@ function same(a: unknown, b: unknown): boolean {
 }
 
 /** The move from one price to another, or undefined when the old one is 0 or either is unknown. */
-export function priceMove(sku: string, before: Json, after: Json): PriceMove | undefined {
-  const from = priceOf(before);
-  const to = priceOf(after);
+export function priceMove(
+  sku: string,
+  from: number | undefined,
+  to: number | undefined,
+): PriceMove | undefined {
   if (from === undefined || to === undefined || from === 0 || from === to) return undefined;
   return { sku, from, to, percent: ((to - from) / from) * 100 };
 }
@@ -115,11 +117,22 @@ export function tallyUpdate(
   shockMove: number,
   fields = true,
 ): void {
-  tally.updated++;
   if (fields)
     for (const field of changedFields(before, after))
       tally.fields.set(field, (tally.fields.get(field) ?? 0) + 1);
-  const move = priceMove(sku, before, after);
+  tallyPrices(tally, sku, priceOf(before), priceOf(after), shockMove);
+}
+
+/** One update counted by its prices alone (an upload's guards: the fields are `genser plan`'s). */
+export function tallyPrices(
+  tally: PlanTally,
+  sku: string,
+  from: number | undefined,
+  to: number | undefined,
+  shockMove: number,
+): void {
+  tally.updated++;
+  const move = priceMove(sku, from, to);
   if (!move) return;
   if (Math.abs(move.percent) > shockMove) tally.shocked++;
   keepLargest(tally.moves, move);
