@@ -18,7 +18,7 @@ import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedOptions } from '../../src/shared/types.js';
 import { feedOptions } from '../helpers/feed-options.js';
 import { workerFromSource } from '../helpers/workers.js';
-import { CP949_CHARS, csvText, SHIFT_JIS_CHARS } from './random-csv.js';
+import { CP949_CHARS, csvText, gtinFor, SHIFT_JIS_CHARS } from './random-csv.js';
 
 /**
  * The feed on N workers gives what it gives on this thread (N = 0), for each kind of job: byte
@@ -193,6 +193,25 @@ describe('the feed on workers gives what it gives on this thread', () => {
     writeFileSync(b, header + ['C', 'D'].map(row).join(''));
     const { alone } = await expectSame([a, b], standard, { chunkBytes: 1 });
     expect(alone.rows.filter((r) => r.issues.some((i) => i.code === 'duplicate_sku'))).toHaveLength(3);
+  });
+
+  it('finds a duplicate SKU and GTIN hundreds of rows into one job (its hashes grow past the first 256 rows)', async () => {
+    const dir = newDir();
+    const file = join(dir, 'long.csv');
+    // Rows 601-700 repeat the GTINs of rows 301-400; rows 701-720 the SKUs of rows 1-20.
+    const gtin = (n: number) => gtinFor(String(n >= 600 && n < 700 ? n - 300 : n));
+    const row = (n: number) =>
+      `S${n % 700},Shirt ${n},1000,https://shop.example/${n},https://shop.example/${n}.jpg,${gtin(n)}\n`;
+    writeFileSync(
+      file,
+      `sku,name,price,url,image,gtin\n${Array.from({ length: 720 }, (_, i) => row(i)).join('')}`,
+    );
+    // One range (the default size) and one batch of records per 256 rows.
+    const { alone } = await expectSame([file], standard);
+    const codes = (code: string) =>
+      alone.rows.filter((r) => r.issues.some((i) => i.code === code)).map((r) => r.row);
+    expect(codes('duplicate_sku')).toEqual(Array.from({ length: 20 }, (_, i) => 701 + i));
+    expect(codes('duplicate_gtin')).toEqual(Array.from({ length: 100 }, (_, i) => 601 + i));
   });
 
   it('renders read messages with the file positions of rows read in later ranges', async () => {
