@@ -164,8 +164,17 @@ export class ResultPacker {
     if (!item.valid || item.issues.length > 0) {
       const { payload: _payload, columns: _columns, ...rest } = item;
       this.others.push([i, rest]);
-      const parts = item.issues.map(messageParts);
-      if (parts.some((p) => p !== undefined)) this.parts.push([i, parts]);
+      // Made only for an item with positioned messages (the array `map` made for every other
+      // item differed in kind from one to the next, and each new kind deoptimized `add`).
+      let parts: (readonly MessagePart[] | undefined)[] | undefined;
+      const issues = item.issues;
+      for (let k = 0; k < issues.length; k++) {
+        const p = messageParts(issues[k]);
+        if (p === undefined) continue;
+        parts ??= new Array(issues.length).fill(undefined);
+        parts[k] = p;
+      }
+      if (parts) this.parts.push([i, parts]);
     }
   }
 
