@@ -1,5 +1,6 @@
 import { type FeedRow, feedRows, KEY_TEXT_LENGTH, KnownSources, payloadJson } from '../feed/index.js';
 import type { RemoteSettings } from '../read/index.js';
+import { parseJsonBytes } from '../shared/json-bytes.js';
 import type { Logger } from '../shared/logger.js';
 import type { FeedOptions } from '../shared/types.js';
 import { inShard, type Shard, type ShardCounts } from '../upload/shard.js';
@@ -16,7 +17,7 @@ import {
   guardTrips,
 } from './guard-rules.js';
 import { newTally, type PlanTally, tallyPrices, tallyUpdate } from './plan-tally.js';
-import { parseJsonBytes, priceOfJson } from './price-json.js';
+import { priceOfJson } from './price-json.js';
 import { type MissingMode, markedGone } from './rows.js';
 
 export interface GuardPass {

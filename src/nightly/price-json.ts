@@ -1,3 +1,4 @@
+import { parseJsonBytes } from '../shared/json-bytes.js';
 import { priceOf } from './plan-tally.js';
 
 /**
@@ -125,9 +126,4 @@ function valueEnd(b: Uint8Array, i: number): number {
 function priceOfToken(b: Uint8Array, t: Span): number | undefined {
   const text = Buffer.from(b.buffer, b.byteOffset + t.start, t.end - t.start).toString('utf8');
   return priceOf({ price: JSON.parse(text) });
-}
-
-/** JSON bytes parsed from a view of them, not a copy (Buffer.from of a Uint8Array copies it). */
-export function parseJsonBytes(bytes: Uint8Array): Record<string, unknown> {
-  return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
 }

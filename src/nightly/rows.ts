@@ -1,4 +1,5 @@
 import type { FeedRow } from '../feed/index.js';
+import { parseJsonBytes } from '../shared/json-bytes.js';
 import type { HasSku } from '../shared/string-set.js';
 import type { PayloadFormat } from '../shared/types.js';
 import { type Shard, type ShardCounts, shardRows } from '../upload/shard.js';
@@ -63,7 +64,7 @@ const GONE_LABEL = '(gone from the feed)';
 
 /** The payload with availability OutOfStock (standard) or isInStock false (legacy). */
 export function outOfStock(format: PayloadFormat, payload: Uint8Array): Uint8Array {
-  const product = JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown>;
+  const product = parseJsonBytes(payload);
   if (format === 'legacy') product.isInStock = false;
   else {
     const offers = product.offers;

@@ -1,3 +1,4 @@
+import { parseJsonBytes } from '../shared/json-bytes.js';
 import type { PayloadFormat } from '../shared/types.js';
 import type { Availability } from './value.js';
 
@@ -12,7 +13,7 @@ export function withStock(
   payload: Uint8Array,
   availability: Availability,
 ): Uint8Array | undefined {
-  const product = JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown>;
+  const product = parseJsonBytes(payload);
   if (format === 'legacy') product.isInStock = availability === 'InStock';
   else {
     const offers = product.offers;
