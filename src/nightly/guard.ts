@@ -129,7 +129,6 @@ export async function guardedRead(pass: GuardPass): Promise<GuardOutcome> {
         // Which fields the updates change, and the largest price moves, are said by `genser plan`
         // only (src/nightly/plan-report.ts); an upload reads prices only for --price-shock.
         fields: pass.planOnly === true,
-        prices: pass.planOnly === true || rules.priceShock !== 'off',
       },
       pass.shard,
     );
@@ -227,7 +226,6 @@ async function spoolFeed(
     interrupt: AbortSignal;
     shockMove: number;
     fields: boolean;
-    prices: boolean;
   },
   shard: { of: Shard; counts: ShardCounts } | undefined,
 ): Promise<{ tally: PlanTally; skipped: number; decides: boolean; complete: boolean }> {
@@ -290,11 +288,12 @@ async function spoolFeed(
  */
 async function tallyChange(
   tally: PlanTally,
-  run: { state: UploadState; shockMove: number; fields: boolean; prices: boolean },
+  run: { state: UploadState; shockMove: number; fields: boolean },
   sku: string,
   json: Uint8Array,
 ): Promise<void> {
-  if (!run.fields && !run.prices) {
+  // --price-shock off (an infinite move) and no plan: nobody reads the prices.
+  if (!run.fields && run.shockMove === Number.POSITIVE_INFINITY) {
     tally.updated++;
     return;
   }
