@@ -23,7 +23,7 @@ export function priceOfJson(bytes: Uint8Array): number | undefined {
   }
   // `offer.price ?? product.price`: a null price is no price.
   const own = offer?.price;
-  const token = own !== undefined && bytes[own.start] !== N ? own : top.price;
+  const token = own !== undefined && bytes[own.start] !== NULL_START ? own : top.price;
   return token === undefined ? undefined : priceOfToken(bytes, token);
 }
 
@@ -46,7 +46,8 @@ const LBRACKET = 0x5b;
 const RBRACKET = 0x5d;
 const COLON = 0x3a;
 const COMMA = 0x2c;
-const N = 0x6e;
+/** `n`: only `null` starts with it. */
+const NULL_START = 0x6e;
 const PRICE = [0x70, 0x72, 0x69, 0x63, 0x65];
 const OFFERS = [0x6f, 0x66, 0x66, 0x65, 0x72, 0x73];
 

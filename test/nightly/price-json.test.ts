@@ -46,10 +46,8 @@ const key = fc.constantFrom('price', 'offers', 'name', '@type', 'pr\\u0069ce', '
 /** Members written by hand, so that a key may come twice and keys may be escaped (JSON.parse keeps the last). */
 const members = (value: fc.Arbitrary<string>) =>
   fc
-    .array(fc.tuple(key, value), { maxLength: 6 })
-    .map((ms) =>
-      ms.map(([k, v]) => `"${k}":${v}`).join(fc.sample(fc.constantFrom(',', ' , ', ',\n  '), 1)[0]),
-    );
+    .tuple(fc.array(fc.tuple(key, value), { maxLength: 6 }), fc.constantFrom(',', ' , ', ',\n  '))
+    .map(([ms, comma]) => ms.map(([k, v]) => `"${k}":${v}`).join(comma));
 const json = (v: unknown) => (v === undefined ? 'null' : JSON.stringify(v));
 const offerText = members(priceLike.map(json)).map((m) => `{${m}}`);
 const offersText = fc.oneof(
