@@ -4,6 +4,8 @@
  * the updates change, and the largest price moves. Pure: the pass hands each row's payloads in.
  */
 
+import { isObject } from '../shared/is-object.js';
+
 /** How many of the largest price moves a plan keeps (bounded: memory does not grow with the feed). */
 export const LARGEST_MOVES = 10;
 
@@ -45,8 +47,6 @@ export function newTally(): PlanTally {
 }
 
 type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The one offer a product's price is read from: `offers`, or its first entry when a list. */
 function offerOf(product: Json): Json | undefined {
