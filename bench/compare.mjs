@@ -13,12 +13,12 @@
 // system) and peak RSS, with GNU time when it is installed. With --write the table replaces the
 // marked section `bench:compare` of BENCHMARKS.md.
 
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureCatalog } from './generate.mjs';
-import { firstLine, measure, median } from './lib/measure.mjs';
+import { copyFlushed, firstLine, measure, median } from './lib/measure.mjs';
 import { nightlyChanged, startSink, writeNightlyCopy } from './run.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -110,7 +110,7 @@ const cases = [
     go: async (b) => {
       await sink.reset();
       const state = join(work, `nightly-${b.name}`);
-      cpSync(b.seeded, state, { recursive: true });
+      copyFlushed(b.seeded, state);
       try {
         return await run(b, upload(changedCopy, state));
       } finally {

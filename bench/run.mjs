@@ -27,7 +27,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
-  cpSync,
   createWriteStream,
   existsSync,
   mkdirSync,
@@ -50,7 +49,7 @@ import {
   csvField,
   ensureCatalog,
 } from './generate.mjs';
-import { firstLine, hasGnuTime, max, measure, median } from './lib/measure.mjs';
+import { copyFlushed, firstLine, hasGnuTime, max, measure, median } from './lib/measure.mjs';
 import { startCluster } from './lib/postgres.mjs';
 import { evaluateTargets, formatJson, MiB, renderResults, replaceMarked } from './lib/report.mjs';
 import { benchScale, renderScale, SCALE_ROWS, writeScaleSection } from './scale.mjs';
@@ -697,7 +696,7 @@ async function benchNightly(o, ctx, catalogs) {
   /** An upload of the copy from a fresh copy of run 1's state (a directory, or `database`); its report checked. */
   const second = async (label, extra, database) => {
     const state = database ?? join(work, `state-${label}`);
-    if (!database) cpSync(seeded, state, { recursive: true });
+    if (!database) copyFlushed(seeded, state);
     await sink.reset();
     const r = await genser(args(copy, state, extra), { cwd: work });
     if (!database) rmSync(state, { recursive: true, force: true });

@@ -35,3 +35,5 @@ export declare function sampleProcess(pid: number): { rssKiB: number; cpuMs: num
 export declare function median(values: (number | null | undefined)[]): number | null;
 export declare function max(values: (number | null | undefined)[]): number | null;
 export declare function firstLine(text: string): string;
+/** Copies a state directory and flushes the copy to disk (nothing left to write back while a command is timed). */
+export declare function copyFlushed(from: string, to: string): void;

@@ -5,7 +5,17 @@
 // mark, so polling only misses growth in the last interval before exit).
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  fsyncSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -188,4 +198,29 @@ export function firstLine(text) {
       .map((l) => l.trim())
       .find((l) => l) ?? ''
   );
+}
+
+/**
+ * Copies a state directory and flushes the copy to disk before anything is timed: a copy left in
+ * the page cache is written back while the next command runs, and its first fsync waits for it
+ * (hundreds of megabytes of a state measured as the command's time, more for the build whose state
+ * directory is the larger; BENCHMARKS.md, "Stop 41").
+ */
+export function copyFlushed(from, to) {
+  cpSync(from, to, { recursive: true });
+  const flush = (path) => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const at = join(path, entry.name);
+      if (entry.isDirectory()) flush(at);
+      else if (entry.isFile()) {
+        const fd = openSync(at, 'r');
+        try {
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+      }
+    }
+  };
+  flush(to);
 }

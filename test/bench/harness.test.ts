@@ -1,6 +1,9 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { summarizeProfile, topByTotal } from '../../bench/lib/cpuprofile.mjs';
-import { hasGnuTime, measure, median, parseGnuTimeMaxRss } from '../../bench/lib/measure.mjs';
+import { copyFlushed, hasGnuTime, measure, median, parseGnuTimeMaxRss } from '../../bench/lib/measure.mjs';
 import {
   END,
   evaluateTargets,
@@ -21,6 +24,16 @@ describe('bench harness pieces', () => {
       expect(r.maxRssKiB).toBeGreaterThan(120 * 1024);
       expect(r.maxRssKiB).toBeLessThan(400 * 1024);
     }
+  });
+
+  it('copies a state directory, nested files included, before flushing it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'genser-bench-copy-'));
+    mkdirSync(join(dir, 'from', 'shard-1'), { recursive: true });
+    writeFileSync(join(dir, 'from', 'a.sqlite'), 'state');
+    writeFileSync(join(dir, 'from', 'shard-1', 'b.sqlite'), 'shard');
+    copyFlushed(join(dir, 'from'), join(dir, 'to'));
+    expect(readFileSync(join(dir, 'to', 'a.sqlite'), 'utf8')).toBe('state');
+    expect(readFileSync(join(dir, 'to', 'shard-1', 'b.sqlite'), 'utf8')).toBe('shard');
   });
 
   it('takes medians of odd and even lists and ignores missing values', () => {
