@@ -4,7 +4,7 @@
  */
 
 export type { FeedRow } from './feed-row.js';
-export { KEY_TEXT_LENGTH, type KnownColumns, KnownSources } from './known-sources.js';
+export { KEY_TEXT_LENGTH, type KnownColumns, KnownSources, KnownSourcesBuilder } from './known-sources.js';
 export {
   emptyStats,
   type FeedStats,

@@ -74,45 +74,11 @@ export class KnownSources {
   }
 
   /**
-   * The table from the state's columns read in one go (src/upload/state/store.ts): the keys as
-   * base64url text joined, the SKUs (each with its warnings) joined, and their lengths in UTF-8
-   * bytes. Undefined when the columns do not add up (a SKU that is not valid Unicode, say): no
-   * table, then.
+   * The table from the state's columns read in one go (src/upload/state/store.ts); undefined
+   * when they do not add up (see KnownSourcesBuilder).
    */
   static fromColumns(columns: KnownColumns): KnownSources | undefined {
-    const count = columns.skuBytes.length;
-    if (columns.keys.length !== count * KEY_TEXT_LENGTH) return undefined;
-    if (columns.warningBytes && columns.warningBytes.length !== count) return undefined;
-    let capacity = 16;
-    while (capacity < count * 2) capacity *= 2;
-    const skuText = Buffer.from(columns.skus, 'utf8');
-    const slots = new Int32Array(new SharedArrayBuffer(capacity * 4));
-    const keys = new Uint32Array(new SharedArrayBuffer(Math.max(4, count * SOURCE_KEY_BYTES)));
-    const ends = new Int32Array(new SharedArrayBuffer(Math.max(4, count * 4)));
-    const skuEnds = new Int32Array(new SharedArrayBuffer(Math.max(4, count * 4)));
-    const skus = new Uint8Array(new SharedArrayBuffer(Math.max(4, skuText.length)));
-    skus.set(skuText);
-    const key = Buffer.alloc(SOURCE_KEY_BYTES);
-    let end = 0;
-    for (let n = 0; n < count; n++) {
-      key.write(columns.keys.slice(n * KEY_TEXT_LENGTH, (n + 1) * KEY_TEXT_LENGTH), 'base64url');
-      end += columns.skuBytes[n];
-      skuEnds[n] = end;
-      end += columns.warningBytes?.[n] ?? 0;
-      ends[n] = end;
-      for (let w = 0; w < WORDS; w++) keys[n * WORDS + w] = key.readUInt32LE(w * 4);
-      let slot = keys[n * WORDS] & (capacity - 1);
-      while (slots[slot] !== 0) slot = (slot + 1) & (capacity - 1);
-      slots[slot] = n + 1;
-    }
-    if (end !== skuText.length) return undefined;
-    return new KnownSources({
-      slots,
-      keys,
-      skus,
-      ends: ends.subarray(0, count),
-      skuEnds: skuEnds.subarray(0, count),
-    });
+    return new KnownSourcesBuilder().add(columns).finish();
   }
 
   /** The SKU accepted with this key (and its row's warnings), if any. */
@@ -136,4 +102,97 @@ export class KnownSources {
       }
     }
   }
+}
+
+/**
+ * The table from the state's columns read a page at a time: a state of millions of SKUs is never
+ * one text (the keys of 12.5M SKUs would pass V8's longest string, and every text of the table at
+ * once took 2.9 GiB at 10M SKUs: BENCHMARKS.md, "Ten million rows"). Each page is the keys as
+ * base64url text joined, the SKUs (each with its warnings) joined, and their lengths in UTF-8
+ * bytes; a page whose columns do not add up (a SKU that is not valid Unicode, say) means no table.
+ */
+export class KnownSourcesBuilder {
+  private keys = new Uint32Array(256 * WORDS);
+  private bytes = Buffer.allocUnsafe(16 * 1024);
+  private ends = new Int32Array(256);
+  private skuEnds = new Int32Array(256);
+  private count = 0;
+  private used = 0;
+  private broken = false;
+  private readonly key = Buffer.alloc(SOURCE_KEY_BYTES);
+
+  add(page: KnownColumns): this {
+    const count = page.skuBytes.length;
+    if (page.keys.length !== count * KEY_TEXT_LENGTH) this.broken = true;
+    if (page.warningBytes && page.warningBytes.length !== count) this.broken = true;
+    if (this.broken) return this;
+    this.room(count, page.skus.length * 3);
+    const start = this.used;
+    this.used += this.bytes.write(page.skus, this.used, 'utf8');
+    let end = start;
+    for (let n = 0; n < count; n++) {
+      const at = this.count + n;
+      this.key.write(page.keys.slice(n * KEY_TEXT_LENGTH, (n + 1) * KEY_TEXT_LENGTH), 'base64url');
+      for (let w = 0; w < WORDS; w++) this.keys[at * WORDS + w] = this.key.readUInt32LE(w * 4);
+      end += page.skuBytes[n];
+      this.skuEnds[at] = end;
+      end += page.warningBytes?.[n] ?? 0;
+      this.ends[at] = end;
+    }
+    if (end !== this.used) this.broken = true;
+    this.count += count;
+    return this;
+  }
+
+  /** The table in shared memory, or undefined when a page did not add up. */
+  finish(): KnownSources | undefined {
+    if (this.broken) return undefined;
+    const count = this.count;
+    let capacity = 16;
+    while (capacity < count * 2) capacity *= 2;
+    const slots = new Int32Array(new SharedArrayBuffer(capacity * 4));
+    const keys = new Uint32Array(sharedCopy(this.keys.subarray(0, count * WORDS)), 0, count * WORDS);
+    for (let n = 0; n < count; n++) {
+      let slot = keys[n * WORDS] & (capacity - 1);
+      while (slots[slot] !== 0) slot = (slot + 1) & (capacity - 1);
+      slots[slot] = n + 1;
+    }
+    return new KnownSources({
+      slots,
+      keys,
+      skus: new Uint8Array(sharedCopy(this.bytes.subarray(0, this.used)), 0, this.used),
+      ends: new Int32Array(sharedCopy(this.ends.subarray(0, count)), 0, count),
+      skuEnds: new Int32Array(sharedCopy(this.skuEnds.subarray(0, count)), 0, count),
+    });
+  }
+
+  /** Room for `count` more entries and `bytes` more bytes: each array doubled as needed. */
+  private room(count: number, bytes: number): void {
+    const entries = this.count + count;
+    if (entries > this.ends.length) {
+      const size = grown(this.ends.length, entries);
+      this.keys = copied(new Uint32Array(size * WORDS), this.keys);
+      this.ends = copied(new Int32Array(size), this.ends);
+      this.skuEnds = copied(new Int32Array(size), this.skuEnds);
+    }
+    if (this.used + bytes > this.bytes.length) {
+      const more = Buffer.allocUnsafe(grown(this.bytes.length, this.used + bytes));
+      this.bytes.copy(more, 0, 0, this.used);
+      this.bytes = more;
+    }
+  }
+}
+
+const grown = (size: number, need: number): number => Math.max(need, size * 2);
+
+function copied<T extends Uint32Array | Int32Array>(to: T, from: T): T {
+  to.set(from);
+  return to;
+}
+
+/** A copy of `from`'s bytes in shared memory (at least 4 bytes, so that no buffer is empty). */
+function sharedCopy(from: Uint8Array | Int32Array | Uint32Array): SharedArrayBuffer {
+  const buffer = new SharedArrayBuffer(Math.max(4, from.byteLength));
+  new Uint8Array(buffer).set(new Uint8Array(from.buffer, from.byteOffset, from.byteLength));
+  return buffer;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { KEY_TEXT_LENGTH, KnownSources } from '../../src/feed/known-sources.js';
+import { KEY_TEXT_LENGTH, KnownSources, KnownSourcesBuilder } from '../../src/feed/known-sources.js';
 
 /**
  * The accepted source keys' table (docs/nightly.md, "Unchanged rows"): what every feed worker
@@ -64,6 +64,40 @@ describe('KnownSources', () => {
     const entries = skus.map((sku) => ({ source: keyText(randomBytes(16)), sku }));
     const table = KnownSources.build(entries);
     for (const e of entries) expect(table.lookup(keyBytes(e.source))?.sku).toBe(e.sku);
+  });
+
+  it('is the same table read in pages of any size as read in one go; a page that does not add up gives none', () => {
+    const entries = Array.from({ length: 1000 }, (_, i) => ({
+      source: keyText(randomBytes(16)) + (i % 7 === 0 ? `[{"message":"경고 ${i}"}]` : ''),
+      sku: i % 3 === 0 ? `상품-${i}` : i % 3 === 1 ? `ソックス/${i}` : `SKU-${i}`,
+    }));
+    const columns = (part: typeof entries) => ({
+      keys: part.map((e) => e.source.slice(0, KEY_TEXT_LENGTH)).join(''),
+      skus: part.map((e) => e.sku + e.source.slice(KEY_TEXT_LENGTH)).join(''),
+      skuBytes: part.map((e) => Buffer.byteLength(e.sku)),
+      warningBytes: part.map((e) => Buffer.byteLength(e.source.slice(KEY_TEXT_LENGTH))),
+    });
+    const whole = KnownSources.fromColumns(columns(entries))!;
+    for (const page of [1, 2, 255, 256, 257, 999, 1000]) {
+      const builder = new KnownSourcesBuilder();
+      for (let at = 0; at < entries.length; at += page) builder.add(columns(entries.slice(at, at + page)));
+      // An empty last page, as a database's read past the end gives.
+      const table = builder.add(columns([])).finish()!;
+      expect(table.size).toBe(entries.length);
+      expect(table.data.skus).toEqual(whole.data.skus);
+      for (const e of entries)
+        expect(table.lookup(keyBytes(e.source.slice(0, KEY_TEXT_LENGTH)))).toEqual(
+          whole.lookup(keyBytes(e.source.slice(0, KEY_TEXT_LENGTH))),
+        );
+    }
+    const broken = columns(entries.slice(10, 20));
+    broken.skuBytes[3]++;
+    expect(
+      new KnownSourcesBuilder()
+        .add(columns(entries.slice(0, 10)))
+        .add(broken)
+        .finish(),
+    ).toBeUndefined();
   });
 
   it('is empty when nothing was accepted: every lookup misses', () => {

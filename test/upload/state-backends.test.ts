@@ -240,6 +240,48 @@ describe.each(backends)('upload state on %s', (_name, backend, skip) => {
   );
 
   it.skipIf(skip)(
+    'source keys: a table of several pages is read whole, accepted keys and other shards alike',
+    async () => {
+      const state = await backend.open(await backend.place());
+      try {
+        const page = 7;
+        const key = (i: number, tag: number) => {
+          const b = Buffer.alloc(16, tag);
+          b.writeUInt32LE(i, 0);
+          return b;
+        };
+        // Three full pages (the fourth read finds none), SKUs whose text order is not their
+        // number's, one in an unanswered batch (left out, in the middle of a page), warnings kept.
+        const sku = (i: number) => `상품-${i}`;
+        const rows = Array.from({ length: 3 * page + 1 }, (_, i) => ({ sku: sku(i), hash: `h${i}` }));
+        await state.accepted(
+          rows,
+          rows.map(() => Buffer.from('{}')),
+        );
+        await state.noteSources(
+          rows.map((r, i) => ({ ...r, source: key(i, 1).toString('base64url') + (i === 9 ? '["w"]' : '') })),
+        );
+        await state.recordInflight('env-1', 'update_product', [{ sku: sku(4), hash: 'h4' }]);
+        const others = Array.from({ length: page + 1 }, (_, i) => ({
+          source: key(i, 2).toString('base64url'),
+          sku: `X${i}`,
+        }));
+        await state.replaceOtherShards(others);
+        const table = await state.knownSources(page);
+        expect(table.size).toBe(rows.length - 1 + others.length);
+        for (let i = 0; i < rows.length; i++)
+          expect(table.lookup(key(i, 1))?.sku, `accepted ${i}`).toBe(i === 4 ? undefined : sku(i));
+        expect(table.lookup(key(9, 1))?.warnings).toBe('["w"]');
+        for (let i = 0; i < others.length; i++) expect(table.lookup(key(i, 2))?.sku).toBe(`X${i}`);
+        // The default page holds them all: the same table.
+        expect((await state.knownSources()).size).toBe(table.size);
+      } finally {
+        await state.close();
+      }
+    },
+  );
+
+  it.skipIf(skip)(
     'history keeps the last 100 runs of each target; a run never finished shows no exit code',
     async () => {
       const place = await backend.place();

@@ -1,6 +1,38 @@
 import type { KnownColumns } from '../../feed/index.js';
 
 /**
+ * Entries per page of the source-key table: each page is one query whose texts stay a few
+ * megabytes, however many SKUs the state holds (KnownSourcesBuilder); 100k SKUs are one page.
+ */
+export const KNOWN_PAGE = 100_000;
+
+/** A page of the table as a database aggregates it: its entries, and the last of its order. */
+export interface KnownPageRow {
+  n: number | string;
+  last: string | null;
+  keys: string | null;
+  skus: string | null;
+  lengths: string | null;
+}
+
+/**
+ * The pages of one table in its key's order (`read(after)`: the page of `page` entries after that
+ * key, from the start when undefined), until a page is not full.
+ */
+export async function* knownPages(
+  page: number,
+  read: (after: string | undefined) => KnownPageRow | undefined | Promise<KnownPageRow | undefined>,
+): AsyncGenerator<KnownColumns> {
+  let after: string | undefined;
+  for (;;) {
+    const row = await read(after);
+    yield knownColumns(row);
+    if (!row || Number(row.n) < page || row.last === null) return;
+    after = row.last;
+  }
+}
+
+/**
  * The source-key table's columns as a database aggregates them in one pass (no row object per
  * SKU): every key joined, every SKU with its warnings joined, and `skuBytes:warningBytes` pairs
  * joined by commas, all in one order.

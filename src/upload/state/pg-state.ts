@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { KEY_TEXT_LENGTH, KnownSources } from '../../feed/index.js';
+import { KEY_TEXT_LENGTH, KnownSources, KnownSourcesBuilder } from '../../feed/index.js';
 import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
 import { StringMap } from '../../shared/string-set.js';
 import { type PgClient, postgresProblem } from '../../storage/postgres.js';
 import { shardName } from '../shard.js';
 import { feedUrlHash, feedValidatorsOf } from './feed-validators.js';
-import { knownColumns } from './known-columns.js';
+import { KNOWN_PAGE, type KnownPageRow, knownPages } from './known-columns.js';
 import { columnsText, type LastComplete, lastCompleteOf } from './last-complete.js';
 import { PgTables } from './pg-tables.js';
 import { KEEP_RUNS, type RunRow, runEndValues, runRecord } from './runs.js';
@@ -186,18 +186,31 @@ export class PgState implements UploadState {
     return hashes;
   }
 
-  async knownSources(): Promise<KnownSources> {
-    // As the SQLite state's: SKUs of unanswered batches left out (`Delta.inDoubt`), other shards' keys in.
+  /** As the SQLite state's (in pages): SKUs of unanswered batches left out (`Delta.inDoubt`), other shards' keys in. */
+  async knownSources(page = KNOWN_PAGE): Promise<KnownSources> {
     const L = KEY_TEXT_LENGTH;
-    const [row] = await this.read<{ keys: string | null; skus: string | null; lengths: string | null }>(
-      `SELECT string_agg(substr(source, 1, ${L}), '' ORDER BY sku, source) AS keys,
-              string_agg(sku || substr(source, ${L + 1}), '' ORDER BY sku, source) AS skus,
-              string_agg(octet_length(sku) || ':' || octet_length(substr(source, ${L + 1})), ',' ORDER BY sku, source) AS lengths
-       FROM (SELECT sku, source FROM genser_accepted a WHERE target = $1 AND length(source) >= ${L}
-               AND NOT EXISTS (SELECT 1 FROM genser_inflight i WHERE i.target = $1 AND i.sku = a.sku)
-             UNION ALL SELECT sku, source FROM genser_other_shards WHERE target = $1) t`,
-    );
-    return KnownSources.fromColumns(knownColumns(row)) ?? KnownSources.build([]);
+    const builder = new KnownSourcesBuilder();
+    const accepted = `length(source) >= ${L}
+      AND NOT EXISTS (SELECT 1 FROM genser_inflight i WHERE i.target = $1 AND i.sku = t.sku)`;
+    for (const [table, by, filter] of [
+      ['genser_accepted', 'sku', accepted],
+      ['genser_other_shards', 'source', 'TRUE'],
+    ] as const) {
+      const read = async (after: string | undefined) => {
+        const [row] = await this.read<KnownPageRow>(
+          `SELECT count(*) AS n, max(${by}) AS last,
+                  string_agg(substr(source, 1, ${L}), '' ORDER BY ${by}) AS keys,
+                  string_agg(sku || substr(source, ${L + 1}), '' ORDER BY ${by}) AS skus,
+                  string_agg(octet_length(sku) || ':' || octet_length(substr(source, ${L + 1})), ',' ORDER BY ${by}) AS lengths
+           FROM (SELECT sku, source FROM ${table} t WHERE target = $1 AND ($2::text IS NULL OR ${by} > $2)
+                   AND ${filter} ORDER BY ${by} LIMIT $3) p`,
+          [after ?? null, page],
+        );
+        return row;
+      };
+      for await (const columns of knownPages(page, read)) builder.add(columns);
+    }
+    return builder.finish() ?? KnownSources.build([]);
   }
 
   async replaceOtherShards(rows: readonly { source: string; sku: string }[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { KEY_TEXT_LENGTH, type KnownColumns, KnownSources } from '../../feed/index.js';
+import { KEY_TEXT_LENGTH, KnownSources, KnownSourcesBuilder } from '../../feed/index.js';
 import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
 import { atExit } from '../../shared/exit-hooks.js';
 import { processAlive } from '../../shared/process-alive.js';
@@ -19,7 +19,7 @@ import {
   startIntegrityCheck,
   stateProblem,
 } from './health.js';
-import { knownColumns } from './known-columns.js';
+import { KNOWN_PAGE, type KnownPageRow, knownPages } from './known-columns.js';
 import {
   type LastComplete,
   lastComplete,
@@ -244,33 +244,38 @@ export class SqliteState implements UploadState {
   }
 
   /**
-   * The source keys known, with their SKUs, joined by SQLite in one pass over the table: a row
-   * object per SKU cost 0.8 us each on the nightly run's critical path (BENCHMARKS.md).
-   */
-  private acceptedSources(): KnownColumns {
-    // A source is the key (KEY_TEXT_LENGTH characters), then the row's warnings as JSON, if any.
-    // A SKU in a batch of an earlier run that was never answered is left out: its row is mapped,
-    // and compared with what may have landed (`Delta.inDoubt`).
-    const row = this.db
-      .prepare<{ keys: string | null; skus: string | null; lengths: string | null }>(
-        `SELECT group_concat(substr(source, 1, ${KEY_TEXT_LENGTH}), '') AS keys,
-                group_concat(sku || substr(source, ${KEY_TEXT_LENGTH + 1}), '') AS skus,
-                group_concat(length(CAST(sku AS BLOB)) || ':' ||
-                  length(CAST(substr(source, ${KEY_TEXT_LENGTH + 1}) AS BLOB)), ',') AS lengths
-         FROM (SELECT sku, source FROM accepted WHERE length(source) >= ${KEY_TEXT_LENGTH}
-                 AND sku NOT IN (SELECT sku FROM inflight)
-               UNION ALL SELECT sku, source FROM other_shards)`,
-      )
-      .get();
-    return knownColumns(row);
-  }
-
-  /**
    * The table of accepted source keys the feed skips rows by (docs/nightly.md, "Unchanged
-   * rows"); empty when the columns do not add up: every row is then mapped and compared.
+   * rows"); empty when the columns do not add up: every row is then mapped and compared. Read
+   * in pages, each joined by SQLite in one pass (a row object per SKU cost 0.8 us each on the
+   * nightly run's critical path: BENCHMARKS.md). A source is the key (KEY_TEXT_LENGTH
+   * characters), then the row's warnings as JSON, if any. A SKU in a batch of an earlier run that
+   * was never answered is left out: its row is mapped, and compared with what may have landed
+   * (`Delta.inDoubt`). The other shards' keys come after the accepted ones.
    */
-  async knownSources(): Promise<KnownSources> {
-    return KnownSources.fromColumns(this.acceptedSources()) ?? KnownSources.build([]);
+  async knownSources(page = KNOWN_PAGE): Promise<KnownSources> {
+    const builder = new KnownSourcesBuilder();
+    const accepted = `length(source) >= ${KEY_TEXT_LENGTH} AND sku NOT IN (SELECT sku FROM inflight)`;
+    for (const [table, by, filter] of [
+      ['accepted', 'sku', accepted],
+      ['other_shards', 'source', 'TRUE'],
+    ] as const) {
+      const statement = (op: string) =>
+        this.db.prepare<KnownPageRow>(
+          `SELECT count(*) AS n, max(${by}) AS last,
+                  group_concat(substr(source, 1, ${KEY_TEXT_LENGTH}), '') AS keys,
+                  group_concat(sku || substr(source, ${KEY_TEXT_LENGTH + 1}), '') AS skus,
+                  group_concat(length(CAST(sku AS BLOB)) || ':' ||
+                    length(CAST(substr(source, ${KEY_TEXT_LENGTH + 1}) AS BLOB)), ',') AS lengths
+           FROM (SELECT sku, source FROM ${table} WHERE ${by} ${op} ? AND ${filter}
+                 ORDER BY ${by} LIMIT ?)`,
+        );
+      const [first, next] = [statement('>='), statement('>')];
+      for await (const columns of knownPages(page, (after) =>
+        after === undefined ? first.get('', page) : next.get(after, page),
+      ))
+        builder.add(columns);
+    }
+    return builder.finish() ?? KnownSources.build([]);
   }
 
   /**

@@ -31,8 +31,11 @@ export interface UploadState {
   acceptedPayloads(skus: readonly string[]): Promise<Map<string, Uint8Array>>;
   /** Every accepted SKU's hash, read in one pass (comparing a whole feed). */
   acceptedHashes(): Promise<StringMap<string>>;
-  /** The table of accepted source keys the feed skips rows by (docs/nightly.md, "Unchanged rows"). */
-  knownSources(): Promise<KnownSources>;
+  /**
+   * The table of accepted source keys the feed skips rows by (docs/nightly.md, "Unchanged rows"),
+   * read `page` entries at a time (KNOWN_PAGE; tests make it small).
+   */
+  knownSources(page?: number): Promise<KnownSources>;
   /** The other shards' source keys of the feed just read, replacing the last run's. */
   replaceOtherShards(rows: readonly { source: string; sku: string }[]): Promise<void>;
   /** Every accepted SKU. */
