@@ -106,8 +106,10 @@ export class KnownSources {
 
 /**
  * The table from the state's columns read a page at a time: a state of millions of SKUs is never
- * one text (the keys of 12.5M SKUs would pass V8's longest string, and every text of the table at
- * once took 2.9 GiB at 10M SKUs: BENCHMARKS.md, "Ten million rows"). Each page is the keys as
+ * one text (V8's strings end at 2^29 - 24 characters: the SKUs and kept texts of about 20M
+ * products with a 12-character SKU and a GTIN, fewer with longer ones or warnings; and all the
+ * texts at once cost 1.25 GiB of peak RSS at 10M SKUs against 0.97 GiB in pages: BENCHMARKS.md,
+ * "Ten million rows"). Each page is the keys as
  * base64url text joined, the SKUs (each with its warnings) joined, and their lengths in UTF-8
  * bytes; a page whose columns do not add up (a SKU that is not valid Unicode, say) means no table.
  */
