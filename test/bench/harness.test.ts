@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -31,9 +31,13 @@ describe('bench harness pieces', () => {
     mkdirSync(join(dir, 'from', 'shard-1'), { recursive: true });
     writeFileSync(join(dir, 'from', 'a.sqlite'), 'state');
     writeFileSync(join(dir, 'from', 'shard-1', 'b.sqlite'), 'shard');
-    copyFlushed(join(dir, 'from'), join(dir, 'to'));
-    expect(readFileSync(join(dir, 'to', 'a.sqlite'), 'utf8')).toBe('state');
-    expect(readFileSync(join(dir, 'to', 'shard-1', 'b.sqlite'), 'utf8')).toBe('shard');
+    try {
+      copyFlushed(join(dir, 'from'), join(dir, 'to'));
+      expect(readFileSync(join(dir, 'to', 'a.sqlite'), 'utf8')).toBe('state');
+      expect(readFileSync(join(dir, 'to', 'shard-1', 'b.sqlite'), 'utf8')).toBe('shard');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('takes medians of odd and even lists and ignores missing values', () => {
