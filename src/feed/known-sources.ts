@@ -108,16 +108,18 @@ export class KnownSources {
  * The table from the state's columns read a page at a time: a state of millions of SKUs is never
  * one text (V8's strings end at 2^29 - 24 characters: the SKUs and kept texts of about 20M
  * products with a 12-character SKU and a GTIN, fewer with longer ones or warnings; and all the
- * texts at once cost 1.25 GiB of peak RSS at 10M SKUs against 0.97 GiB in pages: BENCHMARKS.md,
+ * texts at once cost 1.25 GiB of peak RSS at 10M SKUs against 0.65-0.76 GiB in pages: BENCHMARKS.md,
  * "Ten million rows"). Each page is the keys as
  * base64url text joined, the SKUs (each with its warnings) joined, and their lengths in UTF-8
  * bytes; a page whose columns do not add up (a SKU that is not valid Unicode, say) means no table.
  */
 export class KnownSourcesBuilder {
-  private keys = new Uint32Array(256 * WORDS);
-  private bytes = Buffer.allocUnsafe(16 * 1024);
-  private ends = new Int32Array(256);
-  private skuEnds = new Int32Array(256);
+  // In shared memory as they grow: the table is views of them, never a copy at the end (pages
+  // past what is written are never touched, so they take no memory).
+  private keys = new Uint32Array(shared(256 * SOURCE_KEY_BYTES));
+  private bytes = Buffer.from(shared(16 * 1024));
+  private ends = new Int32Array(shared(256 * 4));
+  private skuEnds = new Int32Array(shared(256 * 4));
   private count = 0;
   private used = 0;
   private broken = false;
@@ -146,14 +148,14 @@ export class KnownSourcesBuilder {
     return this;
   }
 
-  /** The table in shared memory, or undefined when a page did not add up. */
+  /** The table (views of the shared arrays), or undefined when a page did not add up. */
   finish(): KnownSources | undefined {
     if (this.broken) return undefined;
     const count = this.count;
     let capacity = 16;
     while (capacity < count * 2) capacity *= 2;
-    const slots = new Int32Array(new SharedArrayBuffer(capacity * 4));
-    const keys = new Uint32Array(sharedCopy(this.keys.subarray(0, count * WORDS)), 0, count * WORDS);
+    const slots = new Int32Array(shared(capacity * 4));
+    const keys = this.keys.subarray(0, count * WORDS);
     for (let n = 0; n < count; n++) {
       let slot = keys[n * WORDS] & (capacity - 1);
       while (slots[slot] !== 0) slot = (slot + 1) & (capacity - 1);
@@ -162,9 +164,9 @@ export class KnownSourcesBuilder {
     return new KnownSources({
       slots,
       keys,
-      skus: new Uint8Array(sharedCopy(this.bytes.subarray(0, this.used)), 0, this.used),
-      ends: new Int32Array(sharedCopy(this.ends.subarray(0, count)), 0, count),
-      skuEnds: new Int32Array(sharedCopy(this.skuEnds.subarray(0, count)), 0, count),
+      skus: new Uint8Array(this.bytes.buffer, 0, this.used),
+      ends: this.ends.subarray(0, count),
+      skuEnds: this.skuEnds.subarray(0, count),
     });
   }
 
@@ -172,29 +174,25 @@ export class KnownSourcesBuilder {
   private room(count: number, bytes: number): void {
     const entries = this.count + count;
     if (entries > this.ends.length) {
-      const size = grown(this.ends.length, entries);
-      this.keys = copied(new Uint32Array(size * WORDS), this.keys);
-      this.ends = copied(new Int32Array(size), this.ends);
-      this.skuEnds = copied(new Int32Array(size), this.skuEnds);
+      const size = Math.max(entries, this.ends.length * 2);
+      this.keys = copied(
+        new Uint32Array(shared(size * SOURCE_KEY_BYTES)),
+        this.keys.subarray(0, this.count * WORDS),
+      );
+      this.ends = copied(new Int32Array(shared(size * 4)), this.ends.subarray(0, this.count));
+      this.skuEnds = copied(new Int32Array(shared(size * 4)), this.skuEnds.subarray(0, this.count));
     }
     if (this.used + bytes > this.bytes.length) {
-      const more = Buffer.allocUnsafe(grown(this.bytes.length, this.used + bytes));
+      const more = Buffer.from(shared(Math.max(this.used + bytes, this.bytes.length * 2)));
       this.bytes.copy(more, 0, 0, this.used);
       this.bytes = more;
     }
   }
 }
 
-const grown = (size: number, need: number): number => Math.max(need, size * 2);
+const shared = (bytes: number): SharedArrayBuffer => new SharedArrayBuffer(bytes);
 
 function copied<T extends Uint32Array | Int32Array>(to: T, from: T): T {
   to.set(from);
   return to;
-}
-
-/** A copy of `from`'s bytes in shared memory (at least 4 bytes, so that no buffer is empty). */
-function sharedCopy(from: Uint8Array | Int32Array | Uint32Array): SharedArrayBuffer {
-  const buffer = new SharedArrayBuffer(Math.max(4, from.byteLength));
-  new Uint8Array(buffer).set(new Uint8Array(from.buffer, from.byteOffset, from.byteLength));
-  return buffer;
 }
