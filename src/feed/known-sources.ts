@@ -73,10 +73,7 @@ export class KnownSources {
     return table;
   }
 
-  /**
-   * The table from the state's columns read in one go (src/upload/state/store.ts); undefined
-   * when they do not add up (see KnownSourcesBuilder).
-   */
+  /** The table of one page of columns (`build`'s); undefined when they do not add up (KnownSourcesBuilder). */
   static fromColumns(columns: KnownColumns): KnownSources | undefined {
     return new KnownSourcesBuilder().add(columns).finish();
   }
@@ -108,10 +105,10 @@ export class KnownSources {
  * The table from the state's columns read a page at a time: a state of millions of SKUs is never
  * one text (V8's strings end at 2^29 - 24 characters: the SKUs and kept texts of about 20M
  * products with a 12-character SKU and a GTIN, fewer with longer ones or warnings; and all the
- * texts at once cost 1.25 GiB of peak RSS at 10M SKUs against 0.65-0.76 GiB in pages: BENCHMARKS.md,
- * "Ten million rows"). Each page is the keys as
- * base64url text joined, the SKUs (each with its warnings) joined, and their lengths in UTF-8
- * bytes; a page whose columns do not add up (a SKU that is not valid Unicode, say) means no table.
+ * texts at once cost 1.25 GiB of peak RSS at 10M SKUs against 0.65-0.76 GiB in pages:
+ * BENCHMARKS.md, "Ten million rows"). Each page is the keys as base64url text joined, the SKUs
+ * (each with its warnings) joined, and their lengths in UTF-8 bytes; a page whose columns do not
+ * add up (a SKU that is not valid Unicode, say) means no table.
  */
 export class KnownSourcesBuilder {
   // In shared memory as they grow: the table is views of them, never a copy at the end (pages
