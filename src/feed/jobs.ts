@@ -3,6 +3,7 @@ import { type MessagePart, messageParts } from '../read/issues.js';
 import type { Cut } from '../read/plan.js';
 import { type ExitCodeValue, ExitError } from '../shared/errors.js';
 import type { FeedItem, FeedOptions, Issue, ReadItem } from '../shared/types.js';
+import { gtinNumber } from '../validate/duplicate-gtins.js';
 import type { FeedRow } from './feed-row.js';
 import type { KnownSourcesData } from './known-sources.js';
 import {
@@ -74,7 +75,8 @@ export interface JobResult {
   row: Int32Array;
   line: Int32Array;
   skus: (string | undefined)[];
-  gtins: (string | undefined)[];
+  /** Item i's GTIN as a number (`gtinNumber`; 0: none), not as text (BENCHMARKS.md, "GTINs as numbers"). */
+  gtins: Float64Array;
   /** 1: item i had a payload (or is unchanged) and a SKU, so the duplicate check applies. */
   checked: Uint8Array;
   /** Item i's `duplicateHashes` from HASH_WORDS * i (zeros when it is not checked). */
@@ -113,7 +115,7 @@ export class ResultPacker {
   private readonly row: number[] = [];
   private readonly line: number[] = [];
   private readonly skus: (string | undefined)[] = [];
-  private readonly gtins: (string | undefined)[] = [];
+  private gtins = new Float64Array(256);
   private readonly checked: number[] = [];
   /**
    * Typed, not a number[]: hashes above 2^30 turned the array's elements from small integers to
@@ -143,14 +145,13 @@ export class ResultPacker {
     this.row.push(item.row);
     this.line.push(item.line);
     this.skus.push(item.sku);
-    this.gtins.push(item.gtin);
     const checked = isChecked(item);
     this.checked.push(checked ? 1 : 0);
-    if (HASH_WORDS * (i + 1) > this.hashes.length) {
-      const more = new Uint32Array(this.hashes.length * 2);
-      more.set(this.hashes);
-      this.hashes = more;
+    if (i === this.gtins.length) {
+      this.gtins = grown(this.gtins, new Float64Array(i * 2));
+      this.hashes = grown(this.hashes, new Uint32Array(HASH_WORDS * i * 2));
     }
+    this.gtins[i] = gtinNumber(item.gtin);
     if (checked) duplicateHashes(item.sku as string, item.gtin, this.hashes, HASH_WORDS * i);
     if (item.columns) this.columns.push([i, item.columns]);
     if (this.keyed) {
@@ -183,11 +184,12 @@ export class ResultPacker {
     const line = Int32Array.from(this.line);
     const checked = Uint8Array.from(this.checked);
     const hashes = this.hashes.subarray(0, HASH_WORDS * this.row.length);
+    const gtins = this.gtins.slice(0, this.row.length);
     const result: JobResult = {
       row,
       line,
       skus: this.skus,
-      gtins: this.gtins,
+      gtins,
       checked,
       hashes,
       others: this.others,
@@ -196,7 +198,7 @@ export class ResultPacker {
       rows: this.maxRow,
       lines,
     };
-    const transfer: ArrayBuffer[] = [row.buffer, line.buffer, checked.buffer, hashes.buffer];
+    const transfer: ArrayBuffer[] = [row.buffer, line.buffer, checked.buffer, hashes.buffer, gtins.buffer];
     if (this.keyed) {
       const unchanged = Uint8Array.from(this.unchanged);
       result.sources = this.sources;
@@ -211,6 +213,12 @@ export class ResultPacker {
     if (err !== undefined) result.error = jobError(err);
     return { result, transfer };
   }
+}
+
+/** `to` holding `from`'s elements first. */
+function grown<T extends Float64Array | Uint32Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
 }
 
 function jobError(err: unknown): JobError {
@@ -249,8 +257,6 @@ export function settleResult(r: JobResult, file: string, take: (s: Settling) => 
       row = { file, row: r.row[i], line: r.line[i], issues: NO_ISSUES, valid: true };
       const sku = r.skus[i];
       if (sku !== undefined) row.sku = sku;
-      const gtin = r.gtins[i];
-      if (gtin !== undefined) row.gtin = gtin;
       if (r.sources?.[i] !== undefined) row.source = r.sources[i];
       if (r.unchanged?.[i] === 1) row.unchanged = true;
     }
@@ -265,7 +271,15 @@ export function settleResult(r: JobResult, file: string, take: (s: Settling) => 
     const parts = part < r.parts.length && r.parts[part][0] === i ? r.parts[part++][1] : undefined;
     const columns =
       column < r.columns.length && r.columns[column][0] === i ? r.columns[column++][1] : undefined;
-    take({ row, checked: r.checked[i] === 1, columns, parts, hashes: r.hashes, hashAt: HASH_WORDS * i });
+    take({
+      row,
+      checked: r.checked[i] === 1,
+      columns,
+      parts,
+      hashes: r.hashes,
+      hashAt: HASH_WORDS * i,
+      gtin: r.gtins[i],
+    });
   }
 }
 

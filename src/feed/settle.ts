@@ -64,6 +64,8 @@ export interface Settling {
   /** Its `duplicateHashes` at `hashAt`, made by the worker that mapped it; else made here. */
   hashes?: Uint32Array;
   hashAt?: number;
+  /** Its GTIN as the worker sends it (`gtinNumber`; 0: none), when the row itself does not hold it. */
+  gtin?: number;
 }
 
 /** Words per row of `duplicateHashes`. */
@@ -159,11 +161,12 @@ export class Settler {
     const h = s.hashes ?? this.hashes;
     const k = s.hashes ? (s.hashAt ?? 0) : 0;
     // A repeated SKU is one error; otherwise its GTIN must not be another SKU's (docs/feeds.md).
+    const gtin = item.gtin ?? s.gtin ?? 0;
     const dup =
       duplicateProblem(this.skus, this.feed, this.files, sku, h, k, fileIndex, item.row) ??
-      (item.gtin === undefined
+      (gtin === 0
         ? undefined
-        : duplicateGtinProblem(this.gtins, this.files, item.gtin, sku, h, k, fileIndex, item.row));
+        : duplicateGtinProblem(this.gtins, this.files, gtin, sku, h, k, fileIndex, item.row));
     if (!dup) return;
     // A copy: issue-free rows share one empty array.
     item.issues = [...item.issues, issueOf(dup, item, item.sku)];

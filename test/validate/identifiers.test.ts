@@ -8,7 +8,7 @@ import { resolveFeedMapping } from '../../src/map/presets.js';
 import { UsageError } from '../../src/shared/errors.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedItem, FeedOptions } from '../../src/shared/types.js';
-import { GtinSet, gtinHashes } from '../../src/validate/duplicate-gtins.js';
+import { GtinSet, gtinHashes, gtinNumber, gtinText } from '../../src/validate/duplicate-gtins.js';
 import { hashA } from '../../src/validate/duplicates.js';
 import { workerFromSource } from '../helpers/workers.js';
 
@@ -158,6 +158,23 @@ describe('the same GTIN on different SKUs', () => {
     });
   });
 
+  it('a GTIN crosses from a worker as one number and comes back as the same text', () => {
+    const texts = [
+      '12345670',
+      '00000000',
+      '012345678905',
+      '4006381333931',
+      '0012345678905',
+      '00012345600012',
+      '99999999999999',
+    ];
+    const numbers = texts.map(gtinNumber);
+    expect(numbers.map(gtinText)).toEqual(texts);
+    expect(new Set(numbers).size).toBe(texts.length);
+    expect(numbers).not.toContain(0);
+    expect(gtinNumber(undefined)).toBe(0);
+  });
+
   it('is found whatever runs the rows: this thread, record batches on a worker, byte ranges on two', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'genser-gtin-'));
     const header = Object.keys(product('x', 'y'));
@@ -183,7 +200,9 @@ describe('the same GTIN on different SKUs', () => {
         gtinIssues.map((i) => [i.row, i.sku]),
         JSON.stringify(options),
       ).toEqual([[38, 'P-37']]);
+      expect(gtinIssues[0].message).toContain('offers.gtin 8800000010373 of SKU P-37 (row 38)');
       expect(gtinIssues[0].message).toContain('at row 6');
+      expect(gtinIssues[0].value).toBe('8800000010373');
     }
   });
 });
