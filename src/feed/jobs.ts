@@ -2,6 +2,7 @@ import { type BadBytes, BadBytesError } from '../read/bad-bytes.js';
 import { type MessagePart, messageParts } from '../read/issues.js';
 import type { Cut } from '../read/plan.js';
 import { type ExitCodeValue, ExitError } from '../shared/errors.js';
+import { grownFrom } from '../shared/typed-arrays.js';
 import type { FeedItem, FeedOptions, Issue, ReadItem } from '../shared/types.js';
 import { gtinNumber } from '../validate/duplicate-gtins.js';
 import type { FeedRow } from './feed-row.js';
@@ -75,7 +76,7 @@ export interface JobResult {
   row: Int32Array;
   line: Int32Array;
   skus: (string | undefined)[];
-  /** Item i's GTIN as a number (`gtinNumber`; 0: none), not as text (BENCHMARKS.md, "GTINs as numbers"). */
+  /** Item i's GTIN as a number (`gtinNumber`; 0: none), not as text (BENCHMARKS.md, "Stop 42"). */
   gtins: Float64Array;
   /** 1: item i had a payload (or is unchanged) and a SKU, so the duplicate check applies. */
   checked: Uint8Array;
@@ -148,8 +149,8 @@ export class ResultPacker {
     const checked = isChecked(item);
     this.checked.push(checked ? 1 : 0);
     if (i === this.gtins.length) {
-      this.gtins = grown(this.gtins, new Float64Array(i * 2));
-      this.hashes = grown(this.hashes, new Uint32Array(HASH_WORDS * i * 2));
+      this.gtins = grownFrom(new Float64Array(i * 2), this.gtins);
+      this.hashes = grownFrom(new Uint32Array(HASH_WORDS * i * 2), this.hashes);
     }
     this.gtins[i] = gtinNumber(item.gtin);
     if (checked) duplicateHashes(item.sku as string, item.gtin, this.hashes, HASH_WORDS * i);
@@ -213,12 +214,6 @@ export class ResultPacker {
     if (err !== undefined) result.error = jobError(err);
     return { result, transfer };
   }
-}
-
-/** `to` holding `from`'s elements first. */
-function grown<T extends Float64Array | Uint32Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
 }
 
 function jobError(err: unknown): JobError {

@@ -1,3 +1,4 @@
+import { grownFrom } from '../shared/typed-arrays.js';
 import { SOURCE_KEY_BYTES } from './source-keys.js';
 
 /**
@@ -172,12 +173,12 @@ export class KnownSourcesBuilder {
     const entries = this.count + count;
     if (entries > this.ends.length) {
       const size = Math.max(entries, this.ends.length * 2);
-      this.keys = copied(
+      this.keys = grownFrom(
         new Uint32Array(shared(size * SOURCE_KEY_BYTES)),
         this.keys.subarray(0, this.count * WORDS),
       );
-      this.ends = copied(new Int32Array(shared(size * 4)), this.ends.subarray(0, this.count));
-      this.skuEnds = copied(new Int32Array(shared(size * 4)), this.skuEnds.subarray(0, this.count));
+      this.ends = grownFrom(new Int32Array(shared(size * 4)), this.ends.subarray(0, this.count));
+      this.skuEnds = grownFrom(new Int32Array(shared(size * 4)), this.skuEnds.subarray(0, this.count));
     }
     if (this.used + bytes > this.bytes.length) {
       const more = Buffer.from(shared(Math.max(this.used + bytes, this.bytes.length * 2)));
@@ -188,8 +189,3 @@ export class KnownSourcesBuilder {
 }
 
 const shared = (bytes: number): SharedArrayBuffer => new SharedArrayBuffer(bytes);
-
-function copied<T extends Uint32Array | Int32Array>(to: T, from: T): T {
-  to.set(from);
-  return to;
-}

@@ -33,8 +33,8 @@ const GTIN_SPAN = 1e14;
 
 /**
  * A GTIN as one number (0: none), for a worker's answer: a text per row, cloned to the main
- * thread, cost 34 MiB of peak RSS at 1M short rows on two workers (BENCHMARKS.md, "GTINs as
- * numbers"). Its digits (at most 14, so exact in a double) and its length, for leading zeros:
+ * thread, cost 34 MiB of peak RSS at 1M short rows on two workers (BENCHMARKS.md, "Stop
+ * 42"). Its digits (at most 14, so exact in a double) and its length, for leading zeros:
  * length * 1e14 + value. The text is made again only for a duplicate's message.
  */
 export function gtinNumber(gtin: string | undefined): number {
