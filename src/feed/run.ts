@@ -104,17 +104,15 @@ const BATCH_RECORDS = 256;
 const PAUSE_MS = 50;
 const NOTHING = (): undefined => undefined;
 /**
- * The young generation of a feed worker. Two workers or more: 16 MiB each. At 8 (the old pool's
- * figure) the rows of a parsed piece outlived two collections and were copied into the old
- * generation (about 170 MB a worker over 300k short rows): `validate` on two workers took 18.45
- * s against 16.05 s on 1M short rows and 11.35 s against 10.05 s on 300k long ones (medians of
- * 3), for 10-40 MiB less peak RSS; 32 was no faster than 16 and took 45-65 MiB more
- * (BENCHMARKS.md, "Stop 42"). One worker (the usual case under 256 MiB) gets 32 MiB: at 8 its
- * collector took 2.6 s of a 100k-row validate's 13.6 s sampled on that thread, at 32 MiB 0.8 s,
- * with no measurable peak RSS between the two. Only the young generation: a worker that reached an
- * old-generation limit would end the run instead of slowing it.
+ * The young generation of a feed worker: 16 MiB, however many. At 8 (the old pool's figure) the
+ * rows of a parsed piece outlived two collections and were copied into the old generation (about
+ * 170 MB a worker over 300k short rows): `validate` on two workers took 18.45 s against 16.05 s
+ * on 1M short rows (medians of 3); one worker's collector took 2.6 s of a 100k-row validate's
+ * 13.6 s at 8, 0.8 s at 32. 32 was no faster than 16, on one worker or two, and took 10-65 MiB
+ * more peak RSS (BENCHMARKS.md, "Stop 42" and "Stop 43"). Only the young generation: a worker
+ * that reached an old-generation limit would end the run instead of slowing it.
  */
-const workerLimits = (workers: number) => ({ maxYoungGenerationSizeMb: workers >= 2 ? 16 : 32 });
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 16 };
 
 /**
  * The threads policy, in one place. `auto`: none under 4 MiB or on one core; one (this thread
@@ -273,7 +271,7 @@ async function* workerBatches(r: FeedRun, workers: number, url: URL): AsyncGener
     size: workers,
     url,
     workerData: input,
-    resourceLimits: workerLimits(workers),
+    resourceLimits: WORKER_LIMITS,
     name: 'feed',
   });
   pool.start();
