@@ -185,7 +185,7 @@ export class ResultPacker {
     const line = Int32Array.from(this.line);
     const checked = Uint8Array.from(this.checked);
     const hashes = this.hashes.subarray(0, HASH_WORDS * this.row.length);
-    const gtins = this.gtins.slice(0, this.row.length);
+    const gtins = this.gtins.subarray(0, this.row.length);
     const result: JobResult = {
       row,
       line,

@@ -4,7 +4,7 @@ import { inputTypeFromName } from '../read/input-type.js';
 import { type MessagePart, renderMessage } from '../read/issues.js';
 import { UsageError } from '../shared/errors.js';
 import type { FeedItem, FeedOptions, Issue } from '../shared/types.js';
-import { duplicateGtinProblem, GtinSet, gtinHashes } from '../validate/duplicate-gtins.js';
+import { duplicateGtinProblem, GtinSet, gtinHashes, gtinNumber } from '../validate/duplicate-gtins.js';
 import { hashA, hashB, SkuSet } from '../validate/duplicates.js';
 import type { FeedRow } from './feed-row.js';
 import { fileItem, issueOf } from './issue-of.js';
@@ -64,7 +64,7 @@ export interface Settling {
   /** Its `duplicateHashes` at `hashAt`, made by the worker that mapped it; else made here. */
   hashes?: Uint32Array;
   hashAt?: number;
-  /** Its GTIN as the worker sends it (`gtinNumber`; 0: none), when the row itself does not hold it. */
+  /** Its GTIN as the worker sends it (`gtinNumber`; 0: none); else made here from the row's text. */
   gtin?: number;
 }
 
@@ -161,7 +161,7 @@ export class Settler {
     const h = s.hashes ?? this.hashes;
     const k = s.hashes ? (s.hashAt ?? 0) : 0;
     // A repeated SKU is one error; otherwise its GTIN must not be another SKU's (docs/feeds.md).
-    const gtin = item.gtin ?? s.gtin ?? 0;
+    const gtin = s.gtin ?? gtinNumber(item.gtin);
     const dup =
       duplicateProblem(this.skus, this.feed, this.files, sku, h, k, fileIndex, item.row) ??
       (gtin === 0

@@ -69,8 +69,8 @@ export function gtinOf(payload: Record<string, unknown> | undefined): string | u
 export function duplicateGtinProblem(
   gtins: GtinSet,
   sources: readonly string[],
-  /** The GTIN: its text, or its `gtinNumber` (made into text only when it is a duplicate). */
-  gtin: string | number,
+  /** The GTIN as its `gtinNumber` (made into text only when it is a duplicate). */
+  gtin: number,
   sku: string,
   /** The row's hashes from `at`: its SKU's two, then its GTIN's two (src/feed/settle.ts, `duplicateHashes`). */
   hashes: ArrayLike<number>,
@@ -80,7 +80,7 @@ export function duplicateGtinProblem(
 ): MapProblem | undefined {
   const first = gtins.add(hashes[at + 2], hashes[at + 3], hashes[at], fileIndex, row);
   if (!first) return undefined;
-  const text = typeof gtin === 'number' ? gtinText(gtin) : gtin;
+  const text = gtinText(gtin);
   const where =
     first.fileIndex === fileIndex ? `row ${first.row}` : `row ${first.row} of ${sources[first.fileIndex]}`;
   return {
