@@ -49,20 +49,24 @@ export async function* processBatches(
   const settler = new Settler(sources.map(sourceName), options, onColumns);
   const runDate = new Date(options.runDate!);
   const out: ProcessedItem[] = [];
-  for (let fileIndex = 0; fileIndex < sources.length; fileIndex++) {
-    // A shop preset's transform reshapes the rows (variants, drafts) before they are mapped.
-    const reads = transformReads(mapping?.transform, await read(sources[fileIndex]), { runDate });
-    feed.startFile(fileIndex);
-    const file = new FileReads(feed);
-    const at = { fileIndex };
-    for await (const item of reads) {
-      file.take(item, out);
+  try {
+    for (let fileIndex = 0; fileIndex < sources.length; fileIndex++) {
+      // A shop preset's transform reshapes the rows (variants, drafts) before they are mapped.
+      const reads = transformReads(mapping?.transform, await read(sources[fileIndex]), { runDate });
+      feed.startFile(fileIndex);
+      const file = new FileReads(feed);
+      const at = { fileIndex };
+      for await (const item of reads) {
+        file.take(item, out);
+        const rows = settleAll(settler, at, out);
+        if (rows.length > 0) yield rows;
+      }
+      file.end(out);
       const rows = settleAll(settler, at, out);
       if (rows.length > 0) yield rows;
     }
-    file.end(out);
-    const rows = settleAll(settler, at, out);
-    if (rows.length > 0) yield rows;
+  } finally {
+    settler.close();
   }
 }
 

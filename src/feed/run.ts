@@ -310,6 +310,7 @@ async function* workerBatches(r: FeedRun, workers: number, url: URL): AsyncGener
   } finally {
     await ordered.close();
     await pool.close();
+    settler.close();
   }
 }
 

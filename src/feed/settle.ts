@@ -146,6 +146,12 @@ export class Settler {
     file.noRows = undefined;
   }
 
+  /** Lets go of what the duplicate checks keep on disk (a run past SPILL_AT rows). */
+  close(): void {
+    this.skus.close();
+    this.gtins.close();
+  }
+
   private fileAt(index: number): FileState {
     if (this.file?.index !== index) {
       const csv = (this.feed.inputType ?? inputTypeFromName(this.files[index])) === 'csv';

@@ -1,6 +1,6 @@
 import type { MapProblem } from '../map/map-row.js';
 import { isObject } from '../shared/is-object.js';
-import { hashA, hashB, SkuSet } from './duplicates.js';
+import { hashA, hashB, SkuSet, SPILL_AT } from './duplicates.js';
 
 /**
  * The same GTIN on two different SKUs across a run (docs/feeds.md, "Identifiers"): a GTIN names
@@ -10,7 +10,11 @@ import { hashA, hashB, SkuSet } from './duplicates.js';
  * MPN on different brands is fine, and the same MPN is not checked at all.
  */
 export class GtinSet {
-  private readonly set = new SkuSet(1 << 12, true);
+  private readonly set: SkuSet;
+
+  constructor(spillAt = SPILL_AT) {
+    this.set = new SkuSet(1 << 12, true, spillAt);
+  }
 
   /**
    * The first row of a GTIN (its `gtinHashes`, a and b) when another SKU (not the one of
@@ -26,6 +30,10 @@ export class GtinSet {
     const first = this.set.addHashed(a, b, fileIndex, row, skuHash);
     if (!first || first.tag === skuHash) return undefined;
     return first;
+  }
+
+  close(): void {
+    this.set.close();
   }
 }
 

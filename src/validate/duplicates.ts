@@ -1,7 +1,9 @@
+import { HashRuns } from '../storage/hash-runs.js';
+
 /**
  * Duplicate SKUs across a whole run, in little memory: SKUs are not kept, only a 64-bit hash
  * (two independent 32-bit FNV-1a variants) and where each was first seen, in typed arrays with
- * open addressing (see SkuSet): 22-30 bytes per distinct SKU (1M SKUs: ~23 MiB, no per-entry objects).
+ * open addressing (see SkuSet): 32-80 bytes per distinct SKU up to SPILL_AT SKUs, on disk after that.
  * A false "duplicate" needs a 64-bit collision: about 1 in 10^7 for a 1M-row feed.
  */
 export interface FirstSeen {
@@ -29,44 +31,46 @@ export function hashB(s: string): number {
   return (h ^ (h >>> 13)) >>> 0;
 }
 
+/** Entries a set keeps in memory before it moves them to disk (src/storage/hash-runs.ts): 16-20 MiB. */
+export const SPILL_AT = 1 << 19;
+
 /**
- * Open addressing over a table of entry numbers (4 bytes a slot, at most half full) into dense
- * per-entry arrays (14 bytes an entry): about 22-30 bytes per distinct SKU, and a table that
- * grows without copying the entries. Slot value 0 is empty; entry n is stored as n + 1.
+ * Open addressing (linear probing) over a table holding the entries themselves (a, b, row, file
+ * index and, when tagged, the tag: 16 or 20 bytes a slot), at most half full: 32-80 bytes per
+ * distinct SKU as it grows. At `spillAt` entries the table goes to disk as it is, read in slot
+ * order in one pass (src/storage/hash-runs.ts), and memory starts again empty: a set's memory
+ * stops growing there (BENCHMARKS.md, "Duplicate checks on disk"). A hash of (0, 0) is kept as
+ * (0, 1): (0, 0) marks an empty slot.
  */
 export class SkuSet {
-  private slots: Uint32Array;
+  /** Slot i at table[i * width]: a, b, row, file index, then the tag when tagged. */
+  private table: Uint32Array;
+  /** Slots - 1 (a power of two). */
+  private mask: number;
   private size = 0;
-  private a: Uint32Array;
-  private b: Uint32Array;
-  private rows: Uint32Array;
-  private files: Uint16Array;
-  /** A 32-bit tag per entry (the GTIN set keeps its first SKU's hash); empty when untagged. */
-  private tags: Uint32Array;
+  private readonly width: number;
+  private runs: HashRuns | undefined;
 
-  constructor(initialCapacity = 1 << 14, tagged = false) {
-    this.slots = new Uint32Array(initialCapacity);
-    const entries = initialCapacity >>> 1;
-    this.a = new Uint32Array(entries);
-    this.b = new Uint32Array(entries);
-    this.rows = new Uint32Array(entries);
-    this.files = new Uint16Array(entries);
-    this.tags = new Uint32Array(tagged ? entries : 0);
+  constructor(
+    initialCapacity = 1 << 14,
+    private readonly tagged = false,
+    private readonly spillAt = SPILL_AT,
+  ) {
+    this.width = tagged ? 5 : 4;
+    this.table = new Uint32Array(initialCapacity * this.width);
+    this.mask = initialCapacity - 1;
   }
 
   get count(): number {
-    return this.size;
+    return this.size + (this.runs?.count ?? 0);
   }
 
   /** Whether the SKU was added (a 64-bit hash match: see above). */
   has(sku: string): boolean {
     const ha = hashA(sku);
-    const hb = hashB(sku);
-    const slots = this.slots;
-    const mask = slots.length - 1;
-    for (let i = ha & mask, n = slots[i]; n !== 0; i = (i + 1) & mask, n = slots[i])
-      if (this.a[n - 1] === ha && this.b[n - 1] === hb) return true;
-    return false;
+    let hb = hashB(sku);
+    if (ha === 0 && hb === 0) hb = 1;
+    return this.slotOf(ha, hb) >= 0 || this.runs?.find(ha, hb) !== undefined;
   }
 
   /** Records the SKU; returns where it was first seen when it is a duplicate. */
@@ -76,54 +80,65 @@ export class SkuSet {
 
   /** `add` of a SKU by its two hashes (made where the row was, a feed worker say). */
   addHashed(ha: number, hb: number, fileIndex: number, row: number, tag = 0): FirstSeen | undefined {
-    const slots = this.slots;
-    const mask = slots.length - 1;
-    let i = ha & mask;
-    for (let n = slots[i]; n !== 0; n = slots[i]) {
-      const e = n - 1;
-      if (this.a[e] === ha && this.b[e] === hb)
-        return {
-          fileIndex: this.files[e],
-          row: this.rows[e],
-          tag: this.tags.length > 0 ? this.tags[e] : undefined,
-        };
-      i = (i + 1) & mask;
-    }
-    const e = this.size++;
-    if (e === this.a.length) this.growEntries();
-    this.a[e] = ha;
-    this.b[e] = hb;
-    this.rows[e] = row;
-    this.files[e] = fileIndex;
-    if (this.tags.length > 0) this.tags[e] = tag;
-    slots[i] = e + 1;
-    if (this.size * 2 > slots.length) this.growSlots();
+    if (ha === 0 && hb === 0) hb = 1;
+    const slot = this.slotOf(ha, hb);
+    if (slot >= 0) return this.firstSeen(this.table, slot * this.width);
+    const spilled = this.runs?.find(ha, hb);
+    if (spilled) return this.firstSeen(spilled, 0);
+    const at = ~slot * this.width;
+    const table = this.table;
+    table[at] = ha;
+    table[at + 1] = hb;
+    table[at + 2] = row;
+    table[at + 3] = fileIndex;
+    if (this.tagged) table[at + 4] = tag;
+    if (++this.size === this.spillAt) this.spill();
+    else if (this.size * 2 > this.mask + 1) this.grow();
     return undefined;
   }
 
-  private growEntries(): void {
-    const n = this.a.length * 2;
-    const grown = <T extends Uint32Array | Uint16Array>(old: T, make: (n: number) => T): T => {
-      const next = make(n);
-      next.set(old);
-      return next;
-    };
-    this.a = grown(this.a, (k) => new Uint32Array(k));
-    this.b = grown(this.b, (k) => new Uint32Array(k));
-    this.rows = grown(this.rows, (k) => new Uint32Array(k));
-    this.files = grown(this.files, (k) => new Uint16Array(k));
-    if (this.tags.length > 0) this.tags = grown(this.tags, (k) => new Uint32Array(k));
+  /** Lets go of the entries on disk, if any. */
+  close(): void {
+    this.runs?.close();
   }
 
-  /** A table twice the size, filled again from the entries (the entries themselves stay put). */
-  private growSlots(): void {
-    const slots = new Uint32Array(this.slots.length * 2);
-    const mask = slots.length - 1;
-    for (let e = 0; e < this.size; e++) {
-      let i = this.a[e] & mask;
-      while (slots[i] !== 0) i = (i + 1) & mask;
-      slots[i] = e + 1;
+  /** The slot holding (a, b), or ~slot of the empty one where it would go. */
+  private slotOf(ha: number, hb: number): number {
+    const table = this.table;
+    const width = this.width;
+    const mask = this.mask;
+    for (let i = ha & mask; ; i = (i + 1) & mask) {
+      const a = table[i * width];
+      const b = table[i * width + 1];
+      if (a === ha && b === hb) return i;
+      if (a === 0 && b === 0) return ~i;
     }
-    this.slots = slots;
+  }
+
+  private firstSeen(words: Uint32Array, at: number): FirstSeen {
+    return { fileIndex: words[at + 3], row: words[at + 2], tag: this.tagged ? words[at + 4] : undefined };
+  }
+
+  private spill(): void {
+    this.runs ??= new HashRuns(
+      this.width,
+      `a run's sets of SKUs and GTINs keep their entries past the first ${this.spillAt} there (20-24 bytes each)`,
+    );
+    this.runs.spill(this.table, this.mask);
+    this.table.fill(0);
+    this.size = 0;
+  }
+
+  /** A table twice the size, the entries placed again (at most `spillAt` of them). */
+  private grow(): void {
+    const old = this.table;
+    const width = this.width;
+    this.table = new Uint32Array(old.length * 2);
+    this.mask = this.mask * 2 + 1;
+    for (let at = 0; at < old.length; at += width) {
+      if (old[at] === 0 && old[at + 1] === 0) continue;
+      const to = ~this.slotOf(old[at], old[at + 1]) * width;
+      for (let w = 0; w < width; w++) this.table[to + w] = old[at + w];
+    }
   }
 }
