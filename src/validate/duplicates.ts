@@ -122,7 +122,7 @@ export class SkuSet {
   private spill(): void {
     this.runs ??= new HashRuns(
       this.width,
-      `a run's sets of SKUs and GTINs keep their entries past the first ${this.spillAt} there (20-24 bytes each)`,
+      `a run's sets of SKUs and GTINs keep their entries past the first ${this.spillAt.toLocaleString('en-US')} there (20-24 bytes each)`,
     );
     this.runs.spill(this.table, this.mask);
     this.table.fill(0);
