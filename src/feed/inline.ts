@@ -43,10 +43,11 @@ export async function* processBatches(
   mapping?: Mapping,
   keying?: SourceKeying,
   onColumns?: (file: string, keys: readonly string[]) => void,
+  spillAt?: number,
 ): AsyncGenerator<FeedRow[]> {
   options = withRunDate(options);
   const feed = new FeedProcessor(options, mapping, sources, keying);
-  const settler = new Settler(sources.map(sourceName), options, onColumns);
+  const settler = new Settler(sources.map(sourceName), options, onColumns, spillAt);
   const runDate = new Date(options.runDate!);
   const out: ProcessedItem[] = [];
   try {

@@ -49,6 +49,8 @@ export interface FeedRowsOptions {
   workerUrl?: URL;
   /** Bytes per byte range (tests make it small). */
   chunkBytes?: number;
+  /** Keys the duplicate checks keep in memory before moving them to disk (SPILL_AT; tests make it small). */
+  spillAt?: number;
   /** How feeds given as http(s) URLs are fetched (proxy, CAs, GENSER_FEED_AUTH, validators). */
   remote?: RemoteSettings;
   /** Told each column set of the feed once, as met, on this thread (the nightly's mapping drift). */
@@ -259,7 +261,7 @@ async function* inlineBatches(r: FeedRun): AsyncGenerator<FeedRow[]> {
     const p = await r.plans.plan(i++);
     return 'bytes' in p ? readPlanned(p, r.log) : one(p);
   };
-  yield* processBatches(r.files, read, r.feed, r.mapping, keying, r.options.onColumns);
+  yield* processBatches(r.files, read, r.feed, r.mapping, keying, r.options.onColumns, r.options.spillAt);
 }
 
 /** N workers: this thread plans each file and hands it on in jobs; results are put back in order. */
@@ -275,7 +277,7 @@ async function* workerBatches(r: FeedRun, workers: number, url: URL): AsyncGener
     name: 'feed',
   });
   pool.start();
-  const settler = new Settler(files.map(sourceName), feed, options.onColumns);
+  const settler = new Settler(files.map(sourceName), feed, options.onColumns, options.spillAt);
   const ordered = new InOrder(pool, workers, settler, options.pausing === true);
   try {
     // Built while the workers start (see FeedRowsOptions.keys); every job carries it.

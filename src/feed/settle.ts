@@ -5,7 +5,7 @@ import { type MessagePart, renderMessage } from '../read/issues.js';
 import { UsageError } from '../shared/errors.js';
 import type { FeedItem, FeedOptions, Issue } from '../shared/types.js';
 import { duplicateGtinProblem, GtinSet, gtinHashes, gtinNumber } from '../validate/duplicate-gtins.js';
-import { hashA, hashB, SkuSet } from '../validate/duplicates.js';
+import { hashA, hashB, SkuSet, SPILL_AT } from '../validate/duplicates.js';
 import type { FeedRow } from './feed-row.js';
 import { fileItem, issueOf } from './issue-of.js';
 
@@ -101,8 +101,8 @@ interface FileState {
 }
 
 export class Settler {
-  private readonly skus = new SkuSet();
-  private readonly gtins = new GtinSet();
+  private readonly skus: SkuSet;
+  private readonly gtins: GtinSet;
   /** The hashes of a row made on this thread. */
   private readonly hashes = new Uint32Array(HASH_WORDS);
   private file: FileState | undefined;
@@ -112,7 +112,12 @@ export class Settler {
     private readonly feed: FeedOptions,
     /** Told each column set as it is met, on this thread (FeedRowsOptions.onColumns). */
     private readonly onColumns?: (file: string, keys: readonly string[]) => void,
-  ) {}
+    /** Keys the duplicate checks keep in memory (FeedRowsOptions.spillAt). */
+    spillAt = SPILL_AT,
+  ) {
+    this.skus = new SkuSet(1 << 14, false, spillAt);
+    this.gtins = new GtinSet(spillAt);
+  }
 
   /** One row in order, and the file-level rows said before it, into `out`. */
   take(at: PieceAt, s: Settling, out: FeedRow[]): void {

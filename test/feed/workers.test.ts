@@ -214,6 +214,42 @@ describe('the feed on workers gives what it gives on this thread', () => {
     expect(codes('duplicate_gtin')).toEqual(Array.from({ length: 100 }, (_, i) => 601 + i));
   });
 
+  it('finds the same duplicates when the checks keep their keys on disk past 32 (SPILL_AT made small)', async () => {
+    const dir = newDir();
+    const file = join(dir, 'spilled.csv');
+    // Rows 301-400 repeat the GTINs of rows 1-100; rows 401-450 the SKUs of rows 51-100.
+    const gtin = (n: number) => gtinFor(String(n >= 300 && n < 400 ? n - 300 : n));
+    const sku = (n: number) => (n >= 400 ? n - 350 : n);
+    const row = (n: number) =>
+      `S${sku(n)},Shirt ${n},1000,https://shop.example/${n},https://shop.example/${n}.jpg,${gtin(n)}\n`;
+    writeFileSync(
+      file,
+      `sku,name,price,url,image,gtin\n${Array.from({ length: 450 }, (_, i) => row(i)).join('')}`,
+    );
+    const kept = await outcome([file], 'inline');
+    const { alone } = await expectSame([file], standard, { spillAt: 32, chunkBytes: 4096 });
+    expect(alone.rows.map(seen)).toEqual(kept.rows.map(seen));
+    const said = (code: string) => alone.rows.flatMap((r) => r.issues.filter((i) => i.code === code));
+    expect(said('duplicate_sku').map((i) => i.message)).toEqual(
+      Array.from({ length: 50 }, (_, i) => `SKU S${50 + i} appears again; first seen at row ${51 + i}`),
+    );
+    expect(said('duplicate_gtin')).toHaveLength(100);
+    // The keys did go to disk: with nowhere to write them, the run stops there, in every mode.
+    const tmp = process.env.TMPDIR;
+    process.env.TMPDIR = join(dir, 'missing');
+    try {
+      for (const mode of ['inline', 'ranges'] as Mode[]) {
+        const stopped = await outcome([file], mode, standard, { spillAt: 32, chunkBytes: 4096 });
+        expect(stopped.error, mode).toBe(
+          `cannot use a temporary file in the temporary directory ${join(dir, 'missing')} (ENOENT)`,
+        );
+      }
+    } finally {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
+    }
+  });
+
   it('renders read messages with the file positions of rows read in later ranges', async () => {
     const dir = newDir();
     const file = join(dir, 'late.csv');
