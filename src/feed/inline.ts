@@ -7,7 +7,7 @@ import type { Logger } from '../shared/logger.js';
 import type { FeedOptions, ReadItem } from '../shared/types.js';
 import type { FeedRow } from './feed-row.js';
 import { FeedProcessor, FileReads, type SourceKeying, withRunDate } from './pipeline.js';
-import { isChecked, type PieceAt, type ProcessedItem, Settler } from './settle.js';
+import { isChecked, type PieceAt, type ProcessedItem, type SettleOptions, Settler } from './settle.js';
 
 /**
  * The feed on this thread (docs/reading.md, "Threads"): what `feedRows` runs without workers,
@@ -42,12 +42,11 @@ export async function* processBatches(
   options: FeedOptions,
   mapping?: Mapping,
   keying?: SourceKeying,
-  onColumns?: (file: string, keys: readonly string[]) => void,
-  spillAt?: number,
+  settle?: SettleOptions,
 ): AsyncGenerator<FeedRow[]> {
   options = withRunDate(options);
   const feed = new FeedProcessor(options, mapping, sources, keying);
-  const settler = new Settler(sources.map(sourceName), options, onColumns, spillAt);
+  const settler = new Settler(sources.map(sourceName), options, settle);
   const runDate = new Date(options.runDate!);
   const out: ProcessedItem[] = [];
   try {

@@ -25,7 +25,7 @@ import { processBatches } from './inline.js';
 import { errorOf, type Job, type JobResult, settleResult, type WireRead, type WorkerInput } from './jobs.js';
 import type { KnownSources } from './known-sources.js';
 import { sameKeys, withRunDate } from './pipeline.js';
-import { checkCut, type PieceAt, Settler } from './settle.js';
+import { checkCut, type PieceAt, type SettleOptions, Settler } from './settle.js';
 import { settingsDigest } from './source-keys.js';
 
 /**
@@ -35,7 +35,7 @@ import { settingsDigest } from './source-keys.js';
  * workers or more share the work; else batches of the records it reads. Results are put back
  * in order and settled here (src/feed/settle.ts). Rows come out alike either way.
  */
-export interface FeedRowsOptions {
+export interface FeedRowsOptions extends SettleOptions {
   /** Consumers that write or send the payloads ask for their JSON. */
   serialize: boolean;
   /** `--threads`: `auto` (the default: by size, `workersFor`) or a count; 0 is this thread alone. */
@@ -49,12 +49,8 @@ export interface FeedRowsOptions {
   workerUrl?: URL;
   /** Bytes per byte range (tests make it small). */
   chunkBytes?: number;
-  /** Keys the duplicate checks keep in memory before moving them to disk (SPILL_AT; tests make it small). */
-  spillAt?: number;
   /** How feeds given as http(s) URLs are fetched (proxy, CAs, GENSER_FEED_AUTH, validators). */
   remote?: RemoteSettings;
-  /** Told each column set of the feed once, as met, on this thread (the nightly's mapping drift). */
-  onColumns?: (file: string, keys: readonly string[]) => void;
   /**
    * Ctrl-C or SIGTERM: the rows end at once, and a read still waiting (a pipe, a slow disk) is
    * left to end on its own (src/shared/until-stopped.ts, watched once per batch, not per row).
@@ -261,7 +257,7 @@ async function* inlineBatches(r: FeedRun): AsyncGenerator<FeedRow[]> {
     const p = await r.plans.plan(i++);
     return 'bytes' in p ? readPlanned(p, r.log) : one(p);
   };
-  yield* processBatches(r.files, read, r.feed, r.mapping, keying, r.options.onColumns, r.options.spillAt);
+  yield* processBatches(r.files, read, r.feed, r.mapping, keying, r.options);
 }
 
 /** N workers: this thread plans each file and hands it on in jobs; results are put back in order. */
@@ -277,7 +273,7 @@ async function* workerBatches(r: FeedRun, workers: number, url: URL): AsyncGener
     name: 'feed',
   });
   pool.start();
-  const settler = new Settler(files.map(sourceName), feed, options.onColumns, options.spillAt);
+  const settler = new Settler(files.map(sourceName), feed, options);
   const ordered = new InOrder(pool, workers, settler, options.pausing === true);
   try {
     // Built while the workers start (see FeedRowsOptions.keys); every job carries it.

@@ -100,6 +100,14 @@ interface FileState {
   columns: ColumnWarnings;
 }
 
+/** What a run asks of its settler besides the feed (part of FeedRowsOptions). */
+export interface SettleOptions {
+  /** Told each column set of the feed once, as met, on this thread (the nightly's mapping drift). */
+  onColumns?: (file: string, keys: readonly string[]) => void;
+  /** Keys the duplicate checks keep in memory before moving them to disk (SPILL_AT; tests make it small). */
+  spillAt?: number;
+}
+
 export class Settler {
   private readonly skus: SkuSet;
   private readonly gtins: GtinSet;
@@ -110,11 +118,9 @@ export class Settler {
   constructor(
     private readonly files: string[],
     private readonly feed: FeedOptions,
-    /** Told each column set as it is met, on this thread (FeedRowsOptions.onColumns). */
-    private readonly onColumns?: (file: string, keys: readonly string[]) => void,
-    /** Keys the duplicate checks keep in memory (FeedRowsOptions.spillAt). */
-    spillAt = SPILL_AT,
+    private readonly options: SettleOptions = {},
   ) {
+    const spillAt = options.spillAt ?? SPILL_AT;
     this.skus = new SkuSet(1 << 14, false, spillAt);
     this.gtins = new GtinSet(spillAt);
   }
@@ -126,7 +132,7 @@ export class Settler {
     const range = at.range;
     // A worker says its columns at each job's first row: only a set new to the file is told on.
     if (s.columns && file.columns.isNew(s.columns)) {
-      this.onColumns?.(item.file, s.columns.keys);
+      this.options.onColumns?.(item.file, s.columns.keys);
       for (const issue of file.columns.issues(item.file, s.columns)) out.push(fileItem(issue));
     }
     if (range && item.row === 0) {

@@ -103,7 +103,8 @@ export class HashRuns {
       const a = table[at];
       const b = table[at + 1];
       if (a === 0 && b === 0) continue;
-      if (e++ % BLOCK === 0) run.firstSlot[(e - 1) / BLOCK] = slot;
+      if (e % BLOCK === 0) run.firstSlot[e / BLOCK] = slot;
+      e++;
       run.bloom.add(a, b);
       all.add(a, b);
       const to = n * record;

@@ -68,8 +68,7 @@ export class SkuSet {
   /** Whether the SKU was added (a 64-bit hash match: see above). */
   has(sku: string): boolean {
     const ha = hashA(sku);
-    let hb = hashB(sku);
-    if (ha === 0 && hb === 0) hb = 1;
+    const hb = notEmpty(ha, hashB(sku));
     return this.slotOf(ha, hb) >= 0 || this.runs?.find(ha, hb) !== undefined;
   }
 
@@ -79,8 +78,8 @@ export class SkuSet {
   }
 
   /** `add` of a SKU by its two hashes (made where the row was, a feed worker say). */
-  addHashed(ha: number, hb: number, fileIndex: number, row: number, tag = 0): FirstSeen | undefined {
-    if (ha === 0 && hb === 0) hb = 1;
+  addHashed(ha: number, b: number, fileIndex: number, row: number, tag = 0): FirstSeen | undefined {
+    const hb = notEmpty(ha, b);
     const slot = this.slotOf(ha, hb);
     if (slot >= 0) return this.firstSeen(this.table, slot * this.width);
     const spilled = this.runs?.find(ha, hb);
@@ -141,4 +140,9 @@ export class SkuSet {
       for (let w = 0; w < width; w++) this.table[to + w] = old[at + w];
     }
   }
+}
+
+/** A key's `b` as kept: (0, 0) marks an empty slot, so that hash is kept as (0, 1). */
+function notEmpty(a: number, b: number): number {
+  return a === 0 && b === 0 ? 1 : b;
 }

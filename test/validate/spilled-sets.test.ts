@@ -8,7 +8,7 @@ import { HashRuns } from '../../src/storage/hash-runs.js';
 import { GtinSet } from '../../src/validate/duplicate-gtins.js';
 import { hashA, hashB, SkuSet } from '../../src/validate/duplicates.js';
 
-// A set past its `spillAt` entries keeps the older ones in sorted runs on disk
+// A set past its `spillAt` entries keeps the older ones in runs on disk
 // (src/storage/hash-runs.ts); it must answer exactly as a set that kept everything in memory.
 
 const tmp = process.env.TMPDIR;
