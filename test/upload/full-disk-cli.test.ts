@@ -1,13 +1,13 @@
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { UsageError } from '../../src/shared/errors.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
 import { Spool } from '../../src/upload/spool.js';
 import { genser } from '../helpers/run-cli.js';
-import { smallDisk, unmountDisk } from '../helpers/small-disk.js';
+import { smallDisk } from '../helpers/small-disk.js';
 import { productsOf, type ScriptedServer, scriptedServer } from './servers.js';
 
 /**
@@ -54,10 +54,6 @@ afterEach(async () => {
 /** 2 MiB: a fresh state of the fixture takes a few hundred KiB. */
 const disk = smallDisk('2m');
 if (!disk) console.log('full-disk tests skipped: mounting a tmpfs needs root (mount -t tmpfs)');
-afterAll(() => {
-  if (!disk) return;
-  unmountDisk(disk);
-});
 
 const receivedCounts = async (sb: RunningSandbox) =>
   (
