@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -9,12 +10,14 @@ import {
   renameSync,
   statSync,
   truncateSync,
+  utimesSync,
   writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clearSecrets } from '../../src/shared/secrets.js';
+import { sealState } from '../../src/upload/state/health.js';
 import { genser } from '../helpers/run-cli.js';
 import { smallDisk, unmountDisk } from '../helpers/small-disk.js';
 import { json, type ScriptedServer, scriptedServer } from './servers.js';
@@ -86,6 +89,38 @@ describe('a damaged or emptied state', () => {
     const run = await genser(['upload', FEED], env);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`the upload state ${file} cannot be used: it is empty (0 bytes)`);
+    expect(server!.requests).toEqual([]);
+  });
+
+  it('a state exactly as the last run that ended well sealed it is read whole only when its copy is due', async () => {
+    const { stateDir, env } = await target();
+    expect((await genser(['upload', FEED], env)).code).toBe(0);
+    const file = stateFile(stateDir);
+    expect(existsSync(`${file}.sealed`)).toBe(true);
+    // Damage the seal cannot see (a disk's, silently): the seal made again to match it. Bytes
+    // that are no kind of page, so that the run's first read fails the same way every time.
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(statSync(file).size - 16384, 0xab), 0, undefined, 16384);
+    closeSync(fd);
+    sealState(file);
+    server!.requests.length = 0;
+    const unchecked = await genser(['upload', FEED], env);
+    // No check ran: the run's own first read of a damaged page stops it, before anything is sent.
+    expect(unchecked.code).toBe(2);
+    expect(unchecked.stderr).toContain(
+      `the upload state ${file} cannot be used: it is damaged (SQLITE_CORRUPT)`,
+    );
+    expect(server!.requests).toEqual([]);
+
+    // With the copy due, the same file is checked before the run reads it.
+    const dayAgo = Date.now() / 1000 - 21 * 3600;
+    utimesSync(`${file}.last-good`, dayAgo, dayAgo);
+    sealState(file);
+    const checked = await genser(['upload', FEED], env);
+    expect(checked.code).toBe(2);
+    expect(checked.stderr).toContain(
+      `the upload state ${file} cannot be used: it is damaged (SQLite's check says:`,
+    );
     expect(server!.requests).toEqual([]);
   });
 

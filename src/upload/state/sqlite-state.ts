@@ -10,12 +10,14 @@ import { type Database, openDatabase, type Statement } from '../../storage/sqlit
 import { shardName } from '../shard.js';
 import { feedUrlHash, feedValidatorsOf } from './feed-validators.js';
 import {
+  checkNeeded,
   checkNotEmpty,
   createStateFile,
   damaged,
   fullDisk,
   keepLastGood,
   type StateCheck,
+  sealState,
   startIntegrityCheck,
   stateProblem,
 } from './health.js';
@@ -84,14 +86,15 @@ export class SqliteState implements UploadState {
 
   /**
    * Opens the state of `target` in `dir` for a run: made whole when new, else checked (not empty;
-   * intact: quick_check, on a thread of its own while the run reads) and migrated; exit 2 for a
-   * damaged, newer or foreign file (src/upload/state/health.ts). What the check finds stops the
-   * run's first write after its lock and history row (`intact`), so before anything is sent.
+   * intact: quick_check, on a thread of its own while the run reads, unless the file is as a run
+   * that ended well sealed it and no copy is due) and migrated; exit 2 for a damaged, newer or
+   * foreign file (src/upload/state/health.ts). What the check finds stops the run's first write
+   * after its lock and history row (`intact`), so before anything is sent.
    */
   static async open(dir: string, target: StateTarget): Promise<SqliteState> {
     const file = join(dir, stateFileName(target));
     if (!existsSync(file)) createStateFile(file, (db) => migrate(db), STATE_PAGE_SIZE);
-    return SqliteState.openFile(file, { target, check: 'aside' });
+    return SqliteState.openFile(file, { target, check: checkNeeded(file) ? 'aside' : false });
   }
 
   /**
@@ -122,7 +125,8 @@ export class SqliteState implements UploadState {
           'upgrade genser, or use another state directory with --state DIR',
         );
       if (version < SCHEMA_VERSION) {
-        await throwDamage(check);
+        // Checked before it is changed, sealed or not.
+        await throwDamage(check ?? startIntegrityCheck(file, db.backend));
         migrate(db);
       }
       if (how.target) checkTarget(db, file, how.target);
@@ -542,11 +546,17 @@ export class SqliteState implements UploadState {
     }
   }
 
+  /**
+   * After a run that ended well, the copy (when due) is made only of a file this run checked, and
+   * the file is sealed when it was checked or found as sealed (./health.ts): a check stopped
+   * unfinished leaves both to the next run.
+   */
   async close(): Promise<void> {
     await this.check?.stop();
     this.closeNow();
-    // Only a file known intact is kept as the copy to recover from.
-    if (this.copyOnClose && (await this.check?.verdict) === undefined) keepLastGood(this.file);
+    if (!this.copyOnClose || (await this.check?.verdict) !== undefined) return;
+    if (this.check) keepLastGood(this.file);
+    sealState(this.file);
   }
 
   /** Releases the lock (when held) and closes the file; also run when the process exits. */
