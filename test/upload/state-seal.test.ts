@@ -14,6 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ExitError } from '../../src/shared/errors.js';
 import { openDatabase } from '../../src/storage/sqlite.js';
 import {
   checkNeeded,
@@ -23,6 +24,9 @@ import {
   sealFile,
   sealState,
 } from '../../src/upload/state/health.js';
+import { SCHEMA_VERSION } from '../../src/upload/state/schema.js';
+import { SqliteState } from '../../src/upload/state/sqlite-state.js';
+import { stateFileName } from '../../src/upload/state/target.js';
 
 /**
  * The seal (docs/nightly.md, "A damaged state"): a run leaves out the state's check only when
@@ -125,5 +129,63 @@ describe('checkNeeded', () => {
     expect(() => statSync(sealFile(file))).toThrow();
     expect(checkNeeded(file)).toBe(true);
     rmSync(temp, { recursive: true });
+  });
+});
+
+describe('a sealed state', () => {
+  const target = { apiUrl: 'https://api.example.com', format: 'standard' as const, keyFingerprint: '' };
+
+  it('is checked all the same before a migration changes it', async () => {
+    const d = join(dir, `migrate-${++n}`);
+    mkdirSync(d);
+    await (await SqliteState.open(d, target)).close();
+    const file = join(d, stateFileName(target));
+    const db = openDatabase(file);
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION - 1));
+    // The run history with rows in it: a page of cells, none of which the version is read from.
+    const insert = db.prepare(
+      "INSERT INTO runs (id, started, pid, feed) VALUES (?, '2026-11-27T00:00:00Z', 1, ?)",
+    );
+    for (let r = 0; r < 40; r++) insert.run(`run${r}`, 'x'.repeat(200));
+    const root = Number(
+      db.prepare<{ p: number }>("SELECT rootpage AS p FROM sqlite_schema WHERE name = 'runs'").get()!.p,
+    );
+    db.close();
+    // A page the schema's version is not read from, damaged; then sealed as if a run left it so.
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(8192, 0xab), 0, 8192, root * 16384 - 8192);
+    closeSync(fd);
+    copyFileSync(file, lastGoodFile(file));
+    sealState(file);
+    expect(checkNeeded(file)).toBe(false);
+    const err = await SqliteState.open(d, target).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ExitError);
+    expect((err as ExitError).message).toContain("it is damaged (SQLite's check says:");
+  });
+
+  it('makes no copy when its check was left out, even once one falls due during the run; it is sealed again', async () => {
+    const d = join(dir, `due-${++n}`);
+    mkdirSync(d);
+    const first = await SqliteState.open(d, target);
+    await first.intact();
+    await first.keepLastGood();
+    await first.close();
+    const file = join(d, stateFileName(target));
+    expect(checkNeeded(file)).toBe(false);
+    const state = await SqliteState.open(d, target);
+    await state.lock();
+    // The copy falls due while the run goes on.
+    const dayAgo = Date.now() / 1000 - 21 * 3600;
+    utimesSync(lastGoodFile(file), dayAgo, dayAgo);
+    await state.keepLastGood();
+    await state.close();
+    expect(Math.round(statSync(lastGoodFile(file)).mtimeMs / 1000)).toBe(Math.round(dayAgo));
+    // Sealed as this run left it: the next run checks only because the copy is due.
+    expect(checkNeeded(file)).toBe(true);
+    utimesSync(lastGoodFile(file), new Date(), new Date());
+    expect(checkNeeded(file)).toBe(false);
   });
 });
