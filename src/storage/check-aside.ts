@@ -22,13 +22,17 @@ try {
     process.emitWarning = () => {};
     db = new (process.getBuiltinModule('node:sqlite').DatabaseSync)(w.file);
   } else db = new (require(w.module))(w.file, { fileMustExist: true });
+  let problems;
   try {
     db.exec('PRAGMA busy_timeout = 5000');
     const rows = db.prepare('PRAGMA quick_check(5)').all();
-    parentPort.postMessage({ problems: rows.map((r) => String(Object.values(r)[0])).filter((v) => v !== 'ok') });
+    problems = rows.map((r) => String(Object.values(r)[0])).filter((v) => v !== 'ok');
   } finally {
+    // Closed before the answer: the last connection to close folds the WAL into the file, and
+    // that must not be this one after the run has closed and sealed it.
     db.close();
   }
+  parentPort.postMessage({ problems });
 } catch (err) {
   parentPort.postMessage({ error: { message: String(err && err.message), code: err && err.code, errcode: err && err.errcode } });
 }
