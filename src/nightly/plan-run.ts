@@ -42,7 +42,7 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
   const guards = plan.guards;
   const stateRun = await openState(plan, deps);
   if (!stateRun || !guards) {
-    await stateRun?.state.close();
+    await stateRun?.close();
     throw new UsageError(
       'a plan needs the upload state of a target',
       'give the --api-url and key of the upload (or --sandbox with --state and --sandbox-db), and no --retry-failed',
@@ -106,7 +106,7 @@ export async function planNightly(plan: NightlyPlan, deps: NightlyDeps): Promise
     await stateRun.state.intact();
     throw err;
   } finally {
-    await stateRun.state.close();
+    await stateRun.close();
   }
 }
 

@@ -83,7 +83,7 @@ export async function runNightly(plan: NightlyPlan, deps: NightlyDeps): Promise<
     throw err;
   } finally {
     spool?.remove();
-    await stateRun?.state.close();
+    await stateRun?.close();
   }
 }
 

@@ -37,6 +37,8 @@ export interface StateRun {
   missingRuns: ReadonlyMap<string, number>;
   /** Records the run's start in the history; returns its id. */
   startRun(files: string[], label?: string): Promise<string>;
+  /** Closes the state (its lock released, its copy and seal made when due) and the delta's sets. */
+  close(): Promise<void>;
   /** Completes the run's history row (never throws: the run's own outcome matters more). */
   finishRun(
     id: string,
@@ -71,6 +73,10 @@ export async function openStateRun(
     ...(note ? { note } : {}),
     dir,
     missingRuns: await state.missingRuns(),
+    async close() {
+      delta.close();
+      await state.close();
+    },
     async startRun(files, label) {
       const id = await state.startRun(
         label ?? files.map((f) => (f === '-' ? f : isUrl(f) ? sourceName(f) : resolve(f))).join(' '),

@@ -104,7 +104,7 @@ export async function runStockChanges(plan: StockPlan, deps: NightlyDeps): Promi
       await stateRun.finishRun(history.id, result, failedCode(err), undefined, Date.now() - history.started);
     throw err;
   } finally {
-    await stateRun.state.close();
+    await stateRun.close();
   }
 }
 

@@ -58,7 +58,7 @@ export class HashRuns {
   private readonly bytes: Buffer;
   /** Every key on disk; made again twice as large, from the file, when it fills. */
   private all: BlockedBloom | undefined;
-  private out: Uint32Array;
+  private readonly out: Uint32Array;
 
   constructor(
     private readonly width: number,

@@ -149,6 +149,11 @@ export class Delta implements StateHooks {
    */
   private acceptedNow: SkuSet | undefined;
 
+  /** Lets go of what the set of SKUs accepted by this run keeps on disk (a first upload past SPILL_AT). */
+  close(): void {
+    this.acceptedNow?.close();
+  }
+
   /** Hashes read at once; kept up to date with what this run gets accepted. */
   preloadHashes(hashes: StringMap<string>): void {
     this.hashes = hashes;
