@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clearSecrets } from '../../src/shared/secrets.js';
-import { sealState } from '../../src/upload/state/health.js';
+import { LAST_GOOD_EVERY_MS, sealState } from '../../src/upload/state/health.js';
 import { genser } from '../helpers/run-cli.js';
 import { smallDisk, unmountDisk } from '../helpers/small-disk.js';
 import { json, type ScriptedServer, scriptedServer } from './servers.js';
@@ -68,7 +68,7 @@ describe('a damaged or emptied state', () => {
     const run = await genser(['upload', FEED], env);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`the upload state ${file} cannot be used: it is damaged`);
-    expect(run.stderr).toContain(`restore the copy kept after the last run that ended well`);
+    expect(run.stderr).toContain(`restore the last good copy, made by a run that ended well`);
     expect(run.stderr).toContain(`cp ${file}.last-good ${file}`);
     expect(server!.requests).toEqual([]);
 
@@ -113,8 +113,8 @@ describe('a damaged or emptied state', () => {
     expect(server!.requests).toEqual([]);
 
     // With the copy due, the same file is checked before the run reads it.
-    const dayAgo = Date.now() / 1000 - 21 * 3600;
-    utimesSync(`${file}.last-good`, dayAgo, dayAgo);
+    const dueAgo = (Date.now() - LAST_GOOD_EVERY_MS) / 1000 - 3600;
+    utimesSync(`${file}.last-good`, dueAgo, dueAgo);
     sealState(file);
     const checked = await genser(['upload', FEED], env);
     expect(checked.code).toBe(2);

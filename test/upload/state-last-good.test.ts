@@ -66,14 +66,15 @@ describe('keepLastGood', () => {
     expect(countIn(lastGoodFile(file))).toBe(101);
   });
 
-  it('keeps a copy younger than LAST_GOOD_EVERY_MS as it is: a state uploaded hourly is copied once a day', () => {
+  it('keeps a copy younger than LAST_GOOD_EVERY_MS as it is: a nightly state is copied once a week', () => {
     const file = stateWith('hourly.sqlite', 10);
     expect(keepLastGood(file)).toBe('copied');
     const db = openDatabase(file);
     db.prepare('INSERT INTO t (n, v) VALUES (?, ?)').run(11, 'an hour later');
     db.close();
     const made = Date.now();
-    expect(keepLastGood(file, made + 3600_000)).toBe('recent');
+    expect(keepLastGood(file, made + 24 * 3600_000)).toBe('recent');
+    expect(keepLastGood(file, made + 6 * 24 * 3600_000)).toBe('recent');
     expect(countIn(lastGoodFile(file))).toBe(10);
     expect(keepLastGood(file, made + LAST_GOOD_EVERY_MS + 1000)).toBe('copied');
     expect(countIn(lastGoodFile(file))).toBe(11);

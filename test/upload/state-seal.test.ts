@@ -178,11 +178,11 @@ describe('a sealed state', () => {
     const state = await SqliteState.open(d, target);
     await state.lock();
     // The copy falls due while the run goes on.
-    const dayAgo = Date.now() / 1000 - 21 * 3600;
-    utimesSync(lastGoodFile(file), dayAgo, dayAgo);
+    const dueAgo = (Date.now() - LAST_GOOD_EVERY_MS) / 1000 - 3600;
+    utimesSync(lastGoodFile(file), dueAgo, dueAgo);
     await state.keepLastGood();
     await state.close();
-    expect(Math.round(statSync(lastGoodFile(file)).mtimeMs / 1000)).toBe(Math.round(dayAgo));
+    expect(Math.round(statSync(lastGoodFile(file)).mtimeMs / 1000)).toBe(Math.round(dueAgo));
     // Sealed as this run left it: the next run checks only because the copy is due.
     expect(checkNeeded(file)).toBe(true);
     utimesSync(lastGoodFile(file), new Date(), new Date());

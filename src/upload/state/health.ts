@@ -17,9 +17,9 @@ import { type Backend, type Database, openDatabase, SqliteError } from '../../st
  * A state file's health (docs/nightly.md, "A damaged state"): a new state is made whole beside
  * its name and linked into place, so a file at a state's name is never legitimately empty; an
  * existing one is checked (SQLite's quick_check) before anything is sent, unless it is exactly as
- * a run that ended well left it and no copy is due; a copy of it is kept after each run that ended
- * well, and a damaged file is named with what is wrong and how to recover. Nothing here guesses:
- * an empty or damaged file stops the run.
+ * a run that ended well left it and no copy is due; a copy of it is made once a week by a run that
+ * ended well, and a damaged file is named with what is wrong and how to recover. Nothing here
+ * guesses: an empty or damaged file stops the run.
  */
 
 /** The copy of the last good state, beside the state: `NAME.sqlite.last-good`. */
@@ -91,11 +91,14 @@ export function startIntegrityCheck(file: string, backend: Backend): StateCheck 
 }
 
 /**
- * The last good copy is made again once it is this old: the copy is O(state) (a 10 GB file at
- * 10M products), so a state uploaded every hour is copied once a day, a nightly one every night.
- * Restoring it is followed by a run with --full anyway (what changed since is sent again).
+ * The last good copy is made again once it is this old (a week, less 4 hours so that a weekly run
+ * started a little earlier still makes it). The copy rewrites the whole state (a 10 GB file at 10M
+ * products; 1.0-1.3 s of a 3.6 s nightly run at 100k products, BENCHMARKS.md "The copy's cadence"),
+ * and the run that makes it reads every page to check it first: made every night it cost a nightly
+ * run more than the run's own writes. Restoring it is followed by a run with --full anyway (what
+ * changed since is sent again), so an older copy loses only run history.
  */
-export const LAST_GOOD_EVERY_MS = 20 * 3600_000;
+export const LAST_GOOD_EVERY_MS = 164 * 3600_000;
 
 /**
  * Keeps a copy of the state, renamed over the last copy, unless that copy is younger than
@@ -139,8 +142,8 @@ export function keepLastGood(file: string, now = Date.now()): 'copied' | 'recent
  * Whether a run must check the file before it writes (docs/nightly.md, "A damaged state"): not
  * when it is exactly as the last run that ended well left it (its seal, below, matches and no WAL
  * is beside it) and its copy is not due, since that copy is made only of a file checked in the
- * same run. Reading every page is then left to the run that makes the next copy, at most 20 hours
- * on: a state uploaded hourly is read whole once a day, not every hour (10 GiB at 10M products).
+ * same run. Reading every page is then left to the run that makes the next copy, at most
+ * LAST_GOOD_EVERY_MS on: a nightly state is read whole once a week (10 GiB at 10M products).
  */
 export function checkNeeded(file: string, now = Date.now()): boolean {
   if (copyDue(file, now) || walBytes(file) > 0) return true;
@@ -212,7 +215,7 @@ function recovery(file: string): string {
   const startOver = `move ${file} away and the next run starts a new state: every product is sent again (as new), and the run history, the products known for --missing and the rows owed to --retry-failed are lost`;
   if (!existsSync(copy)) return startOver;
   const made = statSync(copy).mtime.toISOString();
-  return `restore the copy kept after the last run that ended well (${made}): \`mv ${file} ${file}.damaged && cp ${copy} ${file}\`, then run the next upload once with --full (what changed since that copy is sent again); or ${startOver}`;
+  return `restore the last good copy, made by a run that ended well (${made}): \`mv ${file} ${file}.damaged && cp ${copy} ${file}\`, then run the next upload once with --full (what changed since that copy is sent again); or ${startOver}`;
 }
 
 /** A state file that cannot be used as it is: exit 2, naming it, what is wrong and how to recover. */
