@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { envelope, postStandard, product, start } from '../sandbox/helpers.js';
-import { launchChromium, type RunningBrowser } from './chromium.js';
+import { HAVE_CHROMIUM, launchChromium, type RunningBrowser } from './chromium.js';
 
 /** A page on another origin, in a real browser, tries to wipe the sandbox (docs/sandbox.md). */
-describe('the sandbox in a browser', () => {
+describe.skipIf(!HAVE_CHROMIUM)('the sandbox in a browser', () => {
   let browser: RunningBrowser;
   let sandbox: RunningSandbox;
   let evil: Server;
