@@ -1,13 +1,23 @@
 import { grownFrom } from '../shared/typed-arrays.js';
+import {
+  closeKnownFile,
+  KNOWN_ON_DISK_AT,
+  KnownFile,
+  type KnownFileData,
+  KnownFileWriter,
+} from './known-file.js';
 import { SOURCE_KEY_BYTES } from './source-keys.js';
 
 /**
  * The source keys the service accepted, with their SKUs (docs/nightly.md, "Unchanged rows"), in
  * shared memory: every feed worker looks rows up in the same table, none holds a copy. An
  * open-addressing hash table over the keys (their first 4 bytes are already uniform: SHA-256),
- * about 40 bytes per SKU plus its UTF-8 bytes.
+ * about 40 bytes per SKU plus its UTF-8 bytes; past KNOWN_ON_DISK_AT entries a sorted file
+ * instead (./known-file.ts), so that memory stops growing with the state.
  */
-export interface KnownSourcesData {
+export type KnownSourcesData = KnownInMemory | KnownFileData;
+
+export interface KnownInMemory {
   /** Entry index + 1 per slot, 0 for empty; a power of two at least twice the entries. */
   slots: Int32Array;
   /** Entry i's key as 4 words from 4 * i. */
@@ -44,43 +54,60 @@ const WORDS = SOURCE_KEY_BYTES / 4;
 export const KEY_TEXT_LENGTH = Math.ceil((SOURCE_KEY_BYTES * 4) / 3);
 
 export class KnownSources {
-  private readonly mask: number;
+  private readonly mask: number = 0;
   /** The entries' bytes as a Buffer (a view of the shared memory, made once), to decode from. */
-  private readonly text: Buffer;
+  private readonly text: Buffer = Buffer.alloc(0);
+  private readonly file: KnownFile | undefined;
 
   constructor(readonly data: KnownSourcesData) {
+    if ('fd' in data) {
+      this.file = new KnownFile(data);
+      return;
+    }
     this.mask = data.slots.length - 1;
     this.text = Buffer.from(data.skus.buffer, data.skus.byteOffset, data.skus.byteLength);
   }
 
   get size(): number {
-    return this.data.ends.length;
+    return 'fd' in this.data ? this.data.count : this.data.ends.length;
+  }
+
+  /** Lets a table's file go (the feed that asked for the table, once its workers are gone). */
+  close(): void {
+    if ('fd' in this.data) closeKnownFile(this.data);
   }
 
   /**
    * The table of `entries`: a source as the state stores it (the key in base64url, then the
    * row's warnings as JSON if it had some) and its SKU.
    */
-  static build(entries: readonly { source: string; sku: string }[]): KnownSources {
+  static build(entries: readonly { source: string; sku: string }[], onDiskAt?: number): KnownSources {
     const warnings = entries.map((e) => e.source.slice(KEY_TEXT_LENGTH));
-    const table = KnownSources.fromColumns({
-      keys: entries.map((e) => e.source.slice(0, KEY_TEXT_LENGTH)).join(''),
-      skus: entries.map((e, i) => e.sku + warnings[i]).join(''),
-      skuBytes: entries.map((e) => Buffer.byteLength(e.sku, 'utf8')),
-      warningBytes: warnings.map((w) => Buffer.byteLength(w, 'utf8')),
-    });
+    const table = KnownSources.fromColumns(
+      {
+        keys: entries.map((e) => e.source.slice(0, KEY_TEXT_LENGTH)).join(''),
+        skus: entries.map((e, i) => e.sku + warnings[i]).join(''),
+        skuBytes: entries.map((e) => Buffer.byteLength(e.sku, 'utf8')),
+        warningBytes: warnings.map((w) => Buffer.byteLength(w, 'utf8')),
+      },
+      onDiskAt,
+    );
     // A source shorter than a key leaves the keys' text short: fromColumns refuses it.
     if (!table) throw new Error('every source must start with a key of 22 characters of base64url');
     return table;
   }
 
   /** The table of one page of columns (`build`'s); undefined when they do not add up (KnownSourcesBuilder). */
-  static fromColumns(columns: KnownColumns): KnownSources | undefined {
-    return new KnownSourcesBuilder().add(columns).finish();
+  static fromColumns(columns: KnownColumns, onDiskAt?: number): KnownSources | undefined {
+    return new KnownSourcesBuilder(onDiskAt).add(columns).finish();
   }
 
   /** The SKU accepted with this key (and its row's warnings), if any. */
   lookup(key: Buffer): KnownEntry | undefined {
+    if ('fd' in this.data) {
+      const hit = this.file!.lookup(key);
+      return hit && (hit.kept ? { sku: hit.sku, warnings: hit.kept } : { sku: hit.sku });
+    }
     const { slots, keys, ends, skuEnds } = this.data;
     const w0 = key.readUInt32LE(0);
     const w1 = key.readUInt32LE(4);
@@ -122,12 +149,18 @@ export class KnownSourcesBuilder {
   private used = 0;
   private broken = false;
   private readonly key = Buffer.alloc(SOURCE_KEY_BYTES);
+  /** Past `onDiskAt` entries: the entries on their way to a file, and memory's arrays let go. */
+  private file: KnownFileWriter | undefined;
+
+  constructor(private readonly onDiskAt = KNOWN_ON_DISK_AT) {}
 
   add(page: KnownColumns): this {
     const count = page.skuBytes.length;
     if (page.keys.length !== count * KEY_TEXT_LENGTH) this.broken = true;
     if (page.warningBytes && page.warningBytes.length !== count) this.broken = true;
     if (this.broken) return this;
+    if (!this.file && this.count + count > this.onDiskAt) this.toFile();
+    if (this.file) return this.addToFile(page);
     this.room(count, page.skus.length * 3);
     const start = this.used;
     this.used += this.bytes.write(page.skus, this.used, 'utf8');
@@ -146,9 +179,13 @@ export class KnownSourcesBuilder {
     return this;
   }
 
-  /** The table (views of the shared arrays), or undefined when a page did not add up. */
+  /** The table (views of the shared arrays, or the file), or undefined when a page did not add up. */
   finish(): KnownSources | undefined {
-    if (this.broken) return undefined;
+    if (this.broken) {
+      this.file?.abandon();
+      return undefined;
+    }
+    if (this.file) return new KnownSources(this.file.finish());
     const count = this.count;
     let capacity = 16;
     while (capacity < count * 2) capacity *= 2;
@@ -166,6 +203,36 @@ export class KnownSourcesBuilder {
       ends: this.ends.subarray(0, count),
       skuEnds: this.skuEnds.subarray(0, count),
     });
+  }
+
+  /** The entries so far into a file, and memory's arrays let go. */
+  private toFile(): void {
+    const file = new KnownFileWriter();
+    for (let n = 0; n < this.count; n++) {
+      for (let w = 0; w < WORDS; w++) this.key.writeUInt32LE(this.keys[n * WORDS + w], w * 4);
+      file.add(this.key, this.bytes, n === 0 ? 0 : this.ends[n - 1], this.skuEnds[n], this.ends[n]);
+    }
+    this.file = file;
+    this.keys = new Uint32Array(shared(0));
+    this.bytes = Buffer.from(shared(0));
+    this.ends = new Int32Array(shared(0));
+    this.skuEnds = new Int32Array(shared(0));
+  }
+
+  private addToFile(page: KnownColumns): this {
+    const text = Buffer.from(page.skus, 'utf8');
+    let end = 0;
+    for (let n = 0; n < page.skuBytes.length; n++) {
+      const start = end;
+      const skuEnd = start + page.skuBytes[n];
+      end = skuEnd + (page.warningBytes?.[n] ?? 0);
+      if (end > text.length) break;
+      this.key.write(page.keys.slice(n * KEY_TEXT_LENGTH, (n + 1) * KEY_TEXT_LENGTH), 'base64url');
+      this.file!.add(this.key, text, start, skuEnd, end);
+    }
+    if (end !== text.length) this.broken = true;
+    this.count += page.skuBytes.length;
+    return this;
   }
 
   /** Room for `count` more entries and `bytes` more bytes: each array doubled as needed. */

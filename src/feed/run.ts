@@ -63,7 +63,8 @@ export interface FeedRowsOptions extends SettleOptions {
   keys?: {
     /**
      * Builds the table; called once the feed's workers are starting, so that reading the state
-     * and their start-up (modules, schemas) overlap.
+     * and their start-up (modules, schemas) overlap. The feed closes it when it ends (a table
+     * past KNOWN_ON_DISK_AT entries is a file its workers read).
      */
     known?: () => Promise<KnownSources>;
   };
@@ -250,14 +251,19 @@ interface FeedRun {
 
 /** No workers: this thread reads, maps and validates. */
 async function* inlineBatches(r: FeedRun): AsyncGenerator<FeedRow[]> {
-  const keying = r.options.keys && { known: (await r.options.keys.known?.())?.data };
+  const known = await r.options.keys?.known?.();
+  const keying = r.options.keys && { known: known?.data };
   // processBatches asks for the files in order: each is planned at its turn.
   let i = 0;
   const read = async () => {
     const p = await r.plans.plan(i++);
     return 'bytes' in p ? readPlanned(p, r.log) : one(p);
   };
-  yield* processBatches(r.files, read, r.feed, r.mapping, keying, r.options);
+  try {
+    yield* processBatches(r.files, read, r.feed, r.mapping, keying, r.options);
+  } finally {
+    known?.close();
+  }
 }
 
 /** N workers: this thread plans each file and hands it on in jobs; results are put back in order. */
@@ -275,9 +281,11 @@ async function* workerBatches(r: FeedRun, workers: number, url: URL): AsyncGener
   pool.start();
   const settler = new Settler(files.map(sourceName), feed, options);
   const ordered = new InOrder(pool, workers, settler, options.pausing === true);
+  let known: KnownSources | undefined;
   try {
     // Built while the workers start (see FeedRowsOptions.keys); every job carries it.
-    const table = (await options.keys?.known?.())?.data;
+    known = await options.keys?.known?.();
+    const table = known?.data;
     const withKnown = <J extends Job>(job: J): J => {
       if (table) job.known = table;
       return job;
@@ -309,6 +317,8 @@ async function* workerBatches(r: FeedRun, workers: number, url: URL): AsyncGener
     await ordered.close();
     await pool.close();
     settler.close();
+    // Its file is read by the workers until they are gone.
+    known?.close();
   }
 }
 

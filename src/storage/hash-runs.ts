@@ -1,17 +1,7 @@
-import {
-  closeSync,
-  mkdtempSync,
-  openSync,
-  readSync,
-  rmdirSync,
-  rmSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fullDiskCode, UsageError } from '../shared/errors.js';
+import { readSync, writeSync } from 'node:fs';
+import type { UsageError } from '../shared/errors.js';
 import { BlockedBloom } from './bloom.js';
+import { openTempFile, removeTempFile, type TempFile, tempFileProblem } from './temp-file.js';
 
 /**
  * The entries of a hash set that memory no longer keeps (issue 32: memory flat at ten million
@@ -41,14 +31,11 @@ interface Run {
 }
 
 /** A set dropped without `close` (a run's state that outlives it) still lets its file go. */
-const unclosed = new FinalizationRegistry<{ fd?: number; path?: string }>((file) => {
-  if (file.fd !== undefined) closeSync(file.fd);
-  if (file.path) removeTemp(file.path);
-});
+const unclosed = new FinalizationRegistry<TempFile>(removeTempFile);
 
 export class HashRuns {
-  /** The open file, and its path while it is not unlinked. */
-  private readonly file: { fd?: number; path?: string } = {};
+  /** The open file (temp-file.ts), once the first run is written. */
+  private file: TempFile | undefined;
   private written = 0;
   private readonly runs: Run[] = [];
   /** An entry on disk: the table's words and its slot. */
@@ -134,11 +121,8 @@ export class HashRuns {
 
   /** Lets the file go (already unlinked where the system allows it). */
   close(): void {
-    const file = this.file;
-    if (file.fd !== undefined) closeSync(file.fd);
-    if (file.path) removeTemp(file.path);
-    file.fd = undefined;
-    file.path = undefined;
+    if (this.file) removeTempFile(this.file);
+    this.file = undefined;
     unclosed.unregister(this);
   }
 
@@ -219,7 +203,7 @@ export class HashRuns {
     let done = 0;
     try {
       while (done < length) {
-        const got = readSync(this.file.fd!, bytes, done, length - done, entry * this.record * 4 + done);
+        const got = readSync(this.file!.fd, bytes, done, length - done, entry * this.record * 4 + done);
         if (got === 0) throw Object.assign(new Error('the file ended early'), { code: 'EOF' });
         done += got;
       }
@@ -240,43 +224,14 @@ export class HashRuns {
   }
 
   private open(): number {
-    const file = this.file;
-    if (file.fd !== undefined) return file.fd;
-    let dir: string | undefined;
-    try {
-      dir = mkdtempSync(join(tmpdir(), 'genser-'));
-      const path = join(dir, 'entries');
-      file.fd = openSync(path, 'w+', 0o600);
-      file.path = path;
-      unclosed.register(this, file, this);
-      // Gone with the process however it ends; where an open file cannot be unlinked, at `close`.
-      unlinkSync(path);
-      rmdirSync(dir);
-      file.path = undefined;
-    } catch (err) {
-      if (file.fd === undefined) {
-        if (dir) rmSync(dir, { recursive: true, force: true });
-        throw this.problem(err);
-      }
+    if (!this.file) {
+      this.file = openTempFile(this.why);
+      unclosed.register(this, this.file, this);
     }
-    return file.fd;
+    return this.file.fd;
   }
 
   private problem(err: unknown): UsageError {
-    const code = (err as NodeJS.ErrnoException | undefined)?.code;
-    const where = `the temporary directory ${tmpdir()}`;
-    if (fullDiskCode(err))
-      return new UsageError(
-        `the disk of ${where} is full (${code})`,
-        `free some space there or set TMPDIR to a larger disk: ${this.why}`,
-      );
-    return new UsageError(
-      `cannot use a temporary file in ${where}${code ? ` (${code})` : ''}`,
-      `set TMPDIR to a writable directory with room: ${this.why}`,
-    );
+    return tempFileProblem(err, this.why);
   }
-}
-
-function removeTemp(path: string): void {
-  rmSync(join(path, '..'), { recursive: true, force: true });
 }

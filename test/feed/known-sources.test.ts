@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { KEY_TEXT_LENGTH, KnownSources, KnownSourcesBuilder } from '../../src/feed/known-sources.js';
+import {
+  KEY_TEXT_LENGTH,
+  type KnownInMemory,
+  KnownSources,
+  KnownSourcesBuilder,
+} from '../../src/feed/known-sources.js';
 
 /**
  * The accepted source keys' table (docs/nightly.md, "Unchanged rows"): what every feed worker
@@ -10,6 +15,11 @@ import { KEY_TEXT_LENGTH, KnownSources, KnownSourcesBuilder } from '../../src/fe
  */
 
 const keyText = (bytes: Buffer) => bytes.toString('base64url');
+/** The table's arrays, for one in shared memory. */
+const inMemory = (table: KnownSources) => {
+  expect('fd' in table.data).toBe(false);
+  return table.data as KnownInMemory;
+};
 const keyBytes = (text: string) => Buffer.from(text, 'base64url');
 
 /** `n` random keys whose first 4 bytes (the slot the table starts at) are `prefix`. */
@@ -40,7 +50,7 @@ describe('KnownSources', () => {
     }
     const table = KnownSources.build(entries);
     expect(table.size).toBe(entries.length);
-    expect(table.data.slots.length).toBeGreaterThanOrEqual(entries.length * 2);
+    expect(inMemory(table).slots.length).toBeGreaterThanOrEqual(entries.length * 2);
     for (const e of entries) expect(table.lookup(keyBytes(e.source))?.sku, e.sku).toBe(e.sku);
     // Absent keys: random ones, ones in the crowded slots, and present keys with one bit flipped
     // in each of their 4 words.
@@ -84,7 +94,7 @@ describe('KnownSources', () => {
       // An empty last page, as a database's read past the end gives.
       const table = builder.add(columns([])).finish()!;
       expect(table.size).toBe(entries.length);
-      expect(table.data.skus).toEqual(whole.data.skus);
+      expect(inMemory(table).skus).toEqual(inMemory(whole).skus);
       for (const e of entries)
         expect(table.lookup(keyBytes(e.source.slice(0, KEY_TEXT_LENGTH)))).toEqual(
           whole.lookup(keyBytes(e.source.slice(0, KEY_TEXT_LENGTH))),
@@ -204,13 +214,155 @@ describe('KnownSources', () => {
       worker.postMessage({ ask: asked });
       expect(await next()).toEqual({ skus: [...entries.map((e) => e.sku), null] });
       // A byte changed here is seen there: one memory. (SKU-1's first byte, S -> T.)
-      const start = table.data.ends[0];
-      expect(String.fromCharCode(table.data.skus[start])).toBe('S');
-      table.data.skus[start] = 'T'.charCodeAt(0);
+      const start = inMemory(table).ends[0];
+      expect(String.fromCharCode(inMemory(table).skus[start])).toBe('S');
+      inMemory(table).skus[start] = 'T'.charCodeAt(0);
       worker.postMessage({ ask: [entries[1].source] });
       expect(await next()).toEqual({ skus: ['TKU-1'] });
     } finally {
       await worker.terminate();
+    }
+  });
+});
+
+/** The process's open descriptors (Linux): a table's file must not outlive its `close`. */
+const openFds = () => readdirSync('/proc/self/fd').length;
+const HAVE_PROC = existsSync('/proc/self/fd');
+
+describe('KnownSources past its size in memory: a sorted file (KNOWN_ON_DISK_AT)', () => {
+  /** Entries of every kind the file must keep whole; keys at both ends and sharing first words. */
+  function mixedEntries(n: number): { source: string; sku: string }[] {
+    const seen = new Set<string>();
+    const out: { source: string; sku: string }[] = [];
+    const add = (key: string, sku: string, kept = '') => {
+      if (seen.has(key)) return;
+      seen.add(key);
+      out.push({ source: key + kept, sku });
+    };
+    add(keyText(Buffer.alloc(16, 0)), 'ZERO');
+    add(keyText(Buffer.alloc(16, 0xff)), 'ONES');
+    for (const [i, k] of keysWithPrefix(Buffer.from([9, 9, 9, 9]), 40).entries()) add(k, `SAME-${i}`);
+    // Longer than a block (4 KiB) and than a part's buffer (16 KiB).
+    add(keyText(randomBytes(16)), 'LONG-1', JSON.stringify([{ message: '경'.repeat(2000) }]));
+    add(keyText(randomBytes(16)), 'L'.repeat(20_000));
+    for (let i = 0; i < n; i++) {
+      const kept = i % 5 === 0 ? 'g8800000010373' : i % 7 === 0 ? `[{"message":"경고 ${i}"}]` : '';
+      add(
+        keyText(randomBytes(16)),
+        i % 3 === 0 ? `상품-${i}` : i % 3 === 1 ? `ソックス/${i}` : `SKU-${i}`,
+        kept,
+      );
+    }
+    return out;
+  }
+
+  const columns = (part: { source: string; sku: string }[]) => ({
+    keys: part.map((e) => e.source.slice(0, KEY_TEXT_LENGTH)).join(''),
+    skus: part.map((e) => e.sku + e.source.slice(KEY_TEXT_LENGTH)).join(''),
+    skuBytes: part.map((e) => Buffer.byteLength(e.sku)),
+    warningBytes: part.map((e) => Buffer.byteLength(e.source.slice(KEY_TEXT_LENGTH))),
+  });
+
+  /** Keys the table must not know: random, below the first and above the last, one bit off a known one. */
+  function absentKeys(entries: { source: string }[]): Buffer[] {
+    const known = new Set(entries.map((e) => e.source.slice(0, KEY_TEXT_LENGTH)));
+    const out = [Buffer.from([0, ...Array(15).fill(0)]), Buffer.alloc(16, 0xfe)];
+    out[0][15] = 1;
+    for (let i = 0; i < 300; i++) out.push(randomBytes(16));
+    for (const e of entries.slice(0, 300))
+      for (const byte of [0, 3, 4, 15]) {
+        const flipped = keyBytes(e.source.slice(0, KEY_TEXT_LENGTH));
+        flipped[byte] ^= 1;
+        out.push(flipped);
+      }
+    return out.filter((k) => !known.has(keyText(k)));
+  }
+
+  it('answers every key as the table in memory does, whichever page it went to disk in', () => {
+    const entries = mixedEntries(5000);
+    const memory = KnownSources.build(entries);
+    const absent = absentKeys(entries);
+    for (const [onDiskAt, page] of [
+      [0, 5000],
+      [100, 7],
+      [1000, 333],
+      [entries.length - 1, 1000],
+    ]) {
+      const builder = new KnownSourcesBuilder(onDiskAt);
+      for (let at = 0; at < entries.length; at += page) builder.add(columns(entries.slice(at, at + page)));
+      const table = builder.add(columns([])).finish()!;
+      try {
+        expect('fd' in table.data, `on disk at ${onDiskAt}`).toBe(true);
+        expect(table.size).toBe(entries.length);
+        for (const e of entries) {
+          const key = keyBytes(e.source.slice(0, KEY_TEXT_LENGTH));
+          expect(table.lookup(key), e.sku.slice(0, 40)).toEqual(memory.lookup(key));
+        }
+        for (const k of absent) expect(table.lookup(k), keyText(k)).toBeUndefined();
+      } finally {
+        table.close();
+      }
+    }
+    // At the limit exactly, the table stays in memory.
+    const at = new KnownSourcesBuilder(entries.length).add(columns(entries)).finish()!;
+    expect('fd' in at.data).toBe(false);
+  });
+
+  it('is empty on disk too, and refuses a page that does not add up there', () => {
+    const empty = KnownSources.build([], 0);
+    expect(empty.size).toBe(0);
+    expect(empty.lookup(randomBytes(16))).toBeUndefined();
+    empty.close();
+    const entries = mixedEntries(50);
+    const broken = columns(entries.slice(10, 20));
+    broken.skuBytes[3]++;
+    expect(
+      new KnownSourcesBuilder(5)
+        .add(columns(entries.slice(0, 10)))
+        .add(broken)
+        .finish(),
+    ).toBeUndefined();
+    expect(
+      KnownSources.fromColumns({ keys: keyText(randomBytes(16)), skus: '한', skuBytes: [1] }, 0),
+    ).toBeUndefined();
+  });
+
+  it.skipIf(!HAVE_PROC)('lets its files go: none open once the table is closed or refused', () => {
+    const before = openFds();
+    const table = KnownSources.build(mixedEntries(2000), 100);
+    expect(openFds()).toBe(before + 1);
+    table.close();
+    const broken = columns(mixedEntries(20));
+    broken.skuBytes[0]++;
+    expect(new KnownSourcesBuilder(0).add(broken).finish()).toBeUndefined();
+    expect(openFds()).toBe(before);
+  });
+
+  it('is read by a worker thread through the same descriptor: the same answers there', async () => {
+    const built = new URL('../../dist/feed/known-sources.js', import.meta.url);
+    expect(existsSync(built), 'run `npm run build` first').toBe(true);
+    const entries = mixedEntries(3000);
+    const table = KnownSources.build(entries, 0);
+    const worker = new Worker(
+      `const { parentPort } = require('node:worker_threads');
+       parentPort.once('message', async (m) => {
+         const { KnownSources } = await import(${JSON.stringify(built.href)});
+         const table = new KnownSources(m.known);
+         parentPort.postMessage(m.ask.map((k) => table.lookup(Buffer.from(k, 'base64url')) ?? null));
+       });`,
+      { eval: true },
+    );
+    try {
+      const asked = [...entries.map((e) => e.source.slice(0, KEY_TEXT_LENGTH)), keyText(randomBytes(16))];
+      const answer = new Promise((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+      worker.postMessage({ known: table.data, ask: asked });
+      expect(await answer).toEqual([...asked.slice(0, -1).map((k) => table.lookup(keyBytes(k))), null]);
+    } finally {
+      await worker.terminate();
+      table.close();
     }
   });
 });

@@ -441,6 +441,31 @@ describe('source keys on workers (docs/nightly.md, "Unchanged rows")', () => {
     expect(alone.rows.filter((r) => r.unchanged).map((r) => r.sku)).toEqual(picked.map((r) => r.sku));
   });
 
+  it('skip the same rows with the table as a file (past KNOWN_ON_DISK_AT), which each run closes', async () => {
+    const files = [fixture('catalog.csv'), fixture('catalog-invalid.csv'), fixture('catalog.ndjson')];
+    const keyed = await expectSame(files, feed, { keys: {} }, ['ranges']);
+    const picked = keyed.alone.rows.filter((r, i) => r.source !== undefined && i % 3 === 0);
+    const closed: boolean[] = [];
+    const known = async () => {
+      const table = KnownSources.build(
+        picked.map((r) => ({ source: r.source!, sku: r.sku! })),
+        0,
+      );
+      expect('fd' in table.data).toBe(true);
+      const at = closed.push(false) - 1;
+      const close = table.close.bind(table);
+      table.close = () => {
+        closed[at] = true;
+        close();
+      };
+      return table;
+    };
+    const { alone } = await expectSame(files, feed, { keys: { known } });
+    expect(alone.rows.filter((r) => r.unchanged).map((r) => r.sku)).toEqual(picked.map((r) => r.sku));
+    // Each run (this thread, one worker, two) closed its table's file once its rows were out.
+    expect(closed).toEqual([true, true, true]);
+  });
+
   it('strip the key of a duplicate, unchanged or not', async () => {
     const dir = newDir();
     const file = join(dir, 'dup.csv');
