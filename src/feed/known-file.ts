@@ -66,16 +66,18 @@ export class KnownFileWriter {
 
   /** The sorted file and its index; the spill file is let go. */
   finish(): KnownFileData {
-    const out = new SortedWriter();
     try {
-      for (let part = 0; part < PARTS; part++) {
-        const bytes = this.partBytes(part);
-        for (const at of sortedEntries(bytes)) out.put(bytes, at);
+      const out = new SortedWriter();
+      try {
+        for (let part = 0; part < PARTS; part++) {
+          const bytes = this.partBytes(part);
+          for (const at of sortedEntries(bytes)) out.put(bytes, at);
+        }
+        return out.finish(this.count);
+      } catch (err) {
+        out.abandon();
+        throw err;
       }
-      return out.finish(this.count);
-    } catch (err) {
-      out.abandon();
-      throw err;
     } finally {
       removeTempFile(this.spill);
     }

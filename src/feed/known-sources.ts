@@ -159,8 +159,7 @@ export class KnownSourcesBuilder {
     if (page.keys.length !== count * KEY_TEXT_LENGTH) this.broken = true;
     if (page.warningBytes && page.warningBytes.length !== count) this.broken = true;
     if (this.broken) return this;
-    if (!this.file && this.count + count > this.onDiskAt) this.toFile();
-    if (this.file) return this.addToFile(page);
+    if (this.file || this.count + count > this.onDiskAt) return this.onDisk(() => this.addToFile(page));
     this.room(count, page.skus.length * 3);
     const start = this.used;
     this.used += this.bytes.write(page.skus, this.used, 'utf8');
@@ -205,14 +204,27 @@ export class KnownSourcesBuilder {
     });
   }
 
+  /** Work on the file (made first when there is none); a failed write lets it go before it is said. */
+  private onDisk(work: () => this): this {
+    try {
+      if (!this.file) this.toFile();
+      return work();
+    } catch (err) {
+      this.file?.abandon();
+      this.file = undefined;
+      this.broken = true;
+      throw err;
+    }
+  }
+
   /** The entries so far into a file, and memory's arrays let go. */
   private toFile(): void {
     const file = new KnownFileWriter();
+    this.file = file;
     for (let n = 0; n < this.count; n++) {
       for (let w = 0; w < WORDS; w++) this.key.writeUInt32LE(this.keys[n * WORDS + w], w * 4);
       file.add(this.key, this.bytes, n === 0 ? 0 : this.ends[n - 1], this.skuEnds[n], this.ends[n]);
     }
-    this.file = file;
     this.keys = new Uint32Array(shared(0));
     this.bytes = Buffer.from(shared(0));
     this.ends = new Int32Array(shared(0));

@@ -8,6 +8,7 @@ import {
   KnownSources,
   KnownSourcesBuilder,
 } from '../../src/feed/known-sources.js';
+import { smallDisk } from '../helpers/small-disk.js';
 
 /**
  * The accepted source keys' table (docs/nightly.md, "Unchanged rows"): what every feed worker
@@ -228,6 +229,8 @@ describe('KnownSources', () => {
 /** The process's open descriptors (Linux): a table's file must not outlive its `close`. */
 const openFds = () => readdirSync('/proc/self/fd').length;
 const HAVE_PROC = existsSync('/proc/self/fd');
+/** A TMPDIR that fills (a tmpfs; only where one can be mounted). */
+const disk = smallDisk('256k');
 
 describe('KnownSources past its size in memory: a sorted file (KNOWN_ON_DISK_AT)', () => {
   /** Entries of every kind the file must keep whole; keys at both ends and sharing first words. */
@@ -337,6 +340,39 @@ describe('KnownSources past its size in memory: a sorted file (KNOWN_ON_DISK_AT)
     expect(new KnownSourcesBuilder(0).add(broken).finish()).toBeUndefined();
     expect(openFds()).toBe(before);
   });
+
+  it.skipIf(disk === undefined || !HAVE_PROC)(
+    'stops on a full TMPDIR with the disk named and a hint, leaving no file open',
+    () => {
+      // About 5 MB: past what the parts' buffers hold before they are written (4 MiB).
+      const entries = mixedEntries(100_000);
+      const before = openFds();
+      const was = process.env.TMPDIR;
+      process.env.TMPDIR = disk;
+      try {
+        // Moved to disk at the first page, or later (the entries in memory written first).
+        for (const onDiskAt of [0, 50_000]) {
+          const builder = new KnownSourcesBuilder(onDiskAt);
+          const fill = () => {
+            for (let at = 0; at < entries.length; at += 2000)
+              builder.add(columns(entries.slice(at, at + 2000)));
+            builder.finish()?.close();
+          };
+          expect(fill).toThrow(
+            expect.objectContaining({
+              message: `the disk of the temporary directory ${disk} is full (ENOSPC)`,
+              hint: expect.stringContaining('set TMPDIR to a larger disk'),
+            }),
+          );
+          expect(openFds()).toBe(before);
+          expect(readdirSync(disk!)).toEqual([]);
+        }
+      } finally {
+        if (was === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = was;
+      }
+    },
+  );
 
   it('is read by a worker thread through the same descriptor: the same answers there', async () => {
     const built = new URL('../../dist/feed/known-sources.js', import.meta.url);
