@@ -1,5 +1,11 @@
-import { readSync, writeSync } from 'node:fs';
-import { openTempFile, removeTempFile, type TempFile, tempFileProblem } from '../storage/temp-file.js';
+import { grownFrom } from '../shared/typed-arrays.js';
+import {
+  openTempFile,
+  readTempFile,
+  removeTempFile,
+  type TempFile,
+  writeTempFile,
+} from '../storage/temp-file.js';
 
 /**
  * The accepted source keys' table past KNOWN_ON_DISK_AT entries (issue 32: memory flat at ten
@@ -97,7 +103,7 @@ export class KnownFileWriter {
 
   private append(bytes: Buffer, length: number): number {
     const at = this.spilled;
-    writeAll(this.spill.fd, bytes, length, at);
+    writeTempFile(this.spill, bytes, length, at, WHY);
     this.spilled += length;
     return at;
   }
@@ -110,7 +116,7 @@ export class KnownFileWriter {
     const bytes = Buffer.allocUnsafe(total);
     let to = 0;
     for (let i = 0; i < pieces.length; i += 2) {
-      readAll(this.spill.fd, bytes, to, pieces[i + 1], pieces[i]);
+      readTempFile(this.spill, bytes, to, pieces[i + 1], pieces[i], WHY);
       to += pieces[i + 1];
     }
     this.buffers[part].copy(bytes, to, 0, this.fill[part]);
@@ -133,18 +139,15 @@ class SortedWriter {
     const pos = this.written + this.used;
     if (this.offsets.length === 0 || pos - this.blockStart + size > BLOCK) {
       const block = this.offsets.length;
-      if ((block + 1) * 4 > this.firstKeys.length) {
-        const more = new Uint32Array(this.firstKeys.length * 2);
-        more.set(this.firstKeys);
-        this.firstKeys = more;
-      }
+      if ((block + 1) * 4 > this.firstKeys.length)
+        this.firstKeys = grownFrom(new Uint32Array(this.firstKeys.length * 2), this.firstKeys);
       for (let w = 0; w < 4; w++) this.firstKeys[block * 4 + w] = bytes.readUInt32BE(at + w * 4);
       this.offsets.push(pos);
       this.blockStart = pos;
     }
     if (this.used + size > this.out.length) this.drain();
     if (size > this.out.length) {
-      writeAll(this.file.fd, bytes.subarray(at, at + size), size, this.written);
+      writeTempFile(this.file, bytes.subarray(at, at + size), size, this.written, WHY);
       this.written += size;
     } else {
       bytes.copy(this.out, this.used, at, at + size);
@@ -168,7 +171,7 @@ class SortedWriter {
   }
 
   private drain(): void {
-    writeAll(this.file.fd, this.out, this.used, this.written);
+    writeTempFile(this.file, this.out, this.used, this.written, WHY);
     this.written += this.used;
     this.used = 0;
   }
@@ -180,8 +183,8 @@ export class KnownFile {
 
   constructor(readonly data: KnownFileData) {}
 
-  /** The SKU and kept text (its warnings and GTIN) accepted with `key`, if any. */
-  lookup(key: Buffer): { sku: string; kept: string } | undefined {
+  /** The SKU accepted with `key` and what was kept with it (its warnings and GTIN), if any. */
+  lookup(key: Buffer): { sku: string; warnings?: string } | undefined {
     const { firstKeys, offsets } = this.data;
     const w0 = key.readUInt32BE(0);
     const w1 = key.readUInt32BE(4);
@@ -199,16 +202,15 @@ export class KnownFile {
     const length = offsets[lo] - offsets[lo - 1];
     if (length > this.block.length) this.block = Buffer.allocUnsafe(length);
     const bytes = this.block;
-    readAll(this.data.fd, bytes, 0, length, offsets[lo - 1]);
+    readTempFile(this.data, bytes, 0, length, offsets[lo - 1], WHY);
     for (let at = 0; at < length; at += entrySize(bytes, at)) {
       const c = compareAt(bytes, at, w0, w1, w2, w3);
       if (c > 0) return undefined;
       if (c === 0) {
         const skuEnd = at + HEAD + bytes.readUInt32LE(at + 16);
-        return {
-          sku: bytes.toString('utf8', at + HEAD, skuEnd),
-          kept: bytes.toString('utf8', skuEnd, skuEnd + bytes.readUInt32LE(at + 20)),
-        };
+        const sku = bytes.toString('utf8', at + HEAD, skuEnd);
+        const kept = bytes.readUInt32LE(at + 20);
+        return kept === 0 ? { sku } : { sku, warnings: bytes.toString('utf8', skuEnd, skuEnd + kept) };
       }
     }
     return undefined;
@@ -283,24 +285,4 @@ function compareWords(
   w3: number,
 ): number {
   return words[at] - w0 || words[at + 1] - w1 || words[at + 2] - w2 || words[at + 3] - w3;
-}
-
-function writeAll(fd: number, bytes: Buffer, length: number, position: number): void {
-  try {
-    for (let done = 0; done < length; ) done += writeSync(fd, bytes, done, length - done, position + done);
-  } catch (err) {
-    throw tempFileProblem(err, WHY);
-  }
-}
-
-function readAll(fd: number, into: Buffer, at: number, length: number, position: number): void {
-  try {
-    for (let done = 0; done < length; ) {
-      const got = readSync(fd, into, at + done, length - done, position + done);
-      if (got === 0) throw Object.assign(new Error('the file ended early'), { code: 'EOF' });
-      done += got;
-    }
-  } catch (err) {
-    throw tempFileProblem(err, WHY);
-  }
 }

@@ -74,7 +74,7 @@ export class KnownSources {
 
   /** Lets a table's file go (the feed that asked for the table, once its workers are gone). */
   close(): void {
-    if ('fd' in this.data) closeKnownFile(this.data);
+    if (this.file) closeKnownFile(this.file.data);
   }
 
   /**
@@ -104,10 +104,7 @@ export class KnownSources {
 
   /** The SKU accepted with this key (and its row's warnings), if any. */
   lookup(key: Buffer): KnownEntry | undefined {
-    if ('fd' in this.data) {
-      const hit = this.file!.lookup(key);
-      return hit && (hit.kept ? { sku: hit.sku, warnings: hit.kept } : { sku: hit.sku });
-    }
+    if ('fd' in this.data) return this.file!.lookup(key);
     const { slots, keys, ends, skuEnds } = this.data;
     const w0 = key.readUInt32LE(0);
     const w1 = key.readUInt32LE(4);

@@ -1,7 +1,5 @@
-import { readSync, writeSync } from 'node:fs';
-import type { UsageError } from '../shared/errors.js';
 import { BlockedBloom } from './bloom.js';
-import { openTempFile, removeTempFile, type TempFile, tempFileProblem } from './temp-file.js';
+import { openTempFile, readTempFile, removeTempFile, type TempFile, writeTempFile } from './temp-file.js';
 
 /**
  * The entries of a hash set that memory no longer keeps (issue 32: memory flat at ten million
@@ -200,38 +198,20 @@ export class HashRuns {
     const length = n * this.record * 4;
     const bytes =
       into === this.view ? this.bytes : Buffer.from(into.buffer, into.byteOffset, into.byteLength);
-    let done = 0;
-    try {
-      while (done < length) {
-        const got = readSync(this.file!.fd, bytes, done, length - done, entry * this.record * 4 + done);
-        if (got === 0) throw Object.assign(new Error('the file ended early'), { code: 'EOF' });
-        done += got;
-      }
-    } catch (err) {
-      throw this.problem(err);
-    }
+    readTempFile(this.file!, bytes, 0, length, entry * this.record * 4, this.why);
   }
 
   private write(words: Uint32Array, length: number, at: number): number {
-    const fd = this.open();
     const bytes = Buffer.from(words.buffer, words.byteOffset, length);
-    try {
-      for (let done = 0; done < length; ) done += writeSync(fd, bytes, done, length - done, at + done);
-    } catch (err) {
-      throw this.problem(err);
-    }
+    writeTempFile(this.open(), bytes, length, at, this.why);
     return length;
   }
 
-  private open(): number {
+  private open(): TempFile {
     if (!this.file) {
       this.file = openTempFile(this.why);
       unclosed.register(this, this.file, this);
     }
-    return this.file.fd;
-  }
-
-  private problem(err: unknown): UsageError {
-    return tempFileProblem(err, this.why);
+    return this.file;
   }
 }

@@ -1,4 +1,13 @@
-import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fullDiskCode, UsageError } from '../shared/errors.js';
@@ -40,6 +49,42 @@ export function openTempFile(why: string): TempFile {
 export function removeTempFile(file: TempFile): void {
   closeSync(file.fd);
   if (file.path) rmSync(join(file.path, '..'), { recursive: true, force: true });
+}
+
+/** Writes `length` bytes of `bytes` at `position`, all of them; a failure said by `tempFileProblem`. */
+export function writeTempFile(
+  file: TempFile,
+  bytes: Buffer,
+  length: number,
+  position: number,
+  why: string,
+): void {
+  try {
+    for (let done = 0; done < length; )
+      done += writeSync(file.fd, bytes, done, length - done, position + done);
+  } catch (err) {
+    throw tempFileProblem(err, why);
+  }
+}
+
+/** Reads `length` bytes at `position` into `into` from `at`, all of them (a short file is an error). */
+export function readTempFile(
+  file: TempFile,
+  into: Buffer,
+  at: number,
+  length: number,
+  position: number,
+  why: string,
+): void {
+  try {
+    for (let done = 0; done < length; ) {
+      const got = readSync(file.fd, into, at + done, length - done, position + done);
+      if (got === 0) throw Object.assign(new Error('the file ended early'), { code: 'EOF' });
+      done += got;
+    }
+  } catch (err) {
+    throw tempFileProblem(err, why);
+  }
 }
 
 /** A read or write of a temporary file that failed, said for the user: a full disk as such. */
