@@ -7,6 +7,7 @@ import { shardOf } from '../../src/upload/shard.js';
 import { SCHEMA_VERSION } from '../../src/upload/state/schema.js';
 import { GUARDS_OFF } from '../helpers/guards-off.js';
 import { genser } from '../helpers/run-cli.js';
+import { unpackPayloads } from '../helpers/state-v10.js';
 import {
   Catalog,
   closeServices,
@@ -137,6 +138,7 @@ describe('a night without change', () => {
 function toSchema2(dir: string) {
   const db = openDatabase(stateOf(dir).file);
   try {
+    unpackPayloads(db);
     db.exec(`ALTER TABLE accepted DROP COLUMN source;
       ALTER TABLE lock DROP COLUMN heartbeat;
       DROP TABLE owed;

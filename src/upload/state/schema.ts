@@ -1,11 +1,12 @@
 import type { Database } from '../../storage/sqlite.js';
+import { PACKS_TABLE, Packs } from './packs.js';
 
 /**
  * The state database's schema, versioned in its `meta` table. Each migration takes the schema
  * from its index to the next; a file whose version is above the last one was written by a newer
  * genser and is refused, never rewritten.
  */
-export const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   // 0 -> 1
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
    CREATE TABLE lock (
@@ -123,7 +124,43 @@ export const MIGRATIONS: readonly string[] = [
   // a column mapped then and absent tonight is named, and refused with --strict (docs/nightly.md,
   // "Before and after the run").
   `ALTER TABLE last_complete ADD COLUMN columns TEXT;`,
+  // 10 -> 11: the payloads compressed in packs (./packs.ts): the file was 1.15x the bytes sent.
+  toPacks,
 ];
+
+/** Every payload, in the order it was first accepted, moved into packs; the SKU rows say where. */
+function toPacks(db: Database): void {
+  db.exec(`${PACKS_TABLE};
+    CREATE TABLE accepted_packed (
+      sku TEXT PRIMARY KEY,
+      hash TEXT NOT NULL,
+      accepted_at TEXT NOT NULL,
+      source TEXT,
+      pack INTEGER NOT NULL,
+      at INTEGER NOT NULL,
+      length INTEGER NOT NULL
+    ) WITHOUT ROWID;`);
+  const packs = new Packs(db);
+  const page = db.prepare<{
+    id: number;
+    sku: string;
+    hash: string;
+    accepted_at: string;
+    source: string | null;
+    bytes: Uint8Array;
+  }>(
+    `SELECT p.id, a.sku, a.hash, a.accepted_at, a.source, p.payload AS bytes
+     FROM payloads p JOIN accepted a ON a.payload_id = p.id WHERE p.id > ? ORDER BY p.id LIMIT 2000`,
+  );
+  const insert = db.prepare('INSERT INTO accepted_packed VALUES (?, ?, ?, ?, ?, ?, ?)');
+  for (let after = 0; ; ) {
+    const rows = page.all(after);
+    if (rows.length === 0) break;
+    after = rows[rows.length - 1].id;
+    packs.write(rows, (r, p) => insert.run(r.sku, r.hash, r.accepted_at, r.source, p.pack, p.at, p.length));
+  }
+  db.exec('DROP TABLE accepted; DROP TABLE payloads; ALTER TABLE accepted_packed RENAME TO accepted;');
+}
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -143,7 +180,11 @@ export function migrate(db: Database): void {
   db.transaction(() => {
     const from = schemaVersion(db);
     if (from >= SCHEMA_VERSION) return;
-    for (let v = from; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
+    for (let v = from; v < SCHEMA_VERSION; v++) {
+      const step = MIGRATIONS[v];
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
+    }
     db.prepare(
       "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     ).run(String(SCHEMA_VERSION));

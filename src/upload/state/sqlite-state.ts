@@ -30,6 +30,7 @@ import {
   recordMissing,
 } from './last-complete.js';
 import { decideLock, HEARTBEAT_MS, type LockHolder } from './lock.js';
+import { type PackEntry, Packs, type Place } from './packs.js';
 import { finishRun, listRuns, runReport, startRun } from './runs.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
 import { SqliteTables } from './sqlite-tables.js';
@@ -61,8 +62,10 @@ export class SqliteState implements UploadState {
   readonly where: string;
   private locked = false;
   private readonly known;
-  private readonly upsertPayload;
+  private readonly packs;
+  private readonly placeOf;
   private readonly upsertAccepted;
+  private readonly moveAccepted;
 
   private constructor(
     readonly db: Database,
@@ -72,16 +75,14 @@ export class SqliteState implements UploadState {
   ) {
     this.where = file;
     this.known = db.prepare<{ hash: string }>('SELECT hash FROM accepted WHERE sku = ?');
-    // A known SKU's payload is replaced in its row; a new one gets a row, whose id the second
-    // statement takes (last_insert_rowid() is only read when it inserts, i.e. for a new SKU).
-    this.upsertPayload = db.prepare(
-      'INSERT INTO payloads (id, payload) VALUES ((SELECT payload_id FROM accepted WHERE sku = ?), ?) ON CONFLICT(id) DO UPDATE SET payload = excluded.payload',
-    );
+    this.packs = new Packs(db);
+    this.placeOf = db.prepare<Place>('SELECT pack, at, length FROM accepted WHERE sku = ?');
     // The source key goes with the payload: NULL when this payload was not made from a feed row
     // (a stock change, a product gone from the feed), so no row is taken for it.
     this.upsertAccepted = db.prepare(
-      'INSERT INTO accepted (sku, hash, accepted_at, payload_id, source) VALUES (?, ?, ?, last_insert_rowid(), ?) ON CONFLICT(sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at, source = excluded.source',
+      'INSERT INTO accepted (sku, hash, accepted_at, source, pack, at, length) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at, source = excluded.source, pack = excluded.pack, at = excluded.at, length = excluded.length',
     );
+    this.moveAccepted = db.prepare('UPDATE accepted SET pack = ?, at = ?, length = ? WHERE sku = ?');
   }
 
   /**
@@ -219,16 +220,11 @@ export class SqliteState implements UploadState {
     return this.known.get(sku)?.hash;
   }
 
-  private payloadOf?: Statement<{ payload: Uint8Array | null }>;
-
   async acceptedPayloads(skus: readonly string[]): Promise<Map<string, Uint8Array>> {
-    this.payloadOf ??= this.db.prepare<{ payload: Uint8Array | null }>(
-      'SELECT p.payload FROM accepted a JOIN payloads p ON p.id = a.payload_id WHERE a.sku = ?',
-    );
     const found = new Map<string, Uint8Array>();
     for (const sku of skus) {
-      const payload = this.payloadOf.get(sku)?.payload;
-      if (payload) found.set(sku, payload);
+      const place = this.placeOf.get(sku);
+      if (place) found.set(sku, this.packs.read(place));
     }
     return found;
   }
@@ -323,15 +319,31 @@ export class SqliteState implements UploadState {
     const at = now.toISOString();
     const owes = this.mayOwe();
     await this.checkedWrite(() => {
+      const kept = new Map<string, AcceptedRow & { sku: string; hash: string; bytes: Uint8Array }>();
       rows.forEach((r, i) => {
         if (r.sku === undefined) {
           if (owes && r.file !== undefined && r.row !== undefined) this.dropOwedRow(r.file, r.row);
           return;
         }
         if (owes) this.dropOwedSku(r.sku);
-        if (r.hash === undefined) return;
-        this.upsertPayload.run(r.sku, parts[i]);
-        this.upsertAccepted.run(r.sku, r.hash, at, r.source ?? null);
+        // The last payload of a SKU in the body is the one the service holds.
+        if (r.hash !== undefined) {
+          kept.delete(r.sku);
+          kept.set(r.sku, { ...r, sku: r.sku, hash: r.hash, bytes: parts[i] });
+        }
+      });
+      if (kept.size === 0) return;
+      const left = new Map<number, number>();
+      for (const sku of kept.keys()) {
+        const pack = this.placeOf.get(sku)?.pack;
+        if (pack !== undefined) left.set(pack, (left.get(pack) ?? 0) + 1);
+      }
+      const moving = this.packs.release(left, (sku) => (kept.has(sku) ? undefined : this.placeOf.get(sku)));
+      this.packs.write<PackEntry>([...kept.values(), ...moving], (e, p) => {
+        const row = kept.get(e.sku);
+        if (row === e)
+          this.upsertAccepted.run(e.sku, row.hash, at, row.source ?? null, p.pack, p.at, p.length);
+        else this.moveAccepted.run(p.pack, p.at, p.length, e.sku);
       });
     });
   }
@@ -343,12 +355,9 @@ export class SqliteState implements UploadState {
       .prepare<{ sku: string }>('SELECT sku FROM accepted ORDER BY sku')
       .all()
       .filter((r) => !keep(r.sku));
-    const payload = this.db.prepare<{ payload: Uint8Array }>(
-      'SELECT p.payload FROM accepted a JOIN payloads p ON p.id = a.payload_id WHERE a.sku = ?',
-    );
     for (const { sku } of gone) {
-      const row = payload.get(sku);
-      if (row) yield { sku, payload: row.payload };
+      const place = this.placeOf.get(sku);
+      if (place) yield { sku, payload: this.packs.read(place) };
     }
   }
 

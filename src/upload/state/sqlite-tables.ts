@@ -1,9 +1,10 @@
 import type { Database, SqlValue } from '../../storage/sqlite.js';
+import { Packs, type Place } from './packs.js';
 import { COPY_PAGE, STATE_TABLES, type StateTable, type StateTables, type TableRow } from './tables.js';
 
 const READ: Record<StateTable, string> = {
-  accepted:
-    'SELECT a.sku, a.hash, a.accepted_at, a.source, p.payload FROM accepted a JOIN payloads p ON p.id = a.payload_id ORDER BY a.sku',
+  // In the packs' order: each pack is decompressed once (./packs.ts).
+  accepted: 'SELECT sku, hash, accepted_at, source, pack, at, length FROM accepted ORDER BY pack, at',
   other_shards: 'SELECT source, sku FROM other_shards ORDER BY source',
   inflight:
     'SELECT envelope_id, type, position, size, sku, hash FROM inflight ORDER BY envelope_id, position',
@@ -32,8 +33,12 @@ export class SqliteTables implements StateTables {
 
   async *readTable(table: StateTable): AsyncGenerator<TableRow[]> {
     let page: TableRow[] = [];
+    const packs = table === 'accepted' ? new Packs(this.db) : undefined;
     for (const row of this.db.prepare<TableRow>(READ[table]).iterate()) {
-      page.push(row);
+      if (packs) {
+        const { pack, at, length, ...rest } = row as TableRow & Place;
+        page.push({ ...rest, payload: packs.read({ pack, at, length }) });
+      } else page.push(row);
       if (page.length === COPY_PAGE) {
         yield page;
         page = [];
@@ -45,14 +50,17 @@ export class SqliteTables implements StateTables {
   async writeTable(table: StateTable, rows: readonly TableRow[]): Promise<void> {
     this.db.transaction(() => {
       if (table === 'accepted') {
-        const payload = this.db.prepare('INSERT INTO payloads (payload) VALUES (?)');
         const accepted = this.db.prepare(
-          'INSERT INTO accepted (sku, hash, accepted_at, source, payload_id) VALUES (?, ?, ?, ?, last_insert_rowid())',
+          'INSERT INTO accepted (sku, hash, accepted_at, source, pack, at, length) VALUES (?, ?, ?, ?, ?, ?, ?)',
         );
-        for (const r of rows as readonly Record<string, SqlValue>[]) {
-          payload.run(r.payload);
-          accepted.run(r.sku, r.hash, r.accepted_at, r.source);
-        }
+        const entries = (rows as readonly Record<string, SqlValue>[]).map((r) => ({
+          row: r,
+          sku: r.sku as string,
+          bytes: r.payload as Uint8Array,
+        }));
+        new Packs(this.db).write(entries, ({ row: r }, p) =>
+          accepted.run(r.sku, r.hash, r.accepted_at, r.source ?? null, p.pack, p.at, p.length),
+        );
         return;
       }
       const columns = STATE_TABLES[table];

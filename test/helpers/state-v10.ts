@@ -1,0 +1,36 @@
+import type { Database } from '../../src/storage/sqlite.js';
+import { Packs } from '../../src/upload/state/packs.js';
+
+/**
+ * Takes a state file's accepted payloads back to schema 10's layout (one row a payload, before
+ * packs), for tests of the migrations from older files. Leaves `schema_version` to the caller.
+ */
+export function unpackPayloads(db: Database): void {
+  const packs = new Packs(db);
+  const rows = db
+    .prepare<{
+      sku: string;
+      hash: string;
+      accepted_at: string;
+      source: string | null;
+      pack: number;
+      at: number;
+      length: number;
+    }>('SELECT sku, hash, accepted_at, source, pack, at, length FROM accepted ORDER BY pack, at')
+    .all()
+    .map((r) => ({ ...r, payload: packs.read(r) }));
+  db.exec(`DROP TABLE accepted; DROP TABLE packs;
+    CREATE TABLE payloads (id INTEGER PRIMARY KEY, payload BLOB NOT NULL);
+    CREATE TABLE accepted (sku TEXT PRIMARY KEY, hash TEXT NOT NULL, accepted_at TEXT NOT NULL,
+      payload_id INTEGER NOT NULL, source TEXT) WITHOUT ROWID;`);
+  rows.forEach((r, i) => {
+    db.prepare('INSERT INTO payloads (id, payload) VALUES (?, ?)').run(i + 1, r.payload);
+    db.prepare('INSERT INTO accepted VALUES (?, ?, ?, ?, ?)').run(
+      r.sku,
+      r.hash,
+      r.accepted_at,
+      i + 1,
+      r.source,
+    );
+  });
+}
