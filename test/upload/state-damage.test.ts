@@ -7,6 +7,7 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
+  readFileSync,
   renameSync,
   statSync,
   truncateSync,
@@ -49,11 +50,15 @@ async function target(key = 'damage-key-0123456789') {
 const stateFile = (stateDir: string) =>
   join(stateDir, readdirSync(stateDir).find((f) => f.endsWith('.sqlite'))!);
 
+/** The file's page size, from its header (bytes 16-17, big-endian). */
+const pageOf = (file: string) => readFileSync(file).readUInt16BE(16);
+
 /** Random bytes over everything after the first page: what a bad disk or a stray write leaves. */
 function scramble(file: string): void {
+  const page = pageOf(file);
   const fd = openSync(file, 'r+');
   const size = statSync(file).size;
-  writeSync(fd, randomBytes(size - 16384), 0, size - 16384, 16384);
+  writeSync(fd, randomBytes(size - page), 0, size - page, page);
   closeSync(fd);
 }
 
@@ -99,8 +104,9 @@ describe('a damaged or emptied state', () => {
     expect(existsSync(`${file}.sealed`)).toBe(true);
     // Damage the seal cannot see (a disk's, silently): the seal made again to match it. Bytes
     // that are no kind of page, so that the run's first read fails the same way every time.
+    const page = pageOf(file);
     const fd = openSync(file, 'r+');
-    writeSync(fd, Buffer.alloc(statSync(file).size - 16384, 0xab), 0, undefined, 16384);
+    writeSync(fd, Buffer.alloc(statSync(file).size - page, 0xab), 0, undefined, page);
     closeSync(fd);
     sealState(file);
     server!.requests.length = 0;

@@ -150,10 +150,11 @@ describe('a sealed state', () => {
     const root = Number(
       db.prepare<{ p: number }>("SELECT rootpage AS p FROM sqlite_schema WHERE name = 'runs'").get()!.p,
     );
+    const page = Number(db.pragma('page_size'));
     db.close();
     // A page the schema's version is not read from, damaged; then sealed as if a run left it so.
     const fd = openSync(file, 'r+');
-    writeSync(fd, Buffer.alloc(8192, 0xab), 0, 8192, root * 16384 - 8192);
+    writeSync(fd, Buffer.alloc(page / 2, 0xab), 0, page / 2, root * page - page / 2);
     closeSync(fd);
     copyFileSync(file, lastGoodFile(file));
     sealState(file);

@@ -204,8 +204,8 @@ describe('state database', () => {
       expect((await collect(state.absent((sku) => sku !== 'C-3'))).map((g) => g.sku)).toEqual(['C-3']);
       // The rows the last run kept for --retry-failed are owed (B-2's paid since, by its accept above).
       expect(await state.owedRows()).toEqual([]);
-      // A new state file is made with 16 KiB pages (payloads pack); this one was made so too.
-      expect(state.db.pragma('page_size')).toBe(16384);
+      // A new state file is made with 4 KiB pages (packs fill their overflow pages); this one was made so too.
+      expect(state.db.pragma('page_size')).toBe(4096);
     } finally {
       await state.close();
     }

@@ -1,27 +1,27 @@
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import type { Database } from '../../storage/sqlite.js';
+import { type Database, SqliteError } from '../../storage/sqlite.js';
 
 /**
- * The accepted payloads of a SQLite state, kept compressed in packs (docs/nightly.md, "What the
- * state holds"): the payloads of one accepted body laid end to end, cut at about PACK_BYTES, each
- * cut compressed whole. One payload compressed alone is 60-115 us and keeps 0.2-0.4 of its bytes
- * (it has no earlier text to refer to); in a pack of 64 KiB it is about 4 us and 0.12
- * (BENCHMARKS.md, "The compact state in packs"). An accepted SKU's row says where its payload is:
- * `pack`, `at`, `length` (bytes of the uncompressed pack).
+ * The accepted payloads of a SQLite state, kept compressed in packs (docs/nightly.md, "Where the
+ * state is"): the payloads of one accepted body laid end to end, cut at about PACK_BYTES, each cut
+ * compressed whole. A payload compressed alone costs 60-115 us and keeps 0.2-0.4 of its bytes (it
+ * has no earlier text to refer to); in a pack of 32 KiB, about 5 us and 0.16, and reading one back
+ * decompresses its pack, about 60 us (BENCHMARKS.md, "The compact state in packs"). An accepted
+ * SKU's row says where its payload is: `pack`, `at`, `length` (in the uncompressed pack).
  *
- * A payload replaced leaves its old bytes in their pack. Each pack counts its `live` payloads;
- * one without any is deleted, and one whose live payloads fall under half its `size` is taken
- * apart: they move into the pack being written. So the dead bytes stay under the live ones.
+ * A payload replaced leaves its old bytes in their pack. Each pack counts its `live` payloads; one
+ * without any is deleted, and one whose live payloads fall under half its `size` is taken apart:
+ * they move into the pack being written. So the dead payloads stay fewer than the live ones.
  */
 
-/** Raw bytes a pack gathers before it is cut: larger packs compress better, cost more to read one payload from. */
-export const PACK_BYTES = 64 * 1024;
+/** Raw bytes a pack gathers before it is cut: a larger pack compresses better and costs more to read one payload from. */
+export const PACK_BYTES = 32 * 1024;
 
 /** Decompressed packs kept for reads that come in runs (a nightly run's changed rows, the SKUs gone). */
 const CACHED_PACKS = 16;
 
 const BROTLI = {
-  params: { [constants.BROTLI_PARAM_QUALITY]: 1, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+  params: { [constants.BROTLI_PARAM_QUALITY]: 0, [constants.BROTLI_PARAM_LGWIN]: 17 },
 };
 
 export interface PackEntry {
@@ -148,8 +148,14 @@ export class Packs {
       return cached;
     }
     const row = this.statements.data.get(pack);
-    if (!row) throw new Error(`the state's pack ${pack} is missing`);
-    const bytes = decompressPack(row.data);
+    if (!row) throw new SqliteError('SQLITE_CORRUPT', `pack ${pack} is missing`);
+    let bytes: Uint8Array;
+    try {
+      bytes = decompressPack(row.data);
+    } catch {
+      // Bytes that do not decompress were damaged where SQLite could not see it.
+      throw new SqliteError('SQLITE_CORRUPT', `pack ${pack} does not decompress`);
+    }
     if (this.cache.size >= CACHED_PACKS) this.cache.delete(this.cache.keys().next().value as number);
     this.cache.set(pack, bytes);
     return bytes;

@@ -128,7 +128,7 @@ export const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   toPacks,
 ];
 
-/** Every payload, in the order it was first accepted, moved into packs; the SKU rows say where. */
+/** Every accepted payload moved into packs, in SKU order; the SKU rows say where. */
 function toPacks(db: Database): void {
   db.exec(`${PACKS_TABLE};
     CREATE TABLE accepted_packed (
@@ -141,22 +141,22 @@ function toPacks(db: Database): void {
       length INTEGER NOT NULL
     ) WITHOUT ROWID;`);
   const packs = new Packs(db);
+  // By the SKU rows' key, each payload by its id: no scan per page.
   const page = db.prepare<{
-    id: number;
     sku: string;
     hash: string;
     accepted_at: string;
     source: string | null;
     bytes: Uint8Array;
   }>(
-    `SELECT p.id, a.sku, a.hash, a.accepted_at, a.source, p.payload AS bytes
-     FROM payloads p JOIN accepted a ON a.payload_id = p.id WHERE p.id > ? ORDER BY p.id LIMIT 2000`,
+    `SELECT a.sku, a.hash, a.accepted_at, a.source, p.payload AS bytes
+     FROM accepted a JOIN payloads p ON p.id = a.payload_id WHERE a.sku > ? ORDER BY a.sku LIMIT 2000`,
   );
   const insert = db.prepare('INSERT INTO accepted_packed VALUES (?, ?, ?, ?, ?, ?, ?)');
-  for (let after = 0; ; ) {
+  for (let after = ''; ; ) {
     const rows = page.all(after);
     if (rows.length === 0) break;
-    after = rows[rows.length - 1].id;
+    after = rows[rows.length - 1].sku;
     packs.write(rows, (r, p) => insert.run(r.sku, r.hash, r.accepted_at, r.source, p.pack, p.at, p.length));
   }
   db.exec('DROP TABLE accepted; DROP TABLE payloads; ALTER TABLE accepted_packed RENAME TO accepted;');

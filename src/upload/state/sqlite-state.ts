@@ -6,7 +6,7 @@ import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
 import { atExit } from '../../shared/exit-hooks.js';
 import { processAlive } from '../../shared/process-alive.js';
 import { StringMap } from '../../shared/string-set.js';
-import { type Database, openDatabase, type Statement } from '../../storage/sqlite.js';
+import { type Database, openDatabase, SqliteError, type Statement } from '../../storage/sqlite.js';
 import { shardName } from '../shard.js';
 import { feedUrlHash, feedValidatorsOf } from './feed-validators.js';
 import {
@@ -53,10 +53,12 @@ import { type StateTarget, stateFileName } from './target.js';
  */
 
 /**
- * A product's payload is about 1-4 KB: with 4 KB pages most leaves held one payload and a
- * third of each page stayed empty; 16 KB pages pack them (BENCHMARKS.md, "The nightly case").
+ * A new file's page size. A pack (./packs.ts) is about 5 KB: SQLite keeps a value larger than a
+ * page's share in full overflow pages and the rest in the leaf, so 4 KiB pages waste almost
+ * nothing; in 16 KiB pages two packs fit a leaf and a third of it stays empty (BENCHMARKS.md,
+ * "The compact state in packs"). A file made with 16 KiB pages keeps them.
  */
-const STATE_PAGE_SIZE = 16384;
+const STATE_PAGE_SIZE = 4096;
 
 export class SqliteState implements UploadState {
   readonly where: string;
@@ -224,9 +226,20 @@ export class SqliteState implements UploadState {
     const found = new Map<string, Uint8Array>();
     for (const sku of skus) {
       const place = this.placeOf.get(sku);
-      if (place) found.set(sku, this.packs.read(place));
+      if (place) found.set(sku, this.payloadAt(place));
     }
     return found;
+  }
+
+  /** A payload from its pack; a pack damaged where SQLite's checks cannot see it is the file's damage (exit 2). */
+  private payloadAt(place: Place): Uint8Array {
+    try {
+      return this.packs.read(place);
+    } catch (err) {
+      if (err instanceof SqliteError && err.code === 'SQLITE_CORRUPT')
+        throw damaged(this.file, `it is damaged: ${err.message} (SQLITE_CORRUPT)`);
+      throw stateProblem(this.file, err);
+    }
   }
 
   /**
@@ -357,7 +370,7 @@ export class SqliteState implements UploadState {
       .filter((r) => !keep(r.sku));
     for (const { sku } of gone) {
       const place = this.placeOf.get(sku);
-      if (place) yield { sku, payload: this.packs.read(place) };
+      if (place) yield { sku, payload: this.payloadAt(place) };
     }
   }
 
