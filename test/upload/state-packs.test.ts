@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -209,7 +209,11 @@ describe('packs', () => {
     }
     // A payload row no SKU points at any more is not carried over.
     db.prepare('INSERT INTO payloads (id, payload) VALUES (?, ?)').run(9999, Buffer.from('{}'));
+    // In 16 KiB pages, as schema 10's files were made.
+    db.exec('PRAGMA journal_mode = DELETE; PRAGMA page_size = 16384; VACUUM; PRAGMA journal_mode = WAL;');
     db.close();
+    const before = statSync(file).size;
+    const raw = [...held.values()].reduce((a, b) => a + b.length, 0);
 
     const state = await SqliteState.open(d, target);
     try {
@@ -230,7 +234,6 @@ describe('packs', () => {
       for (const r of rows) expect(r.hash).toBe(`h-${r.sku}`);
       expect(rows.filter((r) => r.source !== null)).toHaveLength(1666);
       const shape = packShape(state);
-      const raw = [...held.values()].reduce((a, b) => a + b.length, 0);
       // Each pack at least PACK_BYTES but the last of a migration page (two pages here), less
       // than that and one payload more.
       const most = Math.max(...[...held.values()].map((b) => b.length));
@@ -240,8 +243,12 @@ describe('packs', () => {
       expect(
         state.db.prepare("SELECT name FROM sqlite_master WHERE name = 'payloads'").get(),
       ).toBeUndefined();
+      expect(state.db.pragma('page_size')).toBe(16384);
     } finally {
       await state.close();
     }
+    // Vacuumed: the pages the payloads left are given back.
+    expect(before).toBeGreaterThan(raw);
+    expect(statSync(file).size).toBeLessThan(before / 2);
   });
 });

@@ -172,14 +172,25 @@ export function schemaVersion(db: Database): number {
   return row ? Number(row.value) : 0;
 }
 
+/** The first version with the payloads in packs: a file migrated to it is vacuumed once. */
+const PACKED = 11;
+
 /**
  * Runs the migrations from the file's version up, in one write transaction: the version is read
- * again inside it, so two runs opening an old file at once migrate it once.
+ * again inside it, so two runs opening an old file at once migrate it once. A file whose payloads
+ * were just packed is then rewritten without the pages they left (VACUUM, which cannot run in a
+ * transaction; the file keeps its page size).
  */
 export function migrate(db: Database): void {
-  db.transaction(() => {
+  const from = migrateSchema(db);
+  if (from !== undefined && from > 0 && from < PACKED) db.exec('VACUUM');
+}
+
+/** The version migrated from, undefined when there was nothing to do. */
+function migrateSchema(db: Database): number | undefined {
+  return db.transaction(() => {
     const from = schemaVersion(db);
-    if (from >= SCHEMA_VERSION) return;
+    if (from >= SCHEMA_VERSION) return undefined;
     for (let v = from; v < SCHEMA_VERSION; v++) {
       const step = MIGRATIONS[v];
       if (typeof step === 'string') db.exec(step);
@@ -188,5 +199,6 @@ export function migrate(db: Database): void {
     db.prepare(
       "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     ).run(String(SCHEMA_VERSION));
+    return from;
   });
 }
