@@ -60,6 +60,9 @@ import { type StateTarget, stateFileName } from './target.js';
  */
 const STATE_PAGE_SIZE = 4096;
 
+/** A body's accepted row with its payload: what `accepted` keeps. */
+type KeptRow = AcceptedRow & PackEntry & { hash: string };
+
 export class SqliteState implements UploadState {
   readonly where: string;
   private locked = false;
@@ -332,7 +335,7 @@ export class SqliteState implements UploadState {
     const at = now.toISOString();
     const owes = this.mayOwe();
     await this.checkedWrite(() => {
-      const kept = new Map<string, AcceptedRow & { sku: string; hash: string; bytes: Uint8Array }>();
+      const kept = new Map<string, KeptRow>();
       rows.forEach((r, i) => {
         if (r.sku === undefined) {
           if (owes && r.file !== undefined && r.row !== undefined) this.dropOwedRow(r.file, r.row);
@@ -345,19 +348,26 @@ export class SqliteState implements UploadState {
           kept.set(r.sku, { ...r, sku: r.sku, hash: r.hash, bytes: parts[i] });
         }
       });
-      if (kept.size === 0) return;
-      const left = new Map<number, number>();
-      for (const sku of kept.keys()) {
-        const pack = this.placeOf.get(sku)?.pack;
-        if (pack !== undefined) left.set(pack, (left.get(pack) ?? 0) + 1);
-      }
-      const moving = this.packs.release(left, (sku) => (kept.has(sku) ? undefined : this.placeOf.get(sku)));
-      this.packs.write<PackEntry>([...kept.values(), ...moving], (e, p) => {
-        const row = kept.get(e.sku);
-        if (row === e)
-          this.upsertAccepted.run(e.sku, row.hash, at, row.source ?? null, p.pack, p.at, p.length);
-        else this.moveAccepted.run(p.pack, p.at, p.length, e.sku);
-      });
+      if (kept.size > 0) this.keepPayloads(kept, at);
+    });
+  }
+
+  /**
+   * The body's payloads written in new packs, with the payloads of the packs they leave under half
+   * full (./packs.ts), and each SKU's row pointed at its payload. Inside `accepted`'s transaction.
+   */
+  private keepPayloads(kept: Map<string, KeptRow>, at: string): void {
+    const left = new Map<number, number>();
+    for (const sku of kept.keys()) {
+      const pack = this.placeOf.get(sku)?.pack;
+      if (pack !== undefined) left.set(pack, (left.get(pack) ?? 0) + 1);
+    }
+    // A SKU accepted now has left its pack: it does not move with the others.
+    const moving = this.packs.release(left, (sku) => (kept.has(sku) ? undefined : this.placeOf.get(sku)));
+    this.packs.write<PackEntry>([...kept.values(), ...moving], (e, p) => {
+      const row = kept.get(e.sku);
+      if (row === e) this.upsertAccepted.run(e.sku, row.hash, at, row.source ?? null, p.pack, p.at, p.length);
+      else this.moveAccepted.run(p.pack, p.at, p.length, e.sku);
     });
   }
 
