@@ -226,12 +226,14 @@ export class SqliteState implements UploadState {
   }
 
   async acceptedPayloads(skus: readonly string[]): Promise<Map<string, Uint8Array>> {
-    const found = new Map<string, Uint8Array>();
+    const places: [string, Place][] = [];
     for (const sku of skus) {
       const place = this.placeOf.get(sku);
-      if (place) found.set(sku, this.payloadAt(place));
+      if (place) places.push([sku, place]);
     }
-    return found;
+    // By pack: each pack is decompressed once, whatever order the SKUs came in.
+    places.sort((a, b) => a[1].pack - b[1].pack);
+    return new Map(places.map(([sku, place]) => [sku, this.payloadAt(place)]));
   }
 
   /** A payload from its pack; a pack damaged where SQLite's checks cannot see it is the file's damage (exit 2). */
