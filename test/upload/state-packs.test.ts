@@ -159,8 +159,9 @@ describe('packs', () => {
         [
           { sku: 'A', hash: 'h1' },
           { sku: 'B', hash: 'h2' },
+          { sku: 'C', hash: 'h2' },
         ],
-        [payload('A', 1), payload('B', 1)],
+        [payload('A', 1), payload('B', 1), payload('C', 1)],
       );
       state.db.prepare('UPDATE packs SET data = ?').run(Buffer.from('bytes a disk changed'));
       for (const read of [
@@ -175,6 +176,20 @@ describe('packs', () => {
             /upload state .* cannot be used: it is damaged: pack 1 does not decompress \(SQLITE_CORRUPT\)$/,
           ),
         });
+      // A body that takes the damaged pack apart (it leaves it under half live) says the same.
+      await expect(
+        state.accepted(
+          [
+            { sku: 'A', hash: 'h3' },
+            { sku: 'C', hash: 'h3' },
+          ],
+          [payload('A', 3), payload('C', 3)],
+        ),
+      ).rejects.toMatchObject({
+        exitCode: 2,
+        message: expect.stringContaining('it is damaged: pack 1 does not decompress (SQLITE_CORRUPT)'),
+      });
+      expect(await state.acceptedHash('A')).toBe('h1');
       state.db.exec('DELETE FROM packs');
       await expect(state.acceptedPayloads(['B'])).rejects.toMatchObject({
         exitCode: 2,

@@ -60,6 +60,12 @@ import { type StateTarget, stateFileName } from './target.js';
  */
 const STATE_PAGE_SIZE = 4096;
 
+/** SQLite's or a pack's SQLITE_CORRUPT as the file's damage (exit 2, the copy to restore); else undefined. */
+function corruption(file: string, err: unknown): UsageError | undefined {
+  if (!(err instanceof SqliteError) || err.code !== 'SQLITE_CORRUPT') return undefined;
+  return damaged(file, `it is damaged: ${err.message} (SQLITE_CORRUPT)`);
+}
+
 /** A body's accepted row with its payload: what `accepted` keeps. */
 type KeptRow = AcceptedRow & PackEntry & { hash: string };
 
@@ -241,9 +247,7 @@ export class SqliteState implements UploadState {
     try {
       return this.packs.read(place);
     } catch (err) {
-      if (err instanceof SqliteError && err.code === 'SQLITE_CORRUPT')
-        throw damaged(this.file, `it is damaged: ${err.message} (SQLITE_CORRUPT)`);
-      throw stateProblem(this.file, err);
+      throw corruption(this.file, err) ?? stateProblem(this.file, err);
     }
   }
 
@@ -576,7 +580,8 @@ export class SqliteState implements UploadState {
     try {
       return this.db.transaction(fn);
     } catch (err) {
-      throw fullDisk(this.file, err) ?? err;
+      // A pack taken apart while a body is recorded may be the damaged one.
+      throw fullDisk(this.file, err) ?? corruption(this.file, err) ?? err;
     }
   }
 
