@@ -66,6 +66,9 @@ function corruption(file: string, err: unknown): UsageError | undefined {
   return damaged(file, `it is damaged: ${err.message} (SQLITE_CORRUPT)`);
 }
 
+/** Gone SKUs whose payloads are read at once (`absent`). */
+const GONE_PAGE = 500;
+
 /** A body's accepted row with its payload: what `accepted` keeps. */
 type KeptRow = AcceptedRow & PackEntry & { hash: string };
 
@@ -379,14 +382,20 @@ export class SqliteState implements UploadState {
 
   /** Accepted SKUs for which `keep` is false, with their last accepted payload, in SKU order. */
   async *absent(keep: (sku: string) => boolean): AsyncGenerator<{ sku: string; payload: Uint8Array }> {
-    // SKUs first (small), payloads one at a time: the run writes between two of them.
+    // SKUs first (small), then their payloads a page at a time (each pack decompressed once a
+    // page): the run writes between two of them, never to a gone SKU not yet handed out.
     const gone = this.db
       .prepare<{ sku: string }>('SELECT sku FROM accepted ORDER BY sku')
       .all()
-      .filter((r) => !keep(r.sku));
-    for (const { sku } of gone) {
-      const place = this.placeOf.get(sku);
-      if (place) yield { sku, payload: this.payloadAt(place) };
+      .filter((r) => !keep(r.sku))
+      .map((r) => r.sku);
+    for (let i = 0; i < gone.length; i += GONE_PAGE) {
+      const page = gone.slice(i, i + GONE_PAGE);
+      const payloads = await this.acceptedPayloads(page);
+      for (const sku of page) {
+        const payload = payloads.get(sku);
+        if (payload) yield { sku, payload };
+      }
     }
   }
 
