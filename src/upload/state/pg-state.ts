@@ -8,6 +8,7 @@ import { shardName } from '../shard.js';
 import { feedUrlHash, feedValidatorsOf } from './feed-validators.js';
 import { KNOWN_PAGE, type KnownPageRow, knownPages } from './known-columns.js';
 import { columnsText, type LastComplete, lastCompleteOf } from './last-complete.js';
+import { payloadsByPage } from './payload-pages.js';
 import { PgTables } from './pg-tables.js';
 import { KEEP_RUNS, type RunRow, runEndValues, runRecord } from './runs.js';
 import type {
@@ -287,14 +288,7 @@ export class PgState implements UploadState {
   async *absent(keep: (sku: string) => boolean): AsyncGenerator<{ sku: string; payload: Uint8Array }> {
     const gone: string[] = [];
     for await (const sku of this.acceptedSkus()) if (!keep(sku)) gone.push(sku);
-    for (let i = 0; i < gone.length; i += PAYLOAD_PAGE) {
-      const page = gone.slice(i, i + PAYLOAD_PAGE);
-      const payloads = await this.acceptedPayloads(page);
-      for (const sku of page) {
-        const payload = payloads.get(sku);
-        if (payload) yield { sku, payload };
-      }
-    }
+    yield* payloadsByPage(gone, PAYLOAD_PAGE, (page) => this.acceptedPayloads(page));
   }
 
   async owe(runId: string, rows: readonly OwedRow[], parts: readonly Uint8Array[]): Promise<void> {

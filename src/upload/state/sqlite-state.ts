@@ -31,6 +31,7 @@ import {
 } from './last-complete.js';
 import { decideLock, HEARTBEAT_MS, type LockHolder } from './lock.js';
 import { type PackEntry, Packs, type Place } from './packs.js';
+import { payloadsByPage } from './payload-pages.js';
 import { finishRun, listRuns, runReport, startRun } from './runs.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
 import { SqliteTables } from './sqlite-tables.js';
@@ -382,21 +383,13 @@ export class SqliteState implements UploadState {
 
   /** Accepted SKUs for which `keep` is false, with their last accepted payload, in SKU order. */
   async *absent(keep: (sku: string) => boolean): AsyncGenerator<{ sku: string; payload: Uint8Array }> {
-    // SKUs first (small), then their payloads a page at a time (each pack decompressed once a
-    // page): the run writes between two of them, never to a gone SKU not yet handed out.
+    // SKUs first (small), then their payloads a page at a time.
     const gone = this.db
       .prepare<{ sku: string }>('SELECT sku FROM accepted ORDER BY sku')
       .all()
       .filter((r) => !keep(r.sku))
       .map((r) => r.sku);
-    for (let i = 0; i < gone.length; i += GONE_PAGE) {
-      const page = gone.slice(i, i + GONE_PAGE);
-      const payloads = await this.acceptedPayloads(page);
-      for (const sku of page) {
-        const payload = payloads.get(sku);
-        if (payload) yield { sku, payload };
-      }
-    }
+    yield* payloadsByPage(gone, GONE_PAGE, (page) => this.acceptedPayloads(page));
   }
 
   /**
