@@ -226,6 +226,17 @@ describe('packs', () => {
         i % 3 === 0 ? null : `key-${sku}`,
       );
     }
+    // An empty SKU is a key like any other: the least of them, on the first page.
+    const empty = payload('', 0);
+    held.set('', empty);
+    db.prepare('INSERT INTO payloads (id, payload) VALUES (?, ?)').run(3000, empty);
+    db.prepare('INSERT INTO accepted VALUES (?, ?, ?, ?, ?)').run(
+      '',
+      'h-',
+      '2026-11-24T00:00:00Z',
+      3000,
+      null,
+    );
     // A payload row no SKU points at any more is not carried over.
     db.prepare('INSERT INTO payloads (id, payload) VALUES (?, ?)').run(9999, Buffer.from('{}'));
     // In 16 KiB pages, as schema 10's files were made.
@@ -241,7 +252,7 @@ describe('packs', () => {
           .value,
       ).toBe(String(SCHEMA_VERSION));
       const got = await state.acceptedPayloads([...held.keys()]);
-      expect(got.size).toBe(2500);
+      expect(got.size).toBe(2501);
       for (const [sku, bytes] of held)
         expect(Buffer.from(got.get(sku)!).equals(Buffer.from(bytes))).toBe(true);
       const rows = state.db
@@ -249,7 +260,7 @@ describe('packs', () => {
           'SELECT sku, hash, source FROM accepted',
         )
         .all();
-      expect(rows).toHaveLength(2500);
+      expect(rows).toHaveLength(2501);
       for (const r of rows) expect(r.hash).toBe(`h-${r.sku}`);
       expect(rows.filter((r) => r.source !== null)).toHaveLength(1666);
       const shape = packShape(state);

@@ -95,8 +95,9 @@ export function startIntegrityCheck(file: string, backend: Backend): StateCheck 
  * started a little earlier still makes it). The copy rewrites the whole state (2.7 GB at 10M short
  * products, payloads packed; 10 GB before), and the run that makes it reads every page to check it
  * first: with the payloads one a row, 0.3-1.9 s of a 3-3.6 s nightly run at 100k products
- * (BENCHMARKS.md, "The copy's cadence"), more than the run's own writes. Restoring it is followed by a run with --full anyway (what changed since is sent
- * again), so an older copy loses only the run history and --retry-failed's rows since.
+ * (BENCHMARKS.md, "The copy's cadence"), more than the run's own writes. Restoring it is followed
+ * by a run with --full anyway (what changed since is sent again), so an older copy loses only the
+ * run history and --retry-failed's rows since.
  */
 export const LAST_GOOD_EVERY_MS = 164 * 3600_000;
 

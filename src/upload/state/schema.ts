@@ -142,19 +142,16 @@ function toPacks(db: Database): void {
     ) WITHOUT ROWID;`);
   const packs = new Packs(db);
   // By the SKU rows' key, each payload by its id: no scan per page.
-  const page = db.prepare<{
-    sku: string;
-    hash: string;
-    accepted_at: string;
-    source: string | null;
-    bytes: Uint8Array;
-  }>(
-    `SELECT a.sku, a.hash, a.accepted_at, a.source, p.payload AS bytes
-     FROM accepted a JOIN payloads p ON p.id = a.payload_id WHERE a.sku > ? ORDER BY a.sku LIMIT 2000`,
-  );
+  const page = (op: string) =>
+    db.prepare<{ sku: string; hash: string; accepted_at: string; source: string | null; bytes: Uint8Array }>(
+      `SELECT a.sku, a.hash, a.accepted_at, a.source, p.payload AS bytes
+       FROM accepted a JOIN payloads p ON p.id = a.payload_id WHERE a.sku ${op} ? ORDER BY a.sku LIMIT 2000`,
+    );
+  // The first page from the least key (an empty SKU included), each next one after the last.
+  const [first, next] = [page('>='), page('>')];
   const insert = db.prepare('INSERT INTO accepted_packed VALUES (?, ?, ?, ?, ?, ?, ?)');
-  for (let after = ''; ; ) {
-    const rows = page.all(after);
+  for (let after: string | undefined; ; ) {
+    const rows = after === undefined ? first.all('') : next.all(after);
     if (rows.length === 0) break;
     after = rows[rows.length - 1].sku;
     packs.write(rows, (r, p) => insert.run(r.sku, r.hash, r.accepted_at, r.source, p.pack, p.at, p.length));
