@@ -1,5 +1,6 @@
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import { type Database, SqliteError } from '../../storage/sqlite.js';
+import type { Database } from '../../storage/sqlite.js';
+import { damaged } from './health.js';
 
 /**
  * The accepted payloads of a SQLite state, kept compressed in packs (docs/nightly.md, "Where the
@@ -75,8 +76,10 @@ export const PACKS_TABLE = `CREATE TABLE packs (
 export class Packs {
   private readonly cache = new Map<number, Uint8Array>();
   private readonly statements;
+  private readonly file: string;
 
   constructor(db: Database) {
+    this.file = db.file;
     this.statements = {
       insert: db.prepare('INSERT INTO packs (data, skus, size, live) VALUES (?, ?, ?, ?)'),
       data: db.prepare<{ data: Uint8Array }>('SELECT data FROM packs WHERE id = ?'),
@@ -149,16 +152,21 @@ export class Packs {
       return cached;
     }
     const row = this.statements.data.get(pack);
-    if (!row) throw new SqliteError('SQLITE_CORRUPT', `pack ${pack} is missing`);
+    if (!row) throw this.damage(`pack ${pack} is missing`);
     let bytes: Uint8Array;
     try {
       bytes = decompressPack(row.data);
     } catch {
       // Bytes that do not decompress were damaged where SQLite could not see it.
-      throw new SqliteError('SQLITE_CORRUPT', `pack ${pack} does not decompress`);
+      throw this.damage(`pack ${pack} does not decompress`);
     }
     if (this.cache.size >= CACHED_PACKS) this.cache.delete(this.cache.keys().next().value as number);
     this.cache.set(pack, bytes);
     return bytes;
+  }
+
+  /** The file's damage, as SQLite's own is said (exit 2, the copy to restore), whoever reads it. */
+  private damage(what: string) {
+    return damaged(this.file, `it is damaged: ${what} (SQLITE_CORRUPT)`);
   }
 }

@@ -6,7 +6,7 @@ import { ExitCode, ExitError, UsageError } from '../../shared/errors.js';
 import { atExit } from '../../shared/exit-hooks.js';
 import { processAlive } from '../../shared/process-alive.js';
 import { StringMap } from '../../shared/string-set.js';
-import { type Database, openDatabase, SqliteError, type Statement } from '../../storage/sqlite.js';
+import { type Database, openDatabase, type Statement } from '../../storage/sqlite.js';
 import { shardName } from '../shard.js';
 import { feedUrlHash, feedValidatorsOf } from './feed-validators.js';
 import {
@@ -61,17 +61,11 @@ import { type StateTarget, stateFileName } from './target.js';
  */
 const STATE_PAGE_SIZE = 4096;
 
-/** SQLite's or a pack's SQLITE_CORRUPT as the file's damage (exit 2, the copy to restore); else undefined. */
-function corruption(file: string, err: unknown): UsageError | undefined {
-  if (!(err instanceof SqliteError) || err.code !== 'SQLITE_CORRUPT') return undefined;
-  return damaged(file, `it is damaged: ${err.message} (SQLITE_CORRUPT)`);
-}
-
 /** Gone SKUs whose payloads are read at once (`absent`). */
 const GONE_PAGE = 500;
 
 /** A body's accepted row with its payload: what `accepted` keeps. */
-type KeptRow = AcceptedRow & PackEntry & { hash: string };
+type KeptRow = PackEntry & { hash: string; source?: string };
 
 export class SqliteState implements UploadState {
   readonly where: string;
@@ -243,16 +237,7 @@ export class SqliteState implements UploadState {
     }
     // By pack: each pack is decompressed once, whatever order the SKUs came in.
     places.sort((a, b) => a[1].pack - b[1].pack);
-    return new Map(places.map(([sku, place]) => [sku, this.payloadAt(place)]));
-  }
-
-  /** A payload from its pack; a pack damaged where SQLite's checks cannot see it is the file's damage (exit 2). */
-  private payloadAt(place: Place): Uint8Array {
-    try {
-      return this.packs.read(place);
-    } catch (err) {
-      throw corruption(this.file, err) ?? stateProblem(this.file, err);
-    }
+    return new Map(places.map(([sku, place]) => [sku, this.packs.read(place)]));
   }
 
   /**
@@ -353,10 +338,8 @@ export class SqliteState implements UploadState {
         }
         if (owes) this.dropOwedSku(r.sku);
         // The last payload of a SKU in the body is the one the service holds.
-        if (r.hash !== undefined) {
-          kept.delete(r.sku);
-          kept.set(r.sku, { ...r, sku: r.sku, hash: r.hash, bytes: parts[i] });
-        }
+        if (r.hash !== undefined)
+          kept.set(r.sku, { sku: r.sku, hash: r.hash, source: r.source, bytes: parts[i] });
       });
       if (kept.size > 0) this.keepPayloads(kept, at);
     });
@@ -582,8 +565,7 @@ export class SqliteState implements UploadState {
     try {
       return this.db.transaction(fn);
     } catch (err) {
-      // A pack taken apart while a body is recorded may be the damaged one.
-      throw fullDisk(this.file, err) ?? corruption(this.file, err) ?? err;
+      throw fullDisk(this.file, err) ?? err;
     }
   }
 
