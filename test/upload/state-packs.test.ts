@@ -8,6 +8,7 @@ import { compressPack, decompressPack, PACK_BYTES, packGroups } from '../../src/
 import { SCHEMA_VERSION } from '../../src/upload/state/schema.js';
 import { SqliteState } from '../../src/upload/state/sqlite-state.js';
 import { stateFileName } from '../../src/upload/state/target.js';
+import { TO_SCHEMA_10_TABLES } from '../helpers/state-v10.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'genser-packs-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -206,11 +207,7 @@ describe('packs', () => {
     await (await SqliteState.open(d, target)).close();
     const file = join(d, stateFileName(target));
     const db = openDatabase(file);
-    db.exec(`DROP TABLE accepted; DROP TABLE packs;
-      CREATE TABLE payloads (id INTEGER PRIMARY KEY, payload BLOB NOT NULL);
-      CREATE TABLE accepted (sku TEXT PRIMARY KEY, hash TEXT NOT NULL, accepted_at TEXT NOT NULL,
-        payload_id INTEGER NOT NULL, source TEXT) WITHOUT ROWID;
-      UPDATE meta SET value = '10' WHERE key = 'schema_version';`);
+    db.exec(`${TO_SCHEMA_10_TABLES} UPDATE meta SET value = '10' WHERE key = 'schema_version';`);
     const held = new Map<string, Uint8Array>();
     // More than one page of the migration (2,000 rows) and many packs; ids not in SKU order.
     for (let i = 0; i < 2500; i++) {
