@@ -1,4 +1,5 @@
 import { type FeedRow, feedRows, KEY_TEXT_LENGTH, KnownSources, payloadJson } from '../feed/index.js';
+import { priceOfJson } from '../payload/price.js';
 import type { RemoteSettings } from '../read/index.js';
 import { parseJsonBytes } from '../shared/json-bytes.js';
 import type { Logger } from '../shared/logger.js';
@@ -17,7 +18,6 @@ import {
   guardTrips,
 } from './guard-rules.js';
 import { newTally, type PlanTally, tallyPrices, tallyUpdate } from './plan-tally.js';
-import { priceOfJson } from './price-json.js';
 import { type MissingMode, markedGone } from './rows.js';
 
 export interface GuardPass {

@@ -4,6 +4,7 @@
  * the updates change, and the largest price moves. Pure: the pass hands each row's payloads in.
  */
 
+import { priceOf } from '../payload/price.js';
 import { isObject } from '../shared/is-object.js';
 
 /** How many of the largest price moves a plan keeps (bounded: memory does not grow with the feed). */
@@ -47,20 +48,6 @@ export function newTally(): PlanTally {
 }
 
 type Json = Record<string, unknown>;
-
-/** The one offer a product's price is read from: `offers`, or its first entry when a list. */
-function offerOf(product: Json): Json | undefined {
-  const offers = product.offers;
-  const first = Array.isArray(offers) ? (offers[0] as unknown) : offers;
-  return isObject(first) ? first : undefined;
-}
-
-/** A product's price: `offers.price` (standard) or `price` (legacy); undefined when none is a number. */
-export function priceOf(product: Json): number | undefined {
-  const raw = offerOf(product)?.price ?? product.price;
-  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
-  return Number.isFinite(n) ? n : undefined;
-}
 
 /**
  * The fields an update changes, by name: a top-level key, or `key.sub` inside an object (so a

@@ -5,9 +5,9 @@ import {
   keepLargest,
   newTally,
   type PriceMove,
-  priceOf,
   tallyUpdate,
 } from '../../src/nightly/plan-tally.js';
+import { priceOf } from '../../src/payload/price.js';
 
 const product = (price: unknown, extra: Record<string, unknown> = {}) => ({
   '@type': 'Product',

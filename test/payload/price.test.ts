@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { priceOf } from '../../src/nightly/plan-tally.js';
-import { priceOfJson } from '../../src/nightly/price-json.js';
+import { priceOf, priceOfJson } from '../../src/payload/price.js';
 
 /** The oracle: the price of the parsed object, as the guard read it before the scan. */
 const parsed = (text: string) => priceOf(JSON.parse(text));

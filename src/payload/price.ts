@@ -1,5 +1,24 @@
+import { isObject } from '../shared/is-object.js';
 import { parseJsonBytes } from '../shared/json-bytes.js';
-import { priceOf } from './plan-tally.js';
+
+type Json = Record<string, unknown>;
+
+/** The one offer a product's price is read from: `offers`, or its first entry when a list. */
+function offerOf(product: Json): Json | undefined {
+  const offers = product.offers;
+  const first = Array.isArray(offers) ? (offers[0] as unknown) : offers;
+  return isObject(first) ? first : undefined;
+}
+
+/**
+ * A product's price: `offers.price` (standard) or `price` (legacy); undefined when none is a
+ * number. What the price-shock guard compares (docs/nightly.md), kept with each accepted SKU.
+ */
+export function priceOf(product: Json): number | undefined {
+  const raw = offerOf(product)?.price ?? product.price;
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+  return Number.isFinite(n) ? n : undefined;
+}
 
 /**
  * A product's price read from its JSON bytes: what `priceOf(JSON.parse(bytes))` says, without
