@@ -13,4 +13,4 @@ export {
   type ReaderOptions,
   tally,
 } from './pipeline.js';
-export { type FeedRowsOptions, feedRows, payloadJson, workersFor } from './run.js';
+export { type FeedRowsOptions, feedRows, payloadJson, payloadPrice, workersFor } from './run.js';

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { resolveFeedMapping } from '../map/presets.js';
 import { transformReads } from '../map/transforms/index.js';
+import { priceOf } from '../payload/price.js';
 import type { RemoteSettings } from '../read/feed-url.js';
 import { readPlanned } from '../read/index.js';
 import {
@@ -73,6 +74,15 @@ export interface FeedRowsOptions extends SettleOptions {
 /** The payload as UTF-8 JSON: made on a worker, or here for rows made on this thread. */
 export function payloadJson(row: FeedRow): Uint8Array | undefined {
   return row.json ?? (row.payload === undefined ? undefined : Buffer.from(JSON.stringify(row.payload)));
+}
+
+/**
+ * The payload's price (`priceOf`), null when it has none: read on a worker with its bytes, or
+ * here for rows made on this thread; undefined when the row has no payload.
+ */
+export function payloadPrice(row: FeedRow): number | null | undefined {
+  if (row.price !== undefined) return row.price;
+  return row.payload === undefined ? undefined : (priceOf(row.payload) ?? null);
 }
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);

@@ -10,9 +10,11 @@ import {
   feedRows,
   KnownSources,
   payloadJson,
+  payloadPrice,
   workersFor,
 } from '../../src/feed/index.js';
 import { MANY_WORKERS_MIN_BYTES } from '../../src/feed/run.js';
+import { priceOfJson } from '../../src/payload/price.js';
 import { cutOf, planRead } from '../../src/read/plan.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { FeedOptions } from '../../src/shared/types.js';
@@ -45,6 +47,7 @@ const seen = (r: FeedRow) => [
   r.unchanged ?? false,
   r.source ?? null,
   r.valid ? Buffer.from(payloadJson(r) ?? []).toString() : null,
+  r.valid ? payloadPrice(r) : null,
 ];
 
 /** This thread; record batches on one worker; byte ranges (where files can be cut) on two. */
@@ -160,7 +163,11 @@ describe('the feed on workers gives what it gives on this thread', () => {
     const files = ['catalog.csv', 'catalog-invalid.csv', 'catalog.ndjson', 'catalog.json'].map((f) =>
       fixture(f),
     );
-    await expectSame(files, standard, { chunkBytes: 1 });
+    const { others } = await expectSame(files, standard, { chunkBytes: 1 });
+    // Each valid row with its price, read from the object on the worker: the one its bytes say.
+    const priced = others[1].rows.filter((r) => r.valid && r.json !== undefined);
+    expect(priced.filter((r) => typeof r.price === 'number').length).toBeGreaterThan(20);
+    for (const r of priced) expect(r.price).toBe(priceOfJson(r.json!) ?? null);
     await expectSame(files, standard, { chunkBytes: 4096 }, ['ranges']);
     await expectSame([fixture('legacy-catalog.csv')], feedOptions({ format: 'legacy' }), { chunkBytes: 300 });
   });
