@@ -1,4 +1,11 @@
-import { type FeedRow, feedRows, KEY_TEXT_LENGTH, KnownSources, payloadJson } from '../feed/index.js';
+import {
+  type FeedRow,
+  feedRows,
+  KEY_TEXT_LENGTH,
+  KnownSources,
+  payloadJson,
+  payloadPrice,
+} from '../feed/index.js';
 import { priceOfJson } from '../payload/price.js';
 import type { RemoteSettings } from '../read/index.js';
 import { parseJsonBytes } from '../shared/json-bytes.js';
@@ -273,7 +280,7 @@ async function spoolFeed(
     const { last, same } = await delta.compare(item.sku, json, item.source);
     if (last === undefined) tally.created++;
     else if (same) tally.unchanged++;
-    else await tallyChange(tally, run, item.sku, json);
+    else await tallyChange(tally, run, item.sku, json, payloadPrice(item));
     spool.add(item, same && !run.full ? UNCHANGED : json);
   }
   await delta.flushNotes();
@@ -284,21 +291,27 @@ async function spoolFeed(
 
 /**
  * An update counted, with the payload it replaces when its fields or price move are asked for:
- * `genser plan` compares the two payloads whole; an upload reads their prices only.
+ * `genser plan` compares the two payloads whole; an upload compares the prices only: the row's
+ * (`payloadPrice`, read where its payload was made) and the one kept with the SKU in the state.
  */
 async function tallyChange(
   tally: PlanTally,
   run: { state: UploadState; shockMove: number; fields: boolean },
   sku: string,
   json: Uint8Array,
+  price: number | null | undefined,
 ): Promise<void> {
   // --price-shock off (an infinite move) and no plan: nobody reads the prices.
   if (!run.fields && run.shockMove === Number.POSITIVE_INFINITY) {
     tally.updated++;
     return;
   }
+  if (!run.fields) {
+    const now = price === undefined ? priceOfJson(json) : (price ?? undefined);
+    tallyPrices(tally, sku, await run.state.acceptedPrice(sku), now, run.shockMove);
+    return;
+  }
   const before = (await run.state.acceptedPayloads([sku])).get(sku);
   if (!before) tally.updated++;
-  else if (run.fields) tallyUpdate(tally, sku, parseJsonBytes(before), parseJsonBytes(json), run.shockMove);
-  else tallyPrices(tally, sku, priceOfJson(before), priceOfJson(json), run.shockMove);
+  else tallyUpdate(tally, sku, parseJsonBytes(before), parseJsonBytes(json), run.shockMove);
 }

@@ -14,6 +14,8 @@ export interface RowRef {
   hash?: string;
   /** The row's source key, kept with the hash (docs/nightly.md, "Unchanged rows"). */
   source?: string;
+  /** The payload's price, kept with the hash for the price-shock guard (null: it has none). */
+  price?: number | null;
 }
 
 export interface PendingBatch {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { emptyStats, type FeedRow, isFileLevel, payloadJson, tally } from '../feed/index.js';
+import { emptyStats, type FeedRow, isFileLevel, payloadJson, payloadPrice, tally } from '../feed/index.js';
 import type { ExchangeSettings } from '../http/exchange.js';
 import { noOutcomes } from '../http/outcome.js';
 import type { Pacer } from '../http/pacer.js';
@@ -188,6 +188,8 @@ function queueRow(
   const ref: RowRef = { file: item.file, row: item.row, line: item.line, sku: item.sku };
   if (plan.hash !== undefined) ref.hash = plan.hash;
   if (item.source !== undefined) ref.source = item.source;
+  const price = payloadPrice(item);
+  if (price !== undefined) ref.price = price;
   queue.add(json, ref, plan);
 }
 

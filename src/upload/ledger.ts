@@ -22,7 +22,8 @@ export class RowLedger {
     status: number | string,
     message: string,
   ): void {
-    for (const { hash: _hash, source: _source, ...ref } of rows)
+    // What the state keeps of a row is not the report's: its place and SKU are.
+    for (const { hash: _hash, source: _source, price: _price, ...ref } of rows)
       this.failures.push({ kind, ...ref, status, message, batch });
     tallyOutcome(this.stats, kind, rows.length);
   }

@@ -8,7 +8,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { FeedRow } from '../feed/index.js';
+import { type FeedRow, payloadPrice } from '../feed/index.js';
 import { fullDiskCode, UsageError } from '../shared/errors.js';
 import { removeDeadTemps } from '../shared/output-file.js';
 import type { Issue } from '../shared/types.js';
@@ -41,6 +41,8 @@ interface ItemHeader {
   u?: 1;
   /** The row's source key. */
   k?: string;
+  /** The payload's price (`FeedRow.price`; null: it has none). */
+  p?: number | null;
   /** An invalid row's source record (`--rejects`). */
   x?: Record<string, unknown>;
 }
@@ -105,7 +107,11 @@ export class Spool {
     if (item.issues.length > 0) head.i = item.issues;
     if (item.record !== undefined) head.x = item.record;
     if (json === UNCHANGED) head.u = 1;
-    else if (item.source !== undefined) head.k = item.source;
+    else {
+      if (item.source !== undefined) head.k = item.source;
+      const price = json === undefined ? undefined : payloadPrice(item);
+      if (price !== undefined) head.p = price;
+    }
     this.records++;
     if (json === undefined || json === UNCHANGED) this.write(Buffer.from(`${JSON.stringify(head)}\n`));
     else {
@@ -227,6 +233,7 @@ function* itemsOf(line: Buffer): Generator<FeedRow> {
   const item: FeedRow = { file: h.f, row: h.r, line: h.l, issues: h.i ?? [], valid: h.v === 1 };
   if (h.s !== undefined) item.sku = h.s;
   if (h.k !== undefined) item.source = h.k;
+  if (h.p !== undefined) item.price = h.p;
   if (h.x !== undefined) item.record = h.x;
   // A copy: the batch keeps these bytes until sent, and must not pin the whole read chunk.
   if (tab >= 0) item.json = Buffer.from(line.subarray(tab + 1));

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FeedRow } from '../../src/feed/index.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
+import { openDatabase } from '../../src/storage/sqlite.js';
 import { Spool, spooledHooks, UNCHANGED } from '../../src/upload/spool.js';
 import { GUARDS_OFF } from '../helpers/guards-off.js';
 import { genser } from '../helpers/run-cli.js';
@@ -71,6 +72,9 @@ describe('the spool', () => {
     items.push([{ file: 'a.csv', row: 0, line: 1, issues: [], valid: true }, undefined]);
     items.push([row('a.csv', 1), UNCHANGED], [row('a.csv', 2), UNCHANGED]);
     items.push([row('a.csv', 3), Buffer.from('{"sku":"S3","name":"tab\\t é"}')]);
+    // The payload's price goes with it (null: it has none), as the state keeps it once accepted.
+    items.push([row('a.csv', 31, { price: 12.75 }), Buffer.from('{"sku":"S31"}')]);
+    items.push([row('a.csv', 32, { price: null }), Buffer.from('{"sku":"S32"}')]);
     items.push([row('a.csv', 4, { issues: [warn] }), UNCHANGED]);
     items.push([row('a.csv', 5, { issues: [bad], valid: false }), undefined]);
     items.push([row('a.csv', 6, { sku: undefined }), Buffer.from('{"n":6}')]);
@@ -93,7 +97,7 @@ describe('the spool', () => {
       else expect(Buffer.from(gotJson!).equals(Buffer.from(bytes))).toBe(true);
     }
     // Only the rows kept whole are records; the unchanged ones without issues are runs.
-    expect(spool.records).toBe(5);
+    expect(spool.records).toBe(7);
     spool.remove();
     expect(readdirSync(join(spool.path, '..'))).toEqual([]);
   });
@@ -196,6 +200,26 @@ describe('genser upload with known products and the guard', () => {
     );
     expect(raised.code).toBe(0);
     expect(sentSkus(server).sort()).toEqual([1, 2, 3, 4, 5, 6].map(sku).sort());
+  });
+
+  it('the price shock compares the prices kept with the SKUs: no accepted payload is read (here, none could be)', async () => {
+    server = await acceptingServer();
+    const stateDir = fresh('prices');
+    const env = {
+      GENSER_API_URL: server.url,
+      GENSER_API_KEY: 'prices-key-123456',
+      GENSER_STATE_DIR: stateDir,
+    };
+    expect((await genser(['upload', feedFile(csv(all(25)))], env)).code).toBe(0);
+    // Every pack unreadable: a payload read would stop the run as damage (exit 2).
+    const [file] = readdirSync(stateDir).filter((f) => f.endsWith('.sqlite'));
+    const db = openDatabase(join(stateDir, file));
+    db.prepare('UPDATE packs SET data = ?').run(Buffer.from('bytes a disk changed'));
+    db.close();
+    const reprice = Object.fromEntries([1, 2, 3, 4, 5, 6].map((i) => [i, '1234']));
+    const shocked = await genser(['upload', feedFile(csv(all(25), reprice)), '--max-change', '6'], env);
+    expect(shocked.stderr).toContain('6 of 25 known products (24%) change price by more than 50%');
+    expect(shocked.code).toBe(6);
   });
 
   it('applies to stdin, read once: refuses 24% changed, sends the one changed row', async () => {

@@ -126,6 +126,46 @@ describe.each(backends)('upload state on %s', (_name, backend, skip) => {
   );
 
   it.skipIf(skip)(
+    "keeps each accepted payload's price with its SKU; one it was not told is read from the payload",
+    async () => {
+      const state = await backend.open(await backend.place());
+      try {
+        const p = (sku: string, price: unknown) =>
+          Buffer.from(JSON.stringify({ sku, offers: { price: price ?? 'n/a' } }));
+        await state.accepted(
+          [
+            // Told: the payload's own (priced from the object where it was made).
+            { sku: 'A', hash: 'hA', price: 12.5 },
+            // Told it has none: the payload is not read (its bytes say otherwise here, to see).
+            { sku: 'B', hash: 'hB', price: null },
+            // Not told (a stock change, a product gone): read from the payload.
+            { sku: 'C', hash: 'hC' },
+            { sku: 'D', hash: 'hD' },
+          ],
+          [p('A', 1), p('B', 30), p('C', '7.25'), p('D', null)],
+        );
+        expect(await state.acceptedPrice('A')).toBe(12.5);
+        expect(await state.acceptedPrice('B')).toBeUndefined();
+        expect(await state.acceptedPrice('C')).toBe(7.25);
+        expect(await state.acceptedPrice('D')).toBeUndefined();
+        expect(await state.acceptedPrice('Z')).toBeUndefined();
+        // A new payload's price replaces the last one, told or not.
+        await state.accepted(
+          [
+            { sku: 'A', hash: 'hA2' },
+            { sku: 'C', hash: 'hC2', price: 0 },
+          ],
+          [p('A', 99), p('C', 1)],
+        );
+        expect(await state.acceptedPrice('A')).toBe(99);
+        expect(await state.acceptedPrice('C')).toBe(0);
+      } finally {
+        await state.close();
+      }
+    },
+  );
+
+  it.skipIf(skip)(
     'the guards keep the last complete run and the runs each SKU has been missing',
     async () => {
       const state = await backend.open(await backend.place());

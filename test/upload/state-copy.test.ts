@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearSecrets } from '../../src/shared/secrets.js';
+import { openDatabase } from '../../src/storage/sqlite.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { genser } from '../helpers/run-cli.js';
 
@@ -75,6 +76,25 @@ describe.skipIf(!server)('genser state copy', () => {
 
     const back = fresh('back');
     expect((await genser(['state', 'copy', url, back], {})).code).toBe(0);
+    // Each SKU's kept price came along both ways (the price-shock guard reads it, not the payload).
+    const prices = (place: string) =>
+      readdirSync(place)
+        .filter((f) => f.endsWith('.sqlite'))
+        .sort()
+        .map((f) => {
+          const db = openDatabase(join(place, f));
+          try {
+            return db.prepare('SELECT sku, price FROM accepted ORDER BY sku').all();
+          } finally {
+            db.close();
+          }
+        });
+    const kept = prices(sqlite);
+    expect(kept).toHaveLength(2);
+    expect(
+      kept.flat().filter((r) => typeof (r as { price: unknown }).price === 'number').length,
+    ).toBeGreaterThan(5);
+    expect(prices(back)).toEqual(kept);
     const run = await genser(['upload', file, '--shard', '1/2', '--state', back], env);
     expect(run.stderr).toMatch(/state: 0 new, 0 changed, \d+ unchanged/);
     expect(

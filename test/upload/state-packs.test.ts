@@ -75,16 +75,20 @@ describe('packs', () => {
     const state = await openState('nights');
     try {
       const held = new Map<string, Uint8Array>();
+      const prices = new Map<string, number>();
       const skus = Array.from({ length: 600 }, (_, i) => `SKU-${String(i).padStart(4, '0')}`);
       const send = async (list: string[], version: number) => {
         for (let i = 0; i < list.length; i += 100) {
           const body = list.slice(i, i + 100);
           const parts = body.map((sku) => payload(sku, version));
           await state.accepted(
-            body.map((sku) => ({ sku, hash: `h${version}-${sku}` })),
+            body.map((sku) => ({ sku, hash: `h${version}-${sku}`, price: version + 0.5 })),
             parts,
           );
-          for (const [j, sku] of body.entries()) held.set(sku, parts[j]);
+          for (const [j, sku] of body.entries()) {
+            held.set(sku, parts[j]);
+            prices.set(sku, version + 0.5);
+          }
         }
       };
       await send(skus, 0);
@@ -110,8 +114,11 @@ describe('packs', () => {
         [...skus].sort((a, b) => (a.slice(-2) + a < b.slice(-2) + b ? -1 : 1)),
       );
       expect(got.size).toBe(600);
-      for (const sku of skus)
+      for (const sku of skus) {
         expect(Buffer.from(got.get(sku)!).equals(Buffer.from(held.get(sku)!))).toBe(true);
+        // Its price stayed with its row as the payload moved from pack to pack.
+        expect(await state.acceptedPrice(sku)).toBe(prices.get(sku));
+      }
       // The pack cache hands out copies: a caller that writes into one changes nothing kept.
       got.get(skus[0])!.fill(0);
       expect(
@@ -159,14 +166,17 @@ describe('packs', () => {
       await state.accepted(
         [
           { sku: 'A', hash: 'h1' },
-          { sku: 'B', hash: 'h2' },
+          { sku: 'B', hash: 'h2', price: 5 },
           { sku: 'C', hash: 'h2' },
         ],
         [payload('A', 1), payload('B', 1), payload('C', 1)],
       );
       state.db.prepare('UPDATE packs SET data = ?').run(Buffer.from('bytes a disk changed'));
+      // A price kept with its row is read without its pack; one not kept is read from the payload.
+      expect(await state.acceptedPrice('B')).toBe(5);
       for (const read of [
         () => state.acceptedPayloads(['A']),
+        () => state.acceptedPrice('A'),
         async () => {
           for await (const _ of state.absent(() => false));
         },
@@ -253,12 +263,15 @@ describe('packs', () => {
       for (const [sku, bytes] of held)
         expect(Buffer.from(got.get(sku)!).equals(Buffer.from(bytes))).toBe(true);
       const rows = state.db
-        .prepare<{ sku: string; hash: string; source: string | null }>(
-          'SELECT sku, hash, source FROM accepted',
+        .prepare<{ sku: string; hash: string; source: string | null; price: number | null }>(
+          'SELECT sku, hash, source, price FROM accepted',
         )
         .all();
       expect(rows).toHaveLength(2501);
       for (const r of rows) expect(r.hash).toBe(`h-${r.sku}`);
+      // No price is known yet: the price-shock guard reads it from the payload (none here).
+      for (const r of rows) expect(r.price).toBeNull();
+      expect(await state.acceptedPrice('S00001')).toBeUndefined();
       expect(rows.filter((r) => r.source !== null)).toHaveLength(1666);
       const shape = packShape(state);
       // Each pack at least PACK_BYTES but the last of a migration page (two pages here), less

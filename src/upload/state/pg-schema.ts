@@ -60,6 +60,8 @@ export const PG_MIGRATIONS: readonly string[] = [
    ALTER TABLE genser_runs ADD COLUMN not_sent INTEGER;`,
   // 3 -> 4: as the SQLite state's schema 10: the source columns the last complete run mapped.
   `ALTER TABLE genser_last_complete ADD COLUMN columns TEXT;`,
+  // 4 -> 5: as the SQLite state's schema 12: each payload's price with its SKU (./prices.ts).
+  `ALTER TABLE genser_accepted ADD COLUMN price DOUBLE PRECISION;`,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

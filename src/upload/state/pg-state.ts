@@ -10,6 +10,7 @@ import { KNOWN_PAGE, type KnownPageRow, knownPages } from './known-columns.js';
 import { columnsText, type LastComplete, lastCompleteOf } from './last-complete.js';
 import { payloadsByPage } from './payload-pages.js';
 import { PgTables } from './pg-tables.js';
+import { keptPrice, storedPrice } from './prices.js';
 import { KEEP_RUNS, type RunRow, runEndValues, runRecord } from './runs.js';
 import type {
   AcceptedRow,
@@ -163,6 +164,14 @@ export class PgState implements UploadState {
     return rows[0]?.hash;
   }
 
+  async acceptedPrice(sku: string): Promise<number | undefined> {
+    const rows = await this.read<{ price: number | null }>(
+      'SELECT price FROM genser_accepted WHERE target = $1 AND sku = $2',
+      [sku],
+    );
+    return rows[0] && keptPrice(rows[0].price, async () => (await this.acceptedPayloads([sku])).get(sku));
+  }
+
   async acceptedPayloads(skus: readonly string[]): Promise<Map<string, Uint8Array>> {
     const rows = await this.read<{ sku: string; payload: Buffer }>(
       'SELECT sku, payload FROM genser_payloads WHERE target = $1 AND sku = ANY($2::text[])',
@@ -261,7 +270,15 @@ export class PgState implements UploadState {
     const kept = lastPerSku(
       rows.flatMap((r, i) =>
         r.sku !== undefined && r.hash !== undefined
-          ? [{ sku: r.sku, hash: r.hash, source: r.source ?? null, payload: Buffer.from(parts[i]) }]
+          ? [
+              {
+                sku: r.sku,
+                hash: r.hash,
+                source: r.source ?? null,
+                price: storedPrice(r.price),
+                payload: Buffer.from(parts[i]),
+              },
+            ]
           : [],
       ),
     );
@@ -277,10 +294,17 @@ export class PgState implements UploadState {
         [kept.map((r) => r.sku), kept.map((r) => r.payload)],
       ],
       [
-        `INSERT INTO genser_accepted (target, sku, hash, accepted_at, source)
-         SELECT $1, u.sku, u.hash, $5, u.source FROM unnest($2::text[], $3::text[], $4::text[]) AS u(sku, hash, source)
-         ON CONFLICT (target, sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at, source = excluded.source`,
-        [kept.map((r) => r.sku), kept.map((r) => r.hash), kept.map((r) => r.source), now.toISOString()],
+        `INSERT INTO genser_accepted (target, sku, hash, accepted_at, source, price)
+         SELECT $1, u.sku, u.hash, $5, u.source, u.price
+         FROM unnest($2::text[], $3::text[], $4::text[], $6::float8[]) AS u(sku, hash, source, price)
+         ON CONFLICT (target, sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at, source = excluded.source, price = excluded.price`,
+        [
+          kept.map((r) => r.sku),
+          kept.map((r) => r.hash),
+          kept.map((r) => r.source),
+          now.toISOString(),
+          kept.map((r) => r.price),
+        ],
       ],
     ]);
   }

@@ -15,6 +15,7 @@ const ORDER: Record<StateTable, string> = {
 /** Each column's type, for the arrays a multi-row insert unnests. */
 const TYPES: Record<string, string> = {
   payload: 'bytea',
+  price: 'float8',
   position: 'int',
   size: 'int',
   row: 'int',
@@ -64,7 +65,7 @@ export class PgTables implements StateTables {
         : `genser_${table} WHERE target = $1`;
     const columns =
       table === 'accepted'
-        ? 'a.sku, a.hash, a.accepted_at, a.source, p.payload'
+        ? 'a.sku, a.hash, a.accepted_at, a.source, a.price, p.payload'
         : STATE_TABLES[table].join(', ');
     // Keyset pages would need each table's key; a cursor reads any of them in order, page by page.
     await this.client.query('BEGIN');
@@ -96,7 +97,7 @@ export class PgTables implements StateTables {
           `INSERT INTO genser_payloads (target, sku, payload) SELECT $1, * FROM ${unnest(['sku', 'payload'], 2)}`,
           [this.key, ...arrays(['sku', 'payload'])],
         );
-        const columns = ['sku', 'hash', 'accepted_at', 'source'];
+        const columns = ['sku', 'hash', 'accepted_at', 'source', 'price'];
         await this.client.query(
           `INSERT INTO genser_accepted (target, ${columns.join(', ')}) SELECT $1, * FROM ${unnest(columns, 2)}`,
           [this.key, ...arrays(columns)],

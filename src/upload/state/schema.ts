@@ -126,6 +126,9 @@ export const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   `ALTER TABLE last_complete ADD COLUMN columns TEXT;`,
   // 10 -> 11: the payloads compressed in packs (./packs.ts): the file was 1.15x the bytes sent.
   toPacks,
+  // 11 -> 12: each payload's price with its SKU (./prices.ts), so the price-shock guard does not
+  // decompress a pack per changed product. NULL (read from the payload) for the rows there are.
+  `ALTER TABLE accepted ADD COLUMN price REAL;`,
 ];
 
 /** Every accepted payload moved into packs, in SKU order; the SKU rows say where. */

@@ -32,6 +32,7 @@ import {
 import { decideLock, HEARTBEAT_MS, type LockHolder } from './lock.js';
 import { type PackEntry, Packs, type Place } from './packs.js';
 import { payloadsByPage } from './payload-pages.js';
+import { keptPrice, storedPrice } from './prices.js';
 import { finishRun, listRuns, runReport, startRun } from './runs.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
 import { SqliteTables } from './sqlite-tables.js';
@@ -65,7 +66,7 @@ const STATE_PAGE_SIZE = 4096;
 const GONE_PAGE = 500;
 
 /** A body's accepted row with its payload: what `accepted` keeps. */
-type KeptRow = PackEntry & { hash: string; source?: string };
+type KeptRow = PackEntry & { hash: string; source?: string; price: number | null };
 
 export class SqliteState implements UploadState {
   readonly where: string;
@@ -73,6 +74,7 @@ export class SqliteState implements UploadState {
   private readonly known;
   private readonly packs;
   private readonly placeOf;
+  private readonly priceAt;
   private readonly upsertAccepted;
   private readonly moveAccepted;
 
@@ -86,10 +88,13 @@ export class SqliteState implements UploadState {
     this.known = db.prepare<{ hash: string }>('SELECT hash FROM accepted WHERE sku = ?');
     this.packs = new Packs(db);
     this.placeOf = db.prepare<Place>('SELECT pack, at, length FROM accepted WHERE sku = ?');
+    this.priceAt = db.prepare<Place & { price: number | null }>(
+      'SELECT price, pack, at, length FROM accepted WHERE sku = ?',
+    );
     // The source key goes with the payload: NULL when this payload was not made from a feed row
     // (a stock change, a product gone from the feed), so no row is taken for it.
     this.upsertAccepted = db.prepare(
-      'INSERT INTO accepted (sku, hash, accepted_at, source, pack, at, length) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at, source = excluded.source, pack = excluded.pack, at = excluded.at, length = excluded.length',
+      'INSERT INTO accepted (sku, hash, accepted_at, source, pack, at, length, price) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sku) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at, source = excluded.source, pack = excluded.pack, at = excluded.at, length = excluded.length, price = excluded.price',
     );
     this.moveAccepted = db.prepare('UPDATE accepted SET pack = ?, at = ?, length = ? WHERE sku = ?');
   }
@@ -229,6 +234,11 @@ export class SqliteState implements UploadState {
     return this.known.get(sku)?.hash;
   }
 
+  async acceptedPrice(sku: string): Promise<number | undefined> {
+    const row = this.priceAt.get(sku);
+    return row && keptPrice(row.price, async () => this.packs.read(row));
+  }
+
   async acceptedPayloads(skus: readonly string[]): Promise<Map<string, Uint8Array>> {
     const places: [string, Place][] = [];
     for (const sku of skus) {
@@ -339,7 +349,13 @@ export class SqliteState implements UploadState {
         if (owes) this.dropOwedSku(r.sku);
         // The last payload of a SKU in the body is the one the service holds.
         if (r.hash !== undefined)
-          kept.set(r.sku, { sku: r.sku, hash: r.hash, source: r.source, bytes: parts[i] });
+          kept.set(r.sku, {
+            sku: r.sku,
+            hash: r.hash,
+            source: r.source,
+            price: storedPrice(r.price),
+            bytes: parts[i],
+          });
       });
       if (kept.size > 0) this.keepPayloads(kept, at);
     });
@@ -359,7 +375,8 @@ export class SqliteState implements UploadState {
     const moving = this.packs.release(left, (sku) => (kept.has(sku) ? undefined : this.placeOf.get(sku)));
     this.packs.write<PackEntry>([...kept.values(), ...moving], (e, p) => {
       const row = kept.get(e.sku);
-      if (row === e) this.upsertAccepted.run(e.sku, row.hash, at, row.source ?? null, p.pack, p.at, p.length);
+      if (row === e)
+        this.upsertAccepted.run(e.sku, row.hash, at, row.source ?? null, p.pack, p.at, p.length, row.price);
       else this.moveAccepted.run(p.pack, p.at, p.length, e.sku);
     });
   }

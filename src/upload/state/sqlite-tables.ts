@@ -4,7 +4,7 @@ import { COPY_PAGE, STATE_TABLES, type StateTable, type StateTables, type TableR
 
 const READ: Record<StateTable, string> = {
   // In the packs' order: each pack is decompressed once (./packs.ts).
-  accepted: 'SELECT sku, hash, accepted_at, source, pack, at, length FROM accepted ORDER BY pack, at',
+  accepted: 'SELECT sku, hash, accepted_at, source, price, pack, at, length FROM accepted ORDER BY pack, at',
   other_shards: 'SELECT source, sku FROM other_shards ORDER BY source',
   inflight:
     'SELECT envelope_id, type, position, size, sku, hash FROM inflight ORDER BY envelope_id, position',
@@ -51,7 +51,7 @@ export class SqliteTables implements StateTables {
     this.db.transaction(() => {
       if (table === 'accepted') {
         const accepted = this.db.prepare(
-          'INSERT INTO accepted (sku, hash, accepted_at, source, pack, at, length) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          'INSERT INTO accepted (sku, hash, accepted_at, source, price, pack, at, length) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
         );
         const entries = (rows as readonly Record<string, SqlValue>[]).map((r) => ({
           row: r,
@@ -59,7 +59,16 @@ export class SqliteTables implements StateTables {
           bytes: r.payload as Uint8Array,
         }));
         new Packs(this.db).write(entries, ({ row: r }, p) =>
-          accepted.run(r.sku, r.hash, r.accepted_at, r.source ?? null, p.pack, p.at, p.length),
+          accepted.run(
+            r.sku,
+            r.hash,
+            r.accepted_at,
+            r.source ?? null,
+            r.price ?? null,
+            p.pack,
+            p.at,
+            p.length,
+          ),
         );
         return;
       }

@@ -27,6 +27,11 @@ export interface UploadState {
   keepLastGood(): Promise<void>;
   /** The hash of the payload last accepted for `sku`, if any. */
   acceptedHash(sku: string): Promise<string | undefined>;
+  /**
+   * The price of the payload last accepted for `sku` (the price-shock guard); undefined when it
+   * has none or the SKU was never accepted. Kept with the SKU's row (./prices.ts).
+   */
+  acceptedPrice(sku: string): Promise<number | undefined>;
   /** The payload bytes last accepted for each of `skus` that has them (`genser stock` merges into them). */
   acceptedPayloads(skus: readonly string[]): Promise<Map<string, Uint8Array>>;
   /** Every accepted SKU's hash, read in one pass (comparing a whole feed). */
@@ -115,6 +120,8 @@ export interface AcceptedRow {
   sku?: string;
   hash?: string;
   source?: string;
+  /** The payload's price (null: it has none; undefined: not known here, read from the payload). */
+  price?: number | null;
 }
 
 export interface OwedRow {

@@ -4,7 +4,7 @@
  * its own; a copy keeps every value as it is (times, run ids, payload bytes).
  */
 export const STATE_TABLES = {
-  accepted: ['sku', 'hash', 'accepted_at', 'source', 'payload'],
+  accepted: ['sku', 'hash', 'accepted_at', 'source', 'price', 'payload'],
   other_shards: ['source', 'sku'],
   inflight: ['envelope_id', 'type', 'position', 'size', 'sku', 'hash'],
   owed: ['sku', 'file', 'row', 'line', 'run_id', 'payload'],
