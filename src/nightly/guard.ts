@@ -24,7 +24,8 @@ import {
   guardRefusal,
   guardTrips,
 } from './guard-rules.js';
-import { newTally, type PlanTally, tallyPrices, tallyUpdate } from './plan-tally.js';
+import { newTally, type PlanTally, tallyUpdate } from './plan-tally.js';
+import { PriceChecks } from './price-checks.js';
 import { type MissingMode, markedGone } from './rows.js';
 
 export interface GuardPass {
@@ -238,6 +239,8 @@ async function spoolFeed(
 ): Promise<{ tally: PlanTally; skipped: number; decides: boolean; complete: boolean }> {
   const { delta } = run;
   const tally = newTally();
+  const prices = new PriceChecks(run.state, tally, run.shockMove);
+  const changes = { ...run, prices };
   let skipped = 0;
   let decides = true;
   let complete = true;
@@ -280,9 +283,10 @@ async function spoolFeed(
     const { last, same } = await delta.compare(item.sku, json, item.source);
     if (last === undefined) tally.created++;
     else if (same) tally.unchanged++;
-    else await tallyChange(tally, run, item.sku, json, payloadPrice(item));
+    else await tallyChange(tally, changes, item.sku, json, payloadPrice(item));
     spool.add(item, same && !run.full ? UNCHANGED : json);
   }
+  await prices.flush();
   await delta.flushNotes();
   // The whole feed was read (a reading failure throws before this; a stop leaves the table as it was).
   if (shard && !run.interrupt.aborted) await run.state.replaceOtherShards(otherShards);
@@ -296,7 +300,7 @@ async function spoolFeed(
  */
 async function tallyChange(
   tally: PlanTally,
-  run: { state: UploadState; shockMove: number; fields: boolean },
+  run: { state: UploadState; shockMove: number; fields: boolean; prices: PriceChecks },
   sku: string,
   json: Uint8Array,
   price: number | null | undefined,
@@ -308,7 +312,7 @@ async function tallyChange(
   }
   if (!run.fields) {
     const now = price === undefined ? priceOfJson(json) : (price ?? undefined);
-    tallyPrices(tally, sku, await run.state.acceptedPrice(sku), now, run.shockMove);
+    await run.prices.add(sku, now);
     return;
   }
   const before = (await run.state.acceptedPayloads([sku])).get(sku);

@@ -144,11 +144,11 @@ describe.each(backends)('upload state on %s', (_name, backend, skip) => {
           ],
           [p('A', 1), p('B', 30), p('C', '7.25'), p('D', null)],
         );
-        expect(await state.acceptedPrice('A')).toBe(12.5);
-        expect(await state.acceptedPrice('B')).toBeUndefined();
-        expect(await state.acceptedPrice('C')).toBe(7.25);
-        expect(await state.acceptedPrice('D')).toBeUndefined();
-        expect(await state.acceptedPrice('Z')).toBeUndefined();
+        // Asked at once, in any order; a SKU never accepted, or without a price, has none.
+        expect(Object.fromEntries(await state.acceptedPrices(['Z', 'D', 'C', 'B', 'A']))).toEqual({
+          A: 12.5,
+          C: 7.25,
+        });
         // A new payload's price replaces the last one, told or not.
         await state.accepted(
           [
@@ -157,8 +157,8 @@ describe.each(backends)('upload state on %s', (_name, backend, skip) => {
           ],
           [p('A', 99), p('C', 1)],
         );
-        expect(await state.acceptedPrice('A')).toBe(99);
-        expect(await state.acceptedPrice('C')).toBe(0);
+        expect(Object.fromEntries(await state.acceptedPrices(['A', 'C']))).toEqual({ A: 99, C: 0 });
+        expect(await state.acceptedPrices([])).toEqual(new Map());
       } finally {
         await state.close();
       }

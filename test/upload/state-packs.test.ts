@@ -116,9 +116,9 @@ describe('packs', () => {
       expect(got.size).toBe(600);
       for (const sku of skus) {
         expect(Buffer.from(got.get(sku)!).equals(Buffer.from(held.get(sku)!))).toBe(true);
-        // Its price stayed with its row as the payload moved from pack to pack.
-        expect(await state.acceptedPrice(sku)).toBe(prices.get(sku));
       }
+      // Each price stayed with its row as the payloads moved from pack to pack.
+      expect(await state.acceptedPrices(skus)).toEqual(prices);
       // The pack cache hands out copies: a caller that writes into one changes nothing kept.
       got.get(skus[0])!.fill(0);
       expect(
@@ -173,10 +173,10 @@ describe('packs', () => {
       );
       state.db.prepare('UPDATE packs SET data = ?').run(Buffer.from('bytes a disk changed'));
       // A price kept with its row is read without its pack; one not kept is read from the payload.
-      expect(await state.acceptedPrice('B')).toBe(5);
+      expect(await state.acceptedPrices(['B'])).toEqual(new Map([['B', 5]]));
       for (const read of [
         () => state.acceptedPayloads(['A']),
-        () => state.acceptedPrice('A'),
+        () => state.acceptedPrices(['A', 'B']),
         async () => {
           for await (const _ of state.absent(() => false));
         },
@@ -271,7 +271,7 @@ describe('packs', () => {
       for (const r of rows) expect(r.hash).toBe(`h-${r.sku}`);
       // No price is known yet: the price-shock guard reads it from the payload (none here).
       for (const r of rows) expect(r.price).toBeNull();
-      expect(await state.acceptedPrice('S00001')).toBeUndefined();
+      expect(await state.acceptedPrices(['S00001'])).toEqual(new Map());
       expect(rows.filter((r) => r.source !== null)).toHaveLength(1666);
       const shape = packShape(state);
       // Each pack at least PACK_BYTES but the last of a migration page (two pages here), less

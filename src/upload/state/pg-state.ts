@@ -10,7 +10,7 @@ import { KNOWN_PAGE, type KnownPageRow, knownPages } from './known-columns.js';
 import { columnsText, type LastComplete, lastCompleteOf } from './last-complete.js';
 import { payloadsByPage } from './payload-pages.js';
 import { PgTables } from './pg-tables.js';
-import { keptPrice, storedPrice } from './prices.js';
+import { keptPrices, storedPrice } from './prices.js';
 import { KEEP_RUNS, type RunRow, runEndValues, runRecord } from './runs.js';
 import type {
   AcceptedRow,
@@ -164,12 +164,12 @@ export class PgState implements UploadState {
     return rows[0]?.hash;
   }
 
-  async acceptedPrice(sku: string): Promise<number | undefined> {
-    const rows = await this.read<{ price: number | null }>(
-      'SELECT price FROM genser_accepted WHERE target = $1 AND sku = $2',
-      [sku],
+  async acceptedPrices(skus: readonly string[]): Promise<Map<string, number>> {
+    const rows = await this.read<{ sku: string; price: number | null }>(
+      'SELECT sku, price FROM genser_accepted WHERE target = $1 AND sku = ANY($2::text[])',
+      [skus],
     );
-    return rows[0] && keptPrice(rows[0].price, async () => (await this.acceptedPayloads([sku])).get(sku));
+    return keptPrices(rows, (unknown) => this.acceptedPayloads(unknown));
   }
 
   async acceptedPayloads(skus: readonly string[]): Promise<Map<string, Uint8Array>> {

@@ -15,14 +15,23 @@ export function storedPrice(price: number | null | undefined): number | null {
   return price === undefined ? null : price === null ? NO_PRICE : price;
 }
 
-/** The price a row keeps; its payload is read (`payload`) only when the row does not know it. */
-export async function keptPrice(
-  stored: number | null,
-  payload: () => Promise<Uint8Array | undefined>,
-): Promise<number | undefined> {
-  if (stored === null) {
-    const bytes = await payload();
-    return bytes === undefined ? undefined : priceOfJson(bytes);
+/**
+ * The prices the rows keep, by SKU (none for a payload without one); the payloads of the rows that
+ * do not know theirs are read, all at once (`payloads`).
+ */
+export async function keptPrices(
+  rows: Iterable<{ sku: string; price: number | null }>,
+  payloads: (skus: readonly string[]) => Promise<Map<string, Uint8Array>>,
+): Promise<Map<string, number>> {
+  const prices = new Map<string, number>();
+  const unknown: string[] = [];
+  for (const r of rows)
+    if (r.price === null) unknown.push(r.sku);
+    else if (r.price !== NO_PRICE) prices.set(r.sku, r.price);
+  if (unknown.length === 0) return prices;
+  for (const [sku, bytes] of await payloads(unknown)) {
+    const price = priceOfJson(bytes);
+    if (price !== undefined) prices.set(sku, price);
   }
-  return stored === NO_PRICE ? undefined : stored;
+  return prices;
 }

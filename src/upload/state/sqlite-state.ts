@@ -32,7 +32,7 @@ import {
 import { decideLock, HEARTBEAT_MS, type LockHolder } from './lock.js';
 import { type PackEntry, Packs, type Place } from './packs.js';
 import { payloadsByPage } from './payload-pages.js';
-import { keptPrice, storedPrice } from './prices.js';
+import { keptPrices, storedPrice } from './prices.js';
 import { finishRun, listRuns, runReport, startRun } from './runs.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './schema.js';
 import { SqliteTables } from './sqlite-tables.js';
@@ -74,7 +74,7 @@ export class SqliteState implements UploadState {
   private readonly known;
   private readonly packs;
   private readonly placeOf;
-  private readonly priceAt;
+  private readonly priceOf;
   private readonly upsertAccepted;
   private readonly moveAccepted;
 
@@ -88,9 +88,7 @@ export class SqliteState implements UploadState {
     this.known = db.prepare<{ hash: string }>('SELECT hash FROM accepted WHERE sku = ?');
     this.packs = new Packs(db);
     this.placeOf = db.prepare<Place>('SELECT pack, at, length FROM accepted WHERE sku = ?');
-    this.priceAt = db.prepare<Place & { price: number | null }>(
-      'SELECT price, pack, at, length FROM accepted WHERE sku = ?',
-    );
+    this.priceOf = db.prepare<{ price: number | null }>('SELECT price FROM accepted WHERE sku = ?');
     // The source key goes with the payload: NULL when this payload was not made from a feed row
     // (a stock change, a product gone from the feed), so no row is taken for it.
     this.upsertAccepted = db.prepare(
@@ -234,9 +232,13 @@ export class SqliteState implements UploadState {
     return this.known.get(sku)?.hash;
   }
 
-  async acceptedPrice(sku: string): Promise<number | undefined> {
-    const row = this.priceAt.get(sku);
-    return row && keptPrice(row.price, async () => this.packs.read(row));
+  async acceptedPrices(skus: readonly string[]): Promise<Map<string, number>> {
+    const rows: { sku: string; price: number | null }[] = [];
+    for (const sku of skus) {
+      const price = this.priceOf.get(sku)?.price;
+      if (price !== undefined) rows.push({ sku, price });
+    }
+    return keptPrices(rows, (unknown) => this.acceptedPayloads(unknown));
   }
 
   async acceptedPayloads(skus: readonly string[]): Promise<Map<string, Uint8Array>> {

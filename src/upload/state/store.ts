@@ -28,10 +28,10 @@ export interface UploadState {
   /** The hash of the payload last accepted for `sku`, if any. */
   acceptedHash(sku: string): Promise<string | undefined>;
   /**
-   * The price of the payload last accepted for `sku` (the price-shock guard); undefined when it
-   * has none or the SKU was never accepted. Kept with the SKU's row (./prices.ts).
+   * The price of the payload last accepted for each of `skus` that has one (the price-shock
+   * guard), kept with the SKU's row (./prices.ts); one query on a database server.
    */
-  acceptedPrice(sku: string): Promise<number | undefined>;
+  acceptedPrices(skus: readonly string[]): Promise<Map<string, number>>;
   /** The payload bytes last accepted for each of `skus` that has them (`genser stock` merges into them). */
   acceptedPayloads(skus: readonly string[]): Promise<Map<string, Uint8Array>>;
   /** Every accepted SKU's hash, read in one pass (comparing a whole feed). */
