@@ -426,7 +426,8 @@ function nightlyLines(nt) {
   const row = (step, ms, cpu, rss) => [step, secs(ms), num(nt.rows / (ms / 1000)), secs(cpu), mib(rss)];
   return [
     `${num(nt.rows)} rows, ${num(nt.changedRows)} of them priced differently in the second feed; ` +
-      `batches of up to ${nt.batchSize}, concurrency ${nt.concurrency}, to a local sink.`,
+      `batches of up to ${nt.batchSize}, concurrency ${nt.concurrency}, to a local sink. Each second run ` +
+      "finds its state as last night's run left it (checked and sealed; no check or copy due).",
     '',
     table(
       ['step', 'time', 'rows/s', 'CPU (user + sys)', 'peak RSS'],

@@ -15,6 +15,7 @@ import { inShard, type Shard, type ShardCounts } from '../upload/shard.js';
 import { Spool, UNCHANGED } from '../upload/spool.js';
 import type { Delta } from '../upload/state/delta.js';
 import type { UploadState } from '../upload/state/store.js';
+import { ComparePages } from './compare-pages.js';
 import type { FeedColumns } from './feed-columns.js';
 import {
   driftLine,
@@ -241,6 +242,17 @@ async function spoolFeed(
   const tally = newTally();
   const prices = new PriceChecks(run.state, tally, run.shockMove);
   const changes = { ...run, prices };
+  // The state's own comparison (an unanswered earlier batch counts); it notes the keys of rows
+  // found the same, so the next run skips them.
+  const pages = new ComparePages(delta, async ({ item, json }, compared) => {
+    if (compared) {
+      if (compared.last === undefined) tally.created++;
+      else if (compared.same) tally.unchanged++;
+      else await tallyChange(tally, changes, item.sku!, json!, payloadPrice(item));
+      if (compared.same && !run.full) json = UNCHANGED;
+    }
+    spool.add(item, json);
+  });
   let skipped = 0;
   let decides = true;
   let complete = true;
@@ -249,7 +261,7 @@ async function spoolFeed(
     if (item.row > 0 && item.sku === undefined) complete = false;
     if (item.row === 0) {
       if (!item.valid) decides = complete = false;
-      spool.add(item, undefined);
+      await pages.pass(item, undefined);
       continue;
     }
     // Another shard's product (its state is elsewhere): counted, never spooled. Rows without a
@@ -267,7 +279,7 @@ async function spoolFeed(
     if (item.sku !== undefined) delta.seen(item.sku);
     if (item.unchanged && item.valid) {
       tally.unchanged++;
-      spool.add(item, UNCHANGED);
+      await pages.pass(item, UNCHANGED);
       continue;
     }
     const json = item.valid ? payloadJson(item) : undefined;
@@ -275,17 +287,12 @@ async function spoolFeed(
       // Invalid: refused; valid without a SKU: sent as new every time (./../upload/state/delta.ts).
       if (json === undefined) tally.refused++;
       else tally.created++;
-      spool.add(item, json);
+      await pages.pass(item, json);
       continue;
     }
-    // The state's own comparison (an unanswered earlier batch counts); it notes the keys of rows
-    // found the same, so the next run skips them.
-    const { last, same } = await delta.compare(item.sku, json, item.source);
-    if (last === undefined) tally.created++;
-    else if (same) tally.unchanged++;
-    else await tallyChange(tally, changes, item.sku, json, payloadPrice(item));
-    spool.add(item, same && !run.full ? UNCHANGED : json);
+    await pages.compare(item, item.sku, json);
   }
+  await pages.flush();
   await prices.flush();
   await delta.flushNotes();
   // The whole feed was read (a reading failure throws before this; a stop leaves the table as it was).

@@ -107,6 +107,11 @@ describe.each(backends)('upload state on %s', (_name, backend, skip) => {
         expect(await state.acceptedHash('A')).toBe('hA');
         expect(await state.acceptedHash('B')).toBeUndefined();
         expect(Object.fromEntries(await state.acceptedHashes())).toEqual({ A: 'hA', C: 'hC' });
+        expect(Object.fromEntries(await state.acceptedHashesOf(['Z', 'C', 'A']))).toEqual({
+          A: 'hA',
+          C: 'hC',
+        });
+        expect(await state.acceptedHashesOf([])).toEqual(new Map());
         const payloads = await state.acceptedPayloads(['A', 'C', 'Z']);
         expect([...payloads.keys()].sort()).toEqual(['A', 'C']);
         expect(text(payloads.get('C'))).toBe('{"sku":"C","v":1}');

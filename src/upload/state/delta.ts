@@ -160,17 +160,34 @@ export class Delta implements StateHooks {
   }
 
   /**
-   * A row's bytes against what the service last accepted for its SKU (`same` only when no earlier
-   * batch is in doubt: `inDoubt`). A row found the same has its source key noted (not with --full, which
-   * sends it and keeps the key as it is accepted), so the next run skips it unmapped.
+   * The hashes last accepted for `skus` (a SKU never accepted is absent): from memory where it
+   * can be, else asked of the state at once, not a query a row (a round trip each on a database
+   * server; BENCHMARKS.md, "Stop 48").
+   */
+  async lastHashes(skus: readonly string[]): Promise<Map<string, string>> {
+    if (skus.length === 0) return new Map();
+    if (!this.acceptedNow && !this.hashes) return this.state.acceptedHashesOf(skus);
+    const found = new Map<string, string>();
+    for (const sku of skus) {
+      const last = await this.lastHash(sku);
+      if (last !== undefined) found.set(sku, last);
+    }
+    return found;
+  }
+
+  /**
+   * A row's bytes against `last`, the hash the service last accepted for its SKU (`lastHashes`):
+   * `same` only when no earlier batch is in doubt (`inDoubt`). A row found the same has its source
+   * key noted (not with --full, which sends it and keeps the key as it is accepted), so the next
+   * run skips it unmapped.
    */
   async compare(
     sku: string,
     json: Uint8Array,
-    source?: string,
+    source: string | undefined,
+    last: string | undefined,
   ): Promise<{ hash: string; last?: string; same: boolean }> {
     const hash = payloadHash(json);
-    const last = await this.lastHash(sku);
     return { hash, last, same: await this.same(sku, hash, last, source) };
   }
 

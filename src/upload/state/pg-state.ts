@@ -164,6 +164,14 @@ export class PgState implements UploadState {
     return rows[0]?.hash;
   }
 
+  async acceptedHashesOf(skus: readonly string[]): Promise<Map<string, string>> {
+    const rows = await this.read<{ sku: string; hash: string }>(
+      'SELECT sku, hash FROM genser_accepted WHERE target = $1 AND sku = ANY($2::text[])',
+      [skus],
+    );
+    return new Map(rows.map((r) => [r.sku, r.hash]));
+  }
+
   async acceptedPrices(skus: readonly string[]): Promise<Map<string, number>> {
     const rows = await this.read<{ sku: string; price: number | null }>(
       'SELECT sku, price FROM genser_accepted WHERE target = $1 AND sku = ANY($2::text[])',

@@ -232,6 +232,15 @@ export class SqliteState implements UploadState {
     return this.known.get(sku)?.hash;
   }
 
+  async acceptedHashesOf(skus: readonly string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    for (const sku of skus) {
+      const hash = this.known.get(sku)?.hash;
+      if (hash !== undefined) found.set(sku, hash);
+    }
+    return found;
+  }
+
   async acceptedPrices(skus: readonly string[]): Promise<Map<string, number>> {
     const rows: { sku: string; price: number | null }[] = [];
     for (const sku of skus) {

@@ -34,6 +34,8 @@ export interface UploadState {
   acceptedPrices(skus: readonly string[]): Promise<Map<string, number>>;
   /** The payload bytes last accepted for each of `skus` that has them (`genser stock` merges into them). */
   acceptedPayloads(skus: readonly string[]): Promise<Map<string, Uint8Array>>;
+  /** The hash last accepted for each of `skus` that has one (one query on a database server). */
+  acceptedHashesOf(skus: readonly string[]): Promise<Map<string, string>>;
   /** Every accepted SKU's hash, read in one pass (comparing a whole feed). */
   acceptedHashes(): Promise<StringMap<string>>;
   /**
