@@ -22,9 +22,18 @@ export class RowLedger {
     status: number | string,
     message: string,
   ): void {
-    // What the state keeps of a row is not the report's: its place and SKU are.
-    for (const { hash: _hash, source: _source, price: _price, ...ref } of rows)
-      this.failures.push({ kind, ...ref, status, message, batch });
+    // The report's fields by name: what the state keeps of a row (hash, key, price) is not its.
+    for (const r of rows)
+      this.failures.push({
+        kind,
+        file: r.file,
+        row: r.row,
+        line: r.line,
+        sku: r.sku,
+        status,
+        message,
+        batch,
+      });
     tallyOutcome(this.stats, kind, rows.length);
   }
 
