@@ -52,6 +52,19 @@ async function acceptingServer(): Promise<ScriptedServer> {
   return scriptedServer((_req, res) => json(res, 200, {}));
 }
 
+/** A target whose state knows the 25 sample products (a first upload done, its requests forgotten). */
+async function known25(
+  name: string,
+): Promise<{ sink: ScriptedServer; env: Record<string, string>; stateDir: string }> {
+  const sink = await acceptingServer();
+  server = sink;
+  const stateDir = fresh(name);
+  const env = { GENSER_API_URL: sink.url, GENSER_API_KEY: `${name}-key-123456`, GENSER_STATE_DIR: stateDir };
+  expect((await genser(['upload', feedFile(csv(all(25)))], env)).code).toBe(0);
+  sink.requests.length = 0;
+  return { sink, env, stateDir };
+}
+
 const sentSkus = (s: ScriptedServer) => s.requests.flatMap((r) => productsOf(r.body).map((p) => p.sku));
 
 describe('the spool', () => {
@@ -166,15 +179,7 @@ describe('genser upload with known products and the guard', () => {
   });
 
   it('still refuses 28% gone or 24% changed: nothing sent, exit 6 (a guard), the spool removed', async () => {
-    server = await acceptingServer();
-    const stateDir = fresh('refuse');
-    const env = {
-      GENSER_API_URL: server.url,
-      GENSER_API_KEY: 'refuse-key-123456',
-      GENSER_STATE_DIR: stateDir,
-    };
-    expect((await genser(['upload', feedFile(csv(all(25)))], env)).code).toBe(0);
-    server.requests.length = 0;
+    const { sink, env, stateDir } = await known25('refuse');
 
     const gone = await genser(['upload', feedFile(csv(all(18))), '--missing', 'out-of-stock'], env);
     expect(gone.code).toBe(6);
@@ -185,32 +190,25 @@ describe('genser upload with known products and the guard', () => {
     const changed = await genser(['upload', feedFile(csv(all(25), reprice))], env);
     expect(changed.code).toBe(6);
     expect(changed.stderr).toContain('6 changed of 25 known products (6)');
-    expect(server.requests).toEqual([]);
+    expect(sink.requests).toEqual([]);
     expect(spools(stateDir)).toEqual([]);
     // Raised for the changes, the price shock (on by default, 20%:50%) still reads both prices: 6 of
     // 25 (24%) move by more than half.
     const shocked = await genser(['upload', feedFile(csv(all(25), reprice)), '--max-change', '6'], env);
     expect(shocked.code).toBe(6);
     expect(shocked.stderr).toContain('6 of 25 known products (24%) change price by more than 50%');
-    expect(server.requests).toEqual([]);
+    expect(sink.requests).toEqual([]);
     // Allowed once raised: the 6 go.
     const raised = await genser(
       ['upload', feedFile(csv(all(25), reprice)), '--max-change', '6', '--price-shock', 'off'],
       env,
     );
     expect(raised.code).toBe(0);
-    expect(sentSkus(server).sort()).toEqual([1, 2, 3, 4, 5, 6].map(sku).sort());
+    expect(sentSkus(sink).sort()).toEqual([1, 2, 3, 4, 5, 6].map(sku).sort());
   });
 
   it('the price shock compares the prices kept with the SKUs: no accepted payload is read (here, none could be)', async () => {
-    server = await acceptingServer();
-    const stateDir = fresh('prices');
-    const env = {
-      GENSER_API_URL: server.url,
-      GENSER_API_KEY: 'prices-key-123456',
-      GENSER_STATE_DIR: stateDir,
-    };
-    expect((await genser(['upload', feedFile(csv(all(25)))], env)).code).toBe(0);
+    const { env, stateDir } = await known25('prices');
     // Every pack unreadable: a payload read would stop the run as damage (exit 2).
     const [file] = readdirSync(stateDir).filter((f) => f.endsWith('.sqlite'));
     const db = openDatabase(join(stateDir, file));
@@ -223,14 +221,7 @@ describe('genser upload with known products and the guard', () => {
   });
 
   it('applies to stdin, read once: refuses 24% changed, sends the one changed row', async () => {
-    server = await acceptingServer();
-    const stateDir = fresh('stdin-state');
-    const env = {
-      GENSER_API_URL: server.url,
-      GENSER_API_KEY: 'stdin-key-123456',
-      GENSER_STATE_DIR: stateDir,
-    };
-    expect((await genser(['upload', feedFile(csv(all(25)))], env)).code).toBe(0);
+    const { sink, env, stateDir } = await known25('stdin');
     const piped = (text: string) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
         const child = spawn(process.execPath, [bin, 'upload', '-', '--input-type', 'csv'], {
@@ -243,16 +234,15 @@ describe('genser upload with known products and the guard', () => {
         child.on('close', (code) => resolve({ code, stderr }));
         child.stdin.end(text);
       });
-    server.requests.length = 0;
     const reprice = Object.fromEntries([1, 2, 3, 4, 5, 6].map((i) => [i, '1234']));
     const refused = await piped(csv(all(25), reprice));
     expect(refused.stderr).toContain('6 changed of 25 known products (6) is more than --max-change allows');
     expect(refused.code).toBe(6);
-    expect(server.requests).toEqual([]);
+    expect(sink.requests).toEqual([]);
     const one = await piped(csv(all(25), { 9: '9999' }));
     expect(one.stderr).toContain('state: 0 new, 1 changed, 24 unchanged (not sent)');
     expect(one.code).toBe(0);
-    expect(sentSkus(server)).toEqual([sku(9)]);
+    expect(sentSkus(sink)).toEqual([sku(9)]);
     expect(spools(stateDir)).toEqual([]);
   });
 
