@@ -43,7 +43,8 @@ export interface FeedRowsOptions extends SettleOptions {
   workers?: number | 'auto';
   /**
    * The consumer leaves for long stretches (an upload: state commits, requests): workers get more
-   * jobs in hand, so that they are not idle meanwhile (IN_HAND).
+   * jobs in hand, so that they are not idle meanwhile (IN_HAND), and `auto` leaves this thread a
+   * core (`workersFor`).
    */
   pausing?: boolean;
   /** The worker's module (tests build it from the sources). */
@@ -126,18 +127,24 @@ const WORKER_LIMITS = { maxYoungGenerationSizeMb: 16 };
 /**
  * The threads policy, in one place. `auto`: none under 4 MiB or on one core; one (this thread
  * reads, the worker maps and validates) from 4 MiB and for stdin (size unknown; pipes carry big
- * feeds); one per core from 256 MiB when the first file can be cut. A count is taken as given.
+ * feeds); from 256 MiB, when the first file can be cut, one per core, or one per core but this
+ * thread's for a consumer that keeps this thread busy (`busy`: an upload's state, compression and
+ * requests take about a core). On 2 cores an upload was as fast or faster on one worker than on
+ * two, with 35-45% less peak RSS (BENCHMARKS.md, "Stop 49: an upload leaves its thread a core").
+ * A count is taken as given.
  */
 export function workersFor(
   asked: number | 'auto',
   plan: ReadPlan | undefined,
   bytes: number | undefined,
   cores: number,
+  busy = false,
 ): number {
   if (asked !== 'auto') return Math.min(asked, MAX_WORKERS);
   if (cores < 2) return 0;
   if (bytes === undefined) return 1;
-  if (bytes >= MANY_WORKERS_MIN_BYTES && plan && cutOf(plan)) return Math.min(cores, MAX_WORKERS);
+  if (bytes >= MANY_WORKERS_MIN_BYTES && plan && cutOf(plan))
+    return Math.max(1, Math.min(busy ? cores - 1 : cores, MAX_WORKERS));
   return bytes >= WORKER_MIN_BYTES ? 1 : 0;
 }
 
@@ -193,7 +200,7 @@ function chooseWorkers(
 ): number {
   const asked = options.workers ?? 'auto';
   const bytes = asked === 'auto' ? inputBytes(files) : 0;
-  const workers = workersFor(asked, plans.firstPlan, bytes, availableParallelism());
+  const workers = workersFor(asked, plans.firstPlan, bytes, availableParallelism(), options.pausing === true);
   if (workers > 0 && !existsSync(fileURLToPath(url))) {
     log.warn(
       `--threads ${asked}: the feed worker (${fileURLToPath(url)}) is not built; the feed runs on one thread (run npm run build)`,

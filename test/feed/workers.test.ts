@@ -134,7 +134,7 @@ describe('which files are cut into byte ranges', () => {
     expect(await cuttable(pipe, feedOptions({ encoding: 'shift_jis' }))).toBe(false);
   });
 
-  it('workersFor: none under 4 MiB, one from 4 MiB and for stdin, one per core from 256 MiB when the file can be cut', async () => {
+  it('workersFor: none under 4 MiB, one from 4 MiB and for stdin, one per core from 256 MiB when the file can be cut (one fewer for a busy consumer)', async () => {
     const MiB = 1024 * 1024;
     const plan = await planRead(fixture('read', 'basic.csv'), standard, memoryLogger());
     const json = await planRead(fixture('read', 'rows.json'), standard, memoryLogger());
@@ -148,6 +148,13 @@ describe('which files are cut into byte ranges', () => {
     expect(workersFor('auto', plan, MANY_WORKERS_MIN_BYTES, 1)).toBe(0);
     expect(workersFor('auto', undefined, undefined, 4)).toBe(1);
     expect(workersFor(3, plan, MiB, 2)).toBe(3);
+    // An upload keeps this thread busy: it leaves it a core, and still has a worker on two.
+    expect(workersFor('auto', plan, MANY_WORKERS_MIN_BYTES, 8, true)).toBe(7);
+    expect(workersFor('auto', plan, MANY_WORKERS_MIN_BYTES, 2, true)).toBe(1);
+    expect(workersFor('auto', plan, 4 * MiB, 2, true)).toBe(1);
+    expect(workersFor('auto', plan, MiB, 2, true)).toBe(0);
+    expect(workersFor('auto', plan, MANY_WORKERS_MIN_BYTES, 1, true)).toBe(0);
+    expect(workersFor(2, plan, MANY_WORKERS_MIN_BYTES, 2, true)).toBe(2);
   });
 });
 
