@@ -6,6 +6,7 @@ import { countLines } from '../upload/estimate.js';
 import { startProgress } from '../upload/progress.js';
 import { type Spool, spooledHooks } from '../upload/spool.js';
 import type { UploadResult } from '../upload/types.js';
+import { askedAhead } from './asked-ahead.js';
 import {
   failedCode,
   type NightlyEnding,
@@ -212,22 +213,20 @@ async function sendRows(run: NightlyRun, source: Source): Promise<UploadResult> 
     totalLines: () => estimated,
   });
   deps.onLogger?.(progress.log);
-  const rows =
-    source.rows ??
-    withOrigin(
-      feedRows(plan.files, plan.feed, progress.log, deps.stdin, {
-        serialize: true,
-        pausing: true,
-        workers: plan.workers,
-        remote: deps.remote,
-        signal: deps.interrupt,
-        ...(stateRun?.columns ? { onColumns: stateRun.columns.observe } : {}),
-        // With state, each row's source key is kept with its accepted payload; rows with a key
-        // accepted before are skipped (docs/nightly.md, "Unchanged rows"), unless --full.
-        ...(stateRun ? { keys: stateRun.full ? {} : { known: () => stateRun.state.knownSources() } } : {}),
-      }),
-      'feed',
-    );
+  const feed = () =>
+    feedRows(plan.files, plan.feed, progress.log, deps.stdin, {
+      serialize: true,
+      pausing: true,
+      workers: plan.workers,
+      remote: deps.remote,
+      signal: deps.interrupt,
+      ...(stateRun?.columns ? { onColumns: stateRun.columns.observe } : {}),
+      // With state, each row's source key is kept with its accepted payload; rows with a key
+      // accepted before are skipped (docs/nightly.md, "Unchanged rows"), unless --full.
+      ...(stateRun ? { keys: stateRun.full ? {} : { known: () => stateRun.state.knownSources() } } : {}),
+    });
+  // Streamed (no guard's pass before): with a state, the hashes the rows' plans need are asked a page at a time.
+  const rows = source.rows ?? (stateRun ? askedAhead(feed(), stateRun.delta) : withOrigin(feed(), 'feed'));
   const items = source.fromFeed
     ? nightlyRows(rows, {
         format: plan.feed.format,

@@ -219,6 +219,61 @@ describe.each(backends)('upload state on %s', (_name, backend, skip) => {
   );
 
   it.skipIf(skip)(
+    'delta: hashes asked ahead answer the plans without a query each, once, kept up to date',
+    async () => {
+      const state = await backend.open(await backend.place());
+      try {
+        const a = Buffer.from('{"sku":"A"}');
+        const b = Buffer.from('{"sku":"B"}');
+        await (await Delta.load(state, false)).accepted(
+          [
+            { file: 'f', row: 1, line: 2, sku: 'A', hash: payloadHash(a) },
+            { file: 'f', row: 2, line: 3, sku: 'B', hash: payloadHash(b) },
+          ],
+          [a, b],
+        );
+        const asked: string[] = [];
+        const ask = state.acceptedHash.bind(state);
+        const askPage = state.acceptedHashesOf.bind(state);
+        state.acceptedHash = (sku) => {
+          asked.push(sku);
+          return ask(sku);
+        };
+        state.acceptedHashesOf = (skus) => {
+          asked.push(`page ${skus.join(',')}`);
+          return askPage(skus);
+        };
+        const delta = await Delta.load(state, false);
+        await delta.askAhead(['A', 'B', 'Z']);
+        expect(await delta.plan('A', a)).toBeUndefined();
+        expect((await delta.plan('B', Buffer.from('{"sku":"B","x":1}')))?.type).toBe('update_product');
+        expect((await delta.plan('Z', Buffer.from('{"sku":"Z"}')))?.type).toBe('create_product');
+        expect(asked).toEqual(['page A,B,Z']);
+        // Each answer is taken once: the same SKU later in the feed is asked again.
+        expect(await delta.plan('A', a)).toBeUndefined();
+        expect(asked).toEqual(['page A,B,Z', 'A']);
+        // An answer this run replaced before its row came (the same SKU twice) is the new hash.
+        const b2 = Buffer.from('{"sku":"B","x":2}');
+        await delta.askAhead(['B']);
+        await delta.accepted([{ file: 'f', row: 3, line: 4, sku: 'B', hash: payloadHash(b2) }], [b2]);
+        expect(await delta.plan('B', b2)).toBeUndefined();
+        expect(asked).toEqual(['page A,B,Z', 'A', 'page B']);
+        expect(delta.counts).toEqual({ new: 1, changed: 1, unchanged: 3 });
+        // A new state answers from memory: nothing is asked.
+        const fresh = await backend.open(await backend.place());
+        try {
+          fresh.acceptedHashesOf = () => Promise.reject(new Error('asked'));
+          await (await Delta.load(fresh, false)).askAhead(['A']);
+        } finally {
+          await fresh.close();
+        }
+      } finally {
+        await state.close();
+      }
+    },
+  );
+
+  it.skipIf(skip)(
     'a SKU of an unanswered batch with other bytes is sent again, and not skipped by its key',
     async () => {
       const state = await backend.open(await backend.place());

@@ -207,8 +207,26 @@ export class Delta implements StateHooks {
     return same;
   }
 
+  /** Hashes asked ahead (`askAhead`) for rows on their way to `plan`, each taken once. */
+  private readonly ahead = new Map<string, string | undefined>();
+
+  /**
+   * Asks the state at once for the hashes `plan` will want for `skus` (the rows of a streamed
+   * feed, a page at a time: src/nightly/asked-ahead.ts), unless memory answers them anyway.
+   */
+  async askAhead(skus: readonly string[]): Promise<void> {
+    if (this.acceptedNow || this.hashes) return;
+    const found = await this.state.acceptedHashesOf(skus);
+    for (const sku of skus) this.ahead.set(sku, found.get(sku));
+  }
+
   /** The hash last accepted for `sku`: from memory where it can be, else from the state. */
   private lastHash(sku: string): MaybePromise<string | undefined> {
+    if (this.ahead.has(sku)) {
+      const last = this.ahead.get(sku);
+      this.ahead.delete(sku);
+      return last;
+    }
     if (this.acceptedNow) return this.acceptedNow.has(sku) ? this.state.acceptedHash(sku) : undefined;
     return this.hashes ? this.hashes.get(sku) : this.state.acceptedHash(sku);
   }
@@ -239,6 +257,8 @@ export class Delta implements StateHooks {
     await this.state.accepted(rows, parts);
     for (const r of rows) {
       if (r.sku === undefined || r.hash === undefined) continue;
+      // A hash asked ahead that this run has since replaced (the same SKU twice in a feed).
+      if (this.ahead.has(r.sku)) this.ahead.set(r.sku, r.hash);
       if (this.acceptedNow) this.acceptedNow.add(r.sku, 0, 0);
       else this.hashes?.set(r.sku, r.hash);
     }
