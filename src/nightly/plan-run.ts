@@ -125,7 +125,7 @@ async function goneMarks(
   let waiting = 0;
   for await (const { sku, payload } of state.absent((sku) => seen.has(sku))) {
     if (!isGone(sku)) waiting++;
-    else if (payloadHash(outOfStock(format, payload)) === (await state.acceptedHash(sku))) already++;
+    else if (payloadHash(outOfStock(format, payload).json) === (await state.acceptedHash(sku))) already++;
     else send++;
   }
   return { send, already, waiting };

@@ -1,4 +1,5 @@
 import type { FeedRow } from '../feed/index.js';
+import { priceOf, priceOfJson } from '../payload/price.js';
 import { parseJsonBytes } from '../shared/json-bytes.js';
 import type { HasSku } from '../shared/string-set.js';
 import type { PayloadFormat } from '../shared/types.js';
@@ -62,8 +63,14 @@ export function markedGone(
 /** How a gone product's row names its place in reports (it has no file of its own). */
 const GONE_LABEL = '(gone from the feed)';
 
-/** The payload with availability OutOfStock (standard) or isInStock false (legacy). */
-export function outOfStock(format: PayloadFormat, payload: Uint8Array): Uint8Array {
+/**
+ * The payload with availability OutOfStock (standard) or isInStock false (legacy), and its price
+ * (`priceOf`, null for none) for the state to keep.
+ */
+export function outOfStock(
+  format: PayloadFormat,
+  payload: Uint8Array,
+): { json: Uint8Array; price: number | null } {
   const product = parseJsonBytes(payload);
   if (format === 'legacy') product.isInStock = false;
   else {
@@ -71,7 +78,7 @@ export function outOfStock(format: PayloadFormat, payload: Uint8Array): Uint8Arr
     for (const offer of Array.isArray(offers) ? offers : offers ? [offers] : [])
       if (offer && typeof offer === 'object') (offer as Record<string, unknown>).availability = 'OutOfStock';
   }
-  return Buffer.from(JSON.stringify(product));
+  return { json: Buffer.from(JSON.stringify(product)), price: priceOf(product) ?? null };
 }
 
 /**
@@ -97,6 +104,7 @@ async function* goneRows(
   let count = 0;
   for await (const { sku, payload } of state.absent((sku) => !isGone(sku))) {
     count++;
+    const { json, price } = outOfStock(format, payload);
     yield {
       origin: 'gone',
       file: GONE_LABEL,
@@ -105,7 +113,8 @@ async function* goneRows(
       sku,
       issues: [],
       valid: true,
-      json: outOfStock(format, payload),
+      json,
+      price,
     };
   }
   counted(count);
@@ -127,6 +136,8 @@ export async function* retryRows(rows: readonly RetryRow[]): AsyncGenerator<Nigh
       issues: [],
       valid: true,
       json: r.payload,
+      // Not the last accepted payload's: the one this row failed with (read once, few rows).
+      price: priceOfJson(r.payload) ?? null,
     };
 }
 

@@ -1,3 +1,4 @@
+import { priceOf } from '../payload/price.js';
 import { parseJsonBytes } from '../shared/json-bytes.js';
 import type { PayloadFormat } from '../shared/types.js';
 import type { Availability } from './value.js';
@@ -6,13 +7,14 @@ import type { Availability } from './value.js';
  * A stock change merged into the last payload the service accepted for the SKU (docs/nightly.md,
  * "Stock changes"): legacy sets `isInStock` (true only for InStock), standard sets every offer's
  * `availability`. Nothing else changes, and the keys keep their order. undefined: a standard
- * payload without an offer to carry the availability.
+ * payload without an offer to carry the availability. With its price (`priceOf`, null for none),
+ * read from the object at hand, for the state to keep (src/upload/state/prices.ts).
  */
 export function withStock(
   format: PayloadFormat,
   payload: Uint8Array,
   availability: Availability,
-): Uint8Array | undefined {
+): { json: Uint8Array; price: number | null } | undefined {
   const product = parseJsonBytes(payload);
   if (format === 'legacy') product.isInStock = availability === 'InStock';
   else {
@@ -23,7 +25,7 @@ export function withStock(
     if (list.length === 0) return undefined;
     for (const offer of list) offer.availability = availability;
   }
-  return Buffer.from(JSON.stringify(product));
+  return { json: Buffer.from(JSON.stringify(product)), price: priceOf(product) ?? null };
 }
 
 /** The field a stock change sets, as reports name it. */

@@ -104,8 +104,8 @@ export function stockRow(record: SourceRecord, ctx: StockRowContext): FeedRow {
       message: `SKU ${sku} has no accepted payload in this target's upload state`,
       hint: 'upload the product first (genser upload FEED with the same --api-url, key and --format), then send its stock',
     });
-  const json = withStock(ctx.format, last, parsed.value);
-  if (json === undefined)
+  const merged = withStock(ctx.format, last, parsed.value);
+  if (merged === undefined)
     return errorRow(at, sku, {
       code: 'no_offer',
       row: at.row,
@@ -114,7 +114,7 @@ export function stockRow(record: SourceRecord, ctx: StockRowContext): FeedRow {
       message: `the last accepted payload of SKU ${sku} has no offers to carry the availability`,
       hint: 'upload the product with its offers first',
     });
-  return { ...at, sku, issues: [], valid: true, json };
+  return { ...at, sku, issues: [], valid: true, json: merged.json, price: merged.price };
 }
 
 /** A read problem as the row it belongs to (row 0: the file's). */

@@ -44,13 +44,13 @@ describe('stockValue', () => {
 describe('withStock', () => {
   it('legacy: isInStock true only for InStock, every other key as it was and in order', () => {
     const last = bytes({ code: 'A', name: 'a', isInStock: true, priceInfo: { price: 1 } });
-    const out = Buffer.from(withStock('legacy', last, 'PreOrder')!).toString('utf8');
+    const out = Buffer.from(withStock('legacy', last, 'PreOrder')!.json).toString('utf8');
     expect(out).toBe('{"code":"A","name":"a","isInStock":false,"priceInfo":{"price":1}}');
   });
 
   it('standard: every offer of an offers array; none: undefined', () => {
     const last = bytes({ sku: 'A', offers: [{ availability: 'InStock' }, { availability: 'PreOrder' }] });
-    expect(parse(withStock('standard', last, 'OutOfStock')).offers).toEqual([
+    expect(parse(withStock('standard', last, 'OutOfStock')?.json).offers).toEqual([
       { availability: 'OutOfStock' },
       { availability: 'OutOfStock' },
     ]);
