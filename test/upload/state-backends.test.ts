@@ -542,6 +542,41 @@ describe.skipIf(!server)('upload state on postgres only', () => {
     await admin.end();
   });
 
+  it("refreshes the accepted rows' statistics when a state wrote more than autovacuum waits for", async () => {
+    const url = await server!.database();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const counted = async () =>
+      Number(
+        (await admin.query("SELECT reltuples FROM pg_class WHERE oid = 'genser_accepted'::regclass")).rows[0]
+          .reltuples,
+      );
+    let next = 0;
+    /** A state that accepts `count` new SKUs and notes a key for one, then closes. */
+    const run = async (count: number) => {
+      const state = await postgres.open(url);
+      const rows = Array.from({ length: count }, () => ({ sku: `S${++next}`, hash: 'h' }));
+      await state.accepted(
+        rows,
+        rows.map(() => Buffer.from('{}')),
+      );
+      await state.noteSources([{ sku: rows[0].sku, hash: 'h', source: 'k'.repeat(22) }]);
+      await state.close();
+    };
+    try {
+      // Never counted: 50 rows and one note are enough.
+      await run(50);
+      expect(await counted()).toBe(50);
+      // 50 + 10% of 50 = 55: 30 more (31 writes) wait for autovacuum, 60 (61) do not.
+      await run(30);
+      expect(await counted()).toBe(50);
+      await run(60);
+      expect(await counted()).toBe(140);
+    } finally {
+      await admin.end();
+    }
+  });
+
   it('refuses a database written by a newer genser (exit 2) and changes nothing', async () => {
     const url = await server!.database();
     await (await postgres.open(url)).close();
