@@ -210,11 +210,18 @@ export class PgState implements UploadState {
   async knownSources(page = KNOWN_PAGE): Promise<KnownSources> {
     const L = KEY_TEXT_LENGTH;
     const builder = new KnownSourcesBuilder();
+    // SKUs of unanswered batches are not skipped by their key (`Delta.inDoubt`). Read once, not
+    // joined in each page: the rows a run deletes from genser_inflight stay in its index until
+    // autovacuum, and each page's join walked them all (1M: 200 ms a page; BENCHMARKS.md, "Stop 49").
+    const inflight = await this.read<{ sku: string }>(
+      'SELECT DISTINCT sku FROM genser_inflight WHERE target = $1',
+    );
     const accepted = `length(source) >= ${L}
-      AND NOT EXISTS (SELECT 1 FROM genser_inflight i WHERE i.target = $1 AND i.sku = t.sku)`;
-    for (const [table, by, filter] of [
-      ['genser_accepted', 'sku', accepted],
-      ['genser_other_shards', 'source', 'TRUE'],
+      AND NOT EXISTS (SELECT 1 FROM unnest($4::text[]) AS i(sku) WHERE i.sku = t.sku)`;
+    const skus = inflight.map((r) => r.sku);
+    for (const [table, by, filter, more] of [
+      ['genser_accepted', 'sku', accepted, [skus]],
+      ['genser_other_shards', 'source', 'TRUE', []],
     ] as const) {
       const read = async (after: string | undefined) => {
         const [row] = await this.read<KnownPageRow>(
@@ -224,7 +231,7 @@ export class PgState implements UploadState {
                   string_agg(octet_length(sku) || ':' || octet_length(substr(source, ${L + 1})), ',' ORDER BY ${by}) AS lengths
            FROM (SELECT sku, source FROM ${table} t WHERE target = $1 AND ($2::text IS NULL OR ${by} > $2)
                    AND ${filter} ORDER BY ${by} LIMIT $3) p`,
-          [after ?? null, page],
+          [after ?? null, page, ...more],
         );
         return row;
       };
