@@ -212,9 +212,12 @@ export class Delta implements StateHooks {
 
   /**
    * Asks the state at once for the hashes `plan` will want for `skus` (the rows of a streamed
-   * feed, a page at a time: src/nightly/asked-ahead.ts), unless memory answers them anyway.
+   * feed, a page at a time: src/nightly/asked-ahead.ts), unless memory answers them anyway. The
+   * page before's answers go: its rows were all planned by now, and one never taken (a row of
+   * another shard, a run that stopped) would be kept for nothing.
    */
   async askAhead(skus: readonly string[]): Promise<void> {
+    this.ahead.clear();
     if (this.acceptedNow || this.hashes) return;
     const found = await this.state.acceptedHashesOf(skus);
     for (const sku of skus) this.ahead.set(sku, found.get(sku));
