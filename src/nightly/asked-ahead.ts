@@ -1,23 +1,24 @@
 import type { FeedRow } from '../feed/index.js';
 import type { Delta } from '../upload/state/delta.js';
-import { COMPARE_PAGE } from './compare-pages.js';
 import type { NightlyRow } from './rows.js';
 
+/** Rows whose hashes are asked at once: one query a page on a database server. */
+export const ASK_PAGE = 500;
 /** Rows held at most while a page fills (the unchanged ones between the changed ones). */
 const HELD_MOST = 8192;
 
 /**
- * The feed's rows streamed to the upload (every guard off: no pass before it), marked `feed`, with
- * the hashes their plans need asked of the state a page at a time (`Delta.askAhead`): the engine
- * plans row by row, and a PostgreSQL state answered each changed or new row with a round trip
- * (BENCHMARKS.md, "Stop 49"). Rows are read ahead until `page` of them need a hash (8,192 rows
- * at most), then handed on in the feed's order. An iterator object, as `withOrigin` (./rows.ts):
- * no generator's steps per row.
+ * The feed's rows, marked `feed`, with the hashes the state compares them with asked a page at a
+ * time (`Delta.askAhead`): by the guard's pass (./guard.ts) and by an upload streamed with every
+ * guard off, which both take their rows one by one, and a PostgreSQL state answered each changed
+ * or new row with a round trip (BENCHMARKS.md, "Stop 48" and "Stop 49"). Rows are read ahead
+ * until `page` of them need a hash (8,192 rows at most), then handed on in the feed's order. An
+ * iterator object, as `withOrigin` (./rows.ts): no generator's steps per row.
  */
 export function askedAhead(
   items: AsyncIterable<FeedRow>,
   delta: Pick<Delta, 'askAhead'>,
-  page = COMPARE_PAGE,
+  page = ASK_PAGE,
 ): AsyncIterableIterator<NightlyRow> {
   const it = items[Symbol.asyncIterator]();
   let held: NightlyRow[] = [];

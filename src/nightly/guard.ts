@@ -15,7 +15,7 @@ import { inShard, type Shard, type ShardCounts } from '../upload/shard.js';
 import { Spool, UNCHANGED } from '../upload/spool.js';
 import type { Delta } from '../upload/state/delta.js';
 import type { UploadState } from '../upload/state/store.js';
-import { ComparePages } from './compare-pages.js';
+import { askedAhead } from './asked-ahead.js';
 import type { FeedColumns } from './feed-columns.js';
 import {
   driftLine,
@@ -242,26 +242,16 @@ async function spoolFeed(
   const tally = newTally();
   const prices = new PriceChecks(run.state, tally, run.shockMove);
   const changes = { ...run, prices };
-  // The state's own comparison (an unanswered earlier batch counts); it notes the keys of rows
-  // found the same, so the next run skips them.
-  const pages = new ComparePages(delta, async ({ item, json }, compared) => {
-    if (compared) {
-      if (compared.last === undefined) tally.created++;
-      else if (compared.same) tally.unchanged++;
-      else await tallyChange(tally, changes, item.sku!, json!, payloadPrice(item));
-      if (compared.same && !run.full) json = UNCHANGED;
-    }
-    spool.add(item, json);
-  });
   let skipped = 0;
   let decides = true;
   let complete = true;
   const otherShards: { source: string; sku: string }[] = [];
-  for await (const item of items) {
+  // The hashes the comparisons below need, asked of the state a page of rows at a time.
+  for await (const item of askedAhead(items, delta)) {
     if (item.row > 0 && item.sku === undefined) complete = false;
     if (item.row === 0) {
       if (!item.valid) decides = complete = false;
-      await pages.pass(item, undefined);
+      spool.add(item, undefined);
       continue;
     }
     // Another shard's product (its state is elsewhere): counted, never spooled. Rows without a
@@ -279,7 +269,7 @@ async function spoolFeed(
     if (item.sku !== undefined) delta.seen(item.sku);
     if (item.unchanged && item.valid) {
       tally.unchanged++;
-      await pages.pass(item, UNCHANGED);
+      spool.add(item, UNCHANGED);
       continue;
     }
     const json = item.valid ? payloadJson(item) : undefined;
@@ -287,12 +277,17 @@ async function spoolFeed(
       // Invalid: refused; valid without a SKU: sent as new every time (./../upload/state/delta.ts).
       if (json === undefined) tally.refused++;
       else tally.created++;
-      await pages.pass(item, json);
+      spool.add(item, json);
       continue;
     }
-    await pages.compare(item, item.sku, json);
+    // The state's own comparison (an unanswered earlier batch counts); it notes the keys of rows
+    // found the same, so the next run skips them.
+    const compared = await delta.compare(item.sku, json, item.source);
+    if (compared.last === undefined) tally.created++;
+    else if (compared.same) tally.unchanged++;
+    else await tallyChange(tally, changes, item.sku, json, payloadPrice(item));
+    spool.add(item, compared.same && !run.full ? UNCHANGED : json);
   }
-  await pages.flush();
   await prices.flush();
   await delta.flushNotes();
   // The whole feed was read (a reading failure throws before this; a stop leaves the table as it was).

@@ -160,34 +160,18 @@ export class Delta implements StateHooks {
   }
 
   /**
-   * The hashes last accepted for `skus` (a SKU never accepted is absent): from memory where it
-   * can be, else asked of the state at once, not a query a row (a round trip each on a database
-   * server; BENCHMARKS.md, "Stop 48").
-   */
-  async lastHashes(skus: readonly string[]): Promise<Map<string, string>> {
-    if (skus.length === 0) return new Map();
-    if (!this.acceptedNow && !this.hashes) return this.state.acceptedHashesOf(skus);
-    const found = new Map<string, string>();
-    for (const sku of skus) {
-      const last = await this.lastHash(sku);
-      if (last !== undefined) found.set(sku, last);
-    }
-    return found;
-  }
-
-  /**
-   * A row's bytes against `last`, the hash the service last accepted for its SKU (`lastHashes`):
-   * `same` only when no earlier batch is in doubt (`inDoubt`). A row found the same has its source
-   * key noted (not with --full, which sends it and keeps the key as it is accepted), so the next
-   * run skips it unmapped.
+   * A row's bytes against the hash the service last accepted for its SKU (asked ahead with its
+   * page: `askAhead`): `same` only when no earlier batch is in doubt (`inDoubt`). A row found the
+   * same has its source key noted (not with --full, which sends it and keeps the key as it is
+   * accepted), so the next run skips it unmapped.
    */
   async compare(
     sku: string,
     json: Uint8Array,
     source: string | undefined,
-    last: string | undefined,
   ): Promise<{ hash: string; last?: string; same: boolean }> {
     const hash = payloadHash(json);
+    const last = await this.lastHash(sku);
     return { hash, last, same: await this.same(sku, hash, last, source) };
   }
 
@@ -211,8 +195,8 @@ export class Delta implements StateHooks {
   private readonly ahead = new Map<string, string | undefined>();
 
   /**
-   * Asks the state at once for the hashes `plan` will want for `skus` (the rows of a streamed
-   * feed, a page at a time: src/nightly/asked-ahead.ts), unless memory answers them anyway. The
+   * Asks the state at once for the hashes `plan` and `compare` will want for `skus` (the feed's
+   * rows, a page at a time: src/nightly/asked-ahead.ts), unless memory answers them anyway. The
    * page before's answers go: its rows were all planned by now, and one never taken (a row of
    * another shard, a run that stopped) would be kept for nothing.
    */
