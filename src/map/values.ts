@@ -246,22 +246,56 @@ export function parseDate(raw: string, zone: string): Parsed<ParsedDate> {
   return out;
 }
 
-const isoCaches = new Map<string, Map<string, Parsed<string>>>();
+/** A zone's answers: date-only texts (`2026-03-01`) by their number 20260301, other texts by text. */
+interface IsoCache {
+  days: Map<number, Parsed<string>>;
+  texts: Map<string, Parsed<string>>;
+}
+const isoCaches = new Map<string, IsoCache>();
+let lastZone = '';
+let lastCache: IsoCache | undefined;
+
+/**
+ * `2026-03-01` as 20260301, -1 for any other text. A number key is hashed without reading a
+ * string, and most date columns hold dates only: the mapper's most frequent lookup.
+ */
+function dayNumber(text: string): number {
+  if (text.length !== 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return -1;
+  let n = 0;
+  for (let i = 0; i < 10; i++) {
+    if (i === 4 || i === 7) continue;
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    n = n * 10 + digit;
+  }
+  return n;
+}
 
 /** `parseDate`'s ISO text as its own cached answer: the mapper's per-row date makes no object. */
 export function parseDateIso(raw: string, zone: string): Parsed<string> {
-  let cache = isoCaches.get(zone);
-  if (!cache) {
-    cache = new Map();
-    isoCaches.set(zone, cache);
+  let cache = lastCache;
+  if (zone !== lastZone || cache === undefined) {
+    cache = isoCaches.get(zone);
+    if (!cache) {
+      cache = { days: new Map(), texts: new Map() };
+      isoCaches.set(zone, cache);
+    }
+    lastZone = zone;
+    lastCache = cache;
   }
-  const hit = cache.get(raw);
+  const day = dayNumber(raw);
+  const hit = day >= 0 ? cache.days.get(day) : cache.texts.get(raw);
   if (hit) return hit;
   const d = parseDate(raw, zone);
   const out: Parsed<string> = d.ok ? { ok: true, value: d.value.iso } : d;
-  if (cache.size >= DATE_CACHE_MAX) cache.clear();
-  cache.set(raw, out);
+  if (day >= 0) remember(cache.days, day, out);
+  else remember(cache.texts, raw, out);
   return out;
+}
+
+function remember<K>(cache: Map<K, Parsed<string>>, key: K, out: Parsed<string>): void {
+  if (cache.size >= DATE_CACHE_MAX) cache.clear();
+  cache.set(key, out);
 }
 
 /** A country code (`KR`) or an IANA zone (`Asia/Seoul`). */

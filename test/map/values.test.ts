@@ -5,6 +5,7 @@ import {
   parseAvailability,
   parseBoolean,
   parseDate,
+  parseDateIso,
   parseNumber,
   splitList,
   stripHtml,
@@ -152,6 +153,45 @@ describe('parseDate', () => {
         },
       ),
     );
+  });
+});
+
+describe('parseDateIso', () => {
+  it('property: answers as parseDate does, for date-only and other texts, zones interleaved', () => {
+    const zones = ['Asia/Seoul', 'America/New_York', 'Asia/Tokyo'];
+    const digits = (n: number, width: number) => String(n).padStart(width, '0');
+    const text = fc.oneof(
+      // Date-only texts of a few years (so days that differ by one digit meet in the cache),
+      // impossible ones (month 13, day 31 of a short month) among them.
+      fc
+        .tuple(
+          fc.constantFrom(1899, 2026, 2027, 2200),
+          fc.integer({ min: 0, max: 13 }),
+          fc.integer({ min: 0, max: 32 }),
+        )
+        .map(([y, m, d]) => `${digits(y, 4)}-${digits(m, 2)}-${digits(d, 2)}`),
+      fc.constantFrom('2026-03-01 09:30', ' 2026-03-01', '2026/03/01', '2026-3-01', '2026-03-0x', '45000'),
+      fc.string({ maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(text, fc.constantFrom(...zones)), { maxLength: 40 }), (pairs) => {
+        for (const [raw, zone] of pairs) {
+          const full = parseDate(raw, zone);
+          const iso = parseDateIso(raw, zone);
+          expect(iso.ok).toBe(full.ok);
+          if (iso.ok && full.ok) expect(iso.value).toBe(full.value.iso);
+          if (!iso.ok && !full.ok) expect(iso.error).toEqual(full.error);
+        }
+      }),
+    );
+  });
+
+  it("keeps each zone's answer for a day apart", () => {
+    const seoul = parseDateIso('2026-03-01', 'Asia/Seoul');
+    const york = parseDateIso('2026-03-01', 'America/New_York');
+    expect(seoul.ok && seoul.value).toBe('2026-02-28T15:00:00Z');
+    expect(york.ok && york.value).toBe('2026-03-01T05:00:00Z');
+    expect(parseDateIso('2026-03-01', 'Asia/Seoul')).toEqual(seoul);
   });
 });
 
