@@ -4,7 +4,8 @@
 //   node bench/profile.mjs [--rows 100000] [--shape long|short] [--top 25] [-- <genser args>]
 //   node bench/profile.mjs --read FILE.cpuprofile      (summarise an existing profile)
 //
-// Default: `genser validate <the generated 100k catalog> --json`. The profile is kept under
+// Default: `genser validate <the generated 100k catalog> --json`. Each thread writes its own
+// profile: a run on several threads gets a line a thread first, then each summary. They are kept under
 // bench/out/prof/ (open it in Chrome DevTools or speedscope for the flame); the summary lists
 // self time by file/package, then the functions with the most self and total time.
 
@@ -13,7 +14,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureCatalog } from './generate.mjs';
-import { summarizeProfile, topByTotal } from './lib/cpuprofile.mjs';
+import { byDirectory, summarizeProfile, threadOfProfile, topByTotal } from './lib/cpuprofile.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -23,19 +24,9 @@ export function formatSummary(summary, top = 25) {
   lines.push(`total sampled: ${summary.totalMs} ms`, '', 'self time by file / package:', '');
   lines.push(row(['file', 'self ms', 'self %']), row(['---', '---:', '---:']));
   for (const f of summary.files.slice(0, 15)) lines.push(row([f.file, f.selfMs, f.selfPct]));
-  const dirs = new Map();
-  for (const f of summary.files) {
-    // dist/map/values.js -> dist/map; node_modules/ajv stays; the rest by name.
-    const m = /^(dist|src)\/([^/]+)\//.exec(f.file);
-    const dir = m ? `${m[1]}/${m[2]}` : f.file.startsWith('node:') ? 'node: internals' : f.file;
-    dirs.set(dir, (dirs.get(dir) ?? 0) + f.selfMs);
-  }
   lines.push('', 'self time by directory (pipeline stage):', '');
   lines.push(row(['directory', 'self ms', 'self %']), row(['---', '---:', '---:']));
-  for (const [dir, ms] of [...dirs].sort((a, b) => b[1] - a[1]).slice(0, 15))
-    lines.push(
-      row([dir, Math.round(ms), summary.totalMs ? Math.round((ms / summary.totalMs) * 1000) / 10 : 0]),
-    );
+  for (const d of byDirectory(summary).slice(0, 15)) lines.push(row([d.dir, d.selfMs, d.selfPct]));
   lines.push('', `top ${top} functions by self time:`, '');
   lines.push(row(['function', 'self ms', 'self %', 'total %']), row(['---', '---:', '---:', '---:']));
   for (const f of summary.functions.slice(0, top)) lines.push(row([f.key, f.selfMs, f.selfPct, f.totalPct]));
@@ -43,6 +34,25 @@ export function formatSummary(summary, top = 25) {
   lines.push(row(['function', 'total ms', 'total %', 'self %']), row(['---', '---:', '---:', '---:']));
   for (const f of topByTotal(summary, top, (f) => / (src|dist)\//.test(f.key)))
     lines.push(row([f.key, f.totalMs, f.totalPct, f.selfPct]));
+  return lines.join('\n');
+}
+
+/** One line a thread: its life, its busy time (not idle), and where the busy time went. */
+export function formatThreads(threads) {
+  const lines = ['threads (0 is the main thread; busy = sampled, not idle):', ''];
+  lines.push('| thread | life ms | busy ms | busy % | garbage collector ms | top directories (self ms) |');
+  lines.push('| ---: | ---: | ---: | ---: | ---: | --- |');
+  for (const t of threads) {
+    const s = t.summary;
+    const gc = s.files.find((f) => f.file === '(garbage collector)')?.selfMs ?? 0;
+    const dirs = byDirectory(s)
+      .filter((d) => d.dir !== '(idle)' && d.dir !== '(program)')
+      .slice(0, 5)
+      .map((d) => `${d.dir} ${d.selfMs}`)
+      .join(', ');
+    const busyPct = s.wallMs ? Math.round((s.busyMs / s.wallMs) * 100) : 0;
+    lines.push(`| ${t.thread ?? '?'} | ${s.wallMs} | ${s.busyMs} | ${busyPct} | ${gc} | ${dirs} |`);
+  }
   return lines.join('\n');
 }
 
@@ -85,12 +95,22 @@ async function main(argv) {
       process.stderr.write(`profile: genser exited with ${res.status ?? res.signal}\n`);
       return 1;
     }
-    const prof = readdirSync(outDir).find((f) => f.endsWith('.cpuprofile'));
-    if (!prof) {
+    const profiles = readdirSync(outDir)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .sort((a, b) => (threadOfProfile(a) ?? 0) - (threadOfProfile(b) ?? 0));
+    if (profiles.length === 0) {
       process.stderr.write('profile: no .cpuprofile was written\n');
       return 1;
     }
-    readFile = join(outDir, prof);
+    const threads = profiles.map((f) => ({
+      file: join(outDir, f),
+      thread: threadOfProfile(f),
+      summary: summarizeProfile(JSON.parse(readFileSync(join(outDir, f), 'utf8')), { root }),
+    }));
+    if (threads.length > 1) process.stdout.write(`${formatThreads(threads)}\n\n`);
+    for (const t of threads)
+      process.stdout.write(`## thread ${t.thread ?? '?'}: ${t.file}\n\n${formatSummary(t.summary, top)}\n\n`);
+    return 0;
   }
   const summary = summarizeProfile(JSON.parse(readFileSync(readFile, 'utf8')), { root });
   process.stdout.write(`profile: ${readFile}\n\n${formatSummary(summary, top)}\n`);

@@ -107,7 +107,33 @@ export function summarizeProfile(profile, { root } = {}) {
   const files = [...fileSelf.entries()]
     .map(([file, us]) => ({ file, selfMs: ms(us), selfPct: pct(us) }))
     .sort((a, b) => b.selfMs - a.selfMs);
-  return { totalMs: ms(totalUs), functions, files };
+  const idle = fnSelf.get('(idle)') ?? 0;
+  // startTime and endTime are in microseconds: the thread's whole life, idle included.
+  const wallMs = profile.endTime > profile.startTime ? ms(profile.endTime - profile.startTime) : ms(totalUs);
+  return { totalMs: ms(totalUs), busyMs: ms(totalUs - idle), wallMs, functions, files };
+}
+
+/** Self time by directory (a pipeline stage): dist/map for dist/map/values.js, a package, or the name. */
+export function byDirectory(summary) {
+  const dirs = new Map();
+  for (const f of summary.files) {
+    const m = /^(dist|src)\/([^/]+)\//.exec(f.file);
+    const dir = m ? `${m[1]}/${m[2]}` : f.file.startsWith('node:') ? 'node: internals' : f.file;
+    dirs.set(dir, (dirs.get(dir) ?? 0) + f.selfMs);
+  }
+  const pct = (ms) => (summary.totalMs ? Math.round((ms / summary.totalMs) * 1000) / 10 : 0);
+  return [...dirs]
+    .map(([dir, ms]) => ({ dir, selfMs: Math.round(ms), selfPct: pct(ms) }))
+    .sort((a, b) => b.selfMs - a.selfMs);
+}
+
+/**
+ * The thread a profile of `node --cpu-prof` belongs to, from its file name
+ * (CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile): 0 is the main thread.
+ */
+export function threadOfProfile(fileName) {
+  const m = /^CPU\.\d+\.\d+\.\d+\.(\d+)\.\d+\.cpuprofile$/.exec(fileName);
+  return m ? Number(m[1]) : undefined;
 }
 
 /** The functions with the most total (inclusive) time, excluding the root and idle entries. */

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { summarizeProfile, topByTotal } from '../../bench/lib/cpuprofile.mjs';
+import { byDirectory, summarizeProfile, threadOfProfile, topByTotal } from '../../bench/lib/cpuprofile.mjs';
 import { copyFlushed, hasGnuTime, measure, median, parseGnuTimeMaxRss } from '../../bench/lib/measure.mjs';
 import {
   END,
@@ -76,6 +76,33 @@ describe('bench harness pieces', () => {
     expect(get('outer')).toMatchObject({ selfMs: 2, totalMs: 8, totalPct: 100 });
     expect(topByTotal(s, 1)[0].key).toMatch(/^outer/);
     expect(s.files[0]).toEqual({ file: 'dist/read/inner.js', selfMs: 6, selfPct: 75 });
+    expect(byDirectory(s)[0]).toEqual({ dir: 'dist/read', selfMs: 8, selfPct: 100 });
+  });
+
+  it("tells a thread's busy time from its life, and which thread a profile is", () => {
+    const idle = { functionName: '(idle)', url: '', lineNumber: -1, columnNumber: -1 };
+    const work = {
+      functionName: 'work',
+      url: 'file:///repo/dist/map/work.js',
+      lineNumber: 0,
+      columnNumber: 0,
+    };
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: { ...idle, functionName: '(root)' }, children: [2, 3] },
+        { id: 2, callFrame: idle, children: [] },
+        { id: 3, callFrame: work, children: [] },
+      ],
+      startTime: 1_000_000,
+      endTime: 1_010_000,
+      samples: [2, 3, 2],
+      timeDeltas: [0, 3000, 1000, 4000],
+    };
+    const s = summarizeProfile(profile, { root: '/repo' });
+    expect(s).toMatchObject({ totalMs: 8, busyMs: 1, wallMs: 10 });
+    expect(threadOfProfile('CPU.20261129.111843.15098.0.001.cpuprofile')).toBe(0);
+    expect(threadOfProfile('CPU.20261129.111843.15098.12.003.cpuprofile')).toBe(12);
+    expect(threadOfProfile('notes.txt')).toBeUndefined();
   });
 
   it('judges the targets and leaves unmeasured ones open', () => {
