@@ -7,6 +7,10 @@ export interface FunctionTime {
 }
 export interface ProfileSummary {
   totalMs: number;
+  /** Sampled time that was not idle. */
+  busyMs: number;
+  /** The thread's life, idle included. */
+  wallMs: number;
   functions: FunctionTime[];
   files: { file: string; selfMs: number; selfPct: number }[];
 }
@@ -17,3 +21,7 @@ export declare function topByTotal(
   n?: number,
   filter?: (f: FunctionTime) => boolean,
 ): FunctionTime[];
+export declare function byDirectory(
+  summary: ProfileSummary,
+): { dir: string; selfMs: number; selfPct: number }[];
+export declare function threadOfProfile(fileName: string): number | undefined;
