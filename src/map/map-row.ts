@@ -1,21 +1,9 @@
 import type { Language } from '../shared/types.js';
 import type { FieldRule } from './mapping-file.js';
 import type { Plan } from './plan.js';
-import {
-  isoUtc,
-  type Parsed,
-  parseAvailability,
-  parseBoolean,
-  parseDate,
-  parseDateIso,
-  parseGtin,
-  parseIdentifier,
-  parseInteger,
-  parseNumber,
-  shorten,
-  splitList,
-  stripHtml,
-} from './values.js';
+import { rowCode } from './row-code.js';
+import { PARSED_KINDS, PLAIN_KINDS } from './typed.js';
+import { shorten, splitList, stripHtml, type ValueError } from './values.js';
 
 /**
  * Applies a plan to one record: typed values keyed by target field, plus the problems found.
@@ -91,43 +79,45 @@ function listItems(rule: FieldRule, raw: unknown, separator: string, out: string
   }
 }
 
-/**
- * The column the last `scalar` call took its value from (undefined for a constant or default).
- * A module variable rather than a returned pair: scalar runs for most fields of every row.
- */
-let scalarColumn: string | undefined;
-
-/** The first usable scalar from the rule's sources; its column in `scalarColumn`. */
-function scalar(rule: FieldRule, fields: Record<string, unknown>): unknown {
-  scalarColumn = undefined;
-  const sources = rule.sources;
-  for (let i = 0; i < sources.length; i++) {
-    const column = sources[i].column;
-    const raw = fields[column];
-    if (isEmpty(raw)) continue;
-    if (typeof raw === 'number' || typeof raw === 'boolean') {
-      const mapped = rule.map?.get(String(raw));
-      scalarColumn = column;
-      return mapped ?? raw;
-    }
-    let text =
-      typeof raw === 'string'
-        ? raw
-        : Array.isArray(raw)
-          ? String(raw[0] ?? '')
-          : typeof raw === 'object'
-            ? JSON.stringify(raw)
-            : String(raw);
-    if (rule.split !== undefined) text = splitList(text, rule.split)[0] ?? '';
-    const t = transform(rule, text);
-    if (t !== undefined) {
-      scalarColumn = column;
-      return t;
-    }
+/** A source value (not empty) through the rule's transforms; undefined when nothing is left. */
+function scalarOf(rule: FieldRule, raw: unknown): unknown {
+  if (typeof raw === 'number' || typeof raw === 'boolean') {
+    const mapped = rule.map?.get(String(raw));
+    return mapped ?? raw;
   }
-  if (rule.constValue !== undefined) return rule.constValue;
-  if (rule.defaultValue !== undefined) return rule.defaultValue;
-  return undefined;
+  let text =
+    typeof raw === 'string'
+      ? raw
+      : Array.isArray(raw)
+        ? String(raw[0] ?? '')
+        : typeof raw === 'object'
+          ? JSON.stringify(raw)
+          : String(raw);
+  if (rule.split !== undefined) text = splitList(text, rule.split)[0] ?? '';
+  return transform(rule, text);
+}
+
+/** A scalar's value that did not parse: its problem, and its path among the failed ones. */
+function unusable(
+  rule: FieldRule,
+  error: ValueError,
+  value: unknown,
+  column: string | undefined,
+  problems: MapProblem[],
+  failed: Set<string> | undefined,
+): Set<string> {
+  const path = rule.field.path;
+  const out = failed ?? new Set<string>();
+  out.add(path);
+  problems.push({
+    code: error.code,
+    column: column ?? rule.sources[0]?.column,
+    field: path,
+    value: shorten(value),
+    message: `${path} ${error.message}`,
+    hint: error.hint,
+  });
+  return out;
 }
 
 function addLanguage(
@@ -154,103 +144,52 @@ function hasLanguage(out: (LangText | LangList)[], language: Language): boolean 
   return false;
 }
 
-export function mapRow(plan: Plan, fields: Record<string, unknown>): MappedRow {
-  const values: Record<string, unknown> = {};
-  const problems: MapProblem[] = [];
-  let failed: Set<string> | undefined;
-  for (const rule of plan.rules) {
-    const { field } = rule;
-    const target = field.target;
-    switch (field.kind) {
-      case 'list': {
-        const items: string[] = [];
-        for (const s of rule.sources) listItems(rule, fields[s.column], plan.listSeparator, items);
-        if (items.length === 0) {
-          const fallback = rule.constValue ?? rule.defaultValue;
-          if (fallback !== undefined) listItems(rule, fallback, plan.listSeparator, items);
-        }
-        if (items.length > 0) values[target] = items;
-        break;
-      }
-      case 'mltext':
-      case 'mllist': {
-        const byLanguage: (LangText | LangList)[] = [];
-        for (const s of rule.sources)
-          addLanguage(rule, plan, byLanguage, s.language ?? rule.language ?? plan.language, fields[s.column]);
-        if (byLanguage.length === 0) {
-          const fallback = rule.constValue ?? rule.defaultValue;
-          if (fallback !== undefined)
-            addLanguage(rule, plan, byLanguage, rule.language ?? plan.language, fallback);
-        }
-        if (byLanguage.length > 0) values[target] = byLanguage;
-        break;
-      }
-      default: {
-        const value = scalar(rule, fields);
-        const column = scalarColumn;
-        if (value === undefined) break;
-        const parsed = typed(rule, value, plan.zone);
-        if (parsed.ok) {
-          values[target] = parsed.value;
-        } else {
-          failed ??= new Set();
-          failed.add(field.path);
-          problems.push({
-            code: parsed.error.code,
-            column: column ?? rule.sources[0]?.column,
-            field: field.path,
-            value: shorten(value),
-            message: `${field.path} ${parsed.error.message}`,
-            hint: parsed.error.hint,
-          });
-        }
-      }
+type RowMapper = (fields: Record<string, unknown>) => MappedRow;
+type MapperFactory = (
+  R: FieldRule[],
+  P: Plan,
+  zone: string,
+  sep: string,
+  helpers: typeof HELPERS,
+) => RowMapper;
+
+const HELPERS = { isEmpty, scalarOf, unusable, listItems, addLanguage, A: PLAIN_KINDS, T: PARSED_KINDS };
+
+/** Compiled bodies by their text (equal headers share one); bounded, as a JSON feed's key sets may vary. */
+const FACTORIES_MAX = 64;
+const factories = new Map<string, MapperFactory>();
+const mappers = new WeakMap<Plan, RowMapper>();
+let lastPlan: Plan | undefined;
+let lastMapper: RowMapper | undefined;
+
+/** The plan's mapper, compiled on its first row (src/map/row-code.ts). */
+function mapperOf(plan: Plan): RowMapper {
+  if (plan === lastPlan && lastMapper !== undefined) return lastMapper;
+  let mapper = mappers.get(plan);
+  if (mapper === undefined) {
+    const code = rowCode(plan);
+    let factory = factories.get(code);
+    if (factory === undefined) {
+      factory = new Function(
+        'R',
+        'P',
+        'zone',
+        'sep',
+        'helpers',
+        `const { isEmpty, scalarOf, unusable, listItems, addLanguage, A, T } = helpers;\nreturn function mapRowOf(f) {\n${code}\n};`,
+      ) as MapperFactory;
+      if (factories.size >= FACTORIES_MAX) factories.clear();
+      factories.set(code, factory);
     }
+    mapper = factory(plan.rules, plan, plan.zone, plan.listSeparator, HELPERS);
+    mappers.set(plan, mapper);
   }
-  // offers.sku is the sku's unless offer_sku is given: an unusable sku leaves both unfilled.
-  if (failed?.has('sku') && values.offer_sku === undefined) failed.add('offers.sku');
-  return { values, problems, failed };
+  lastPlan = plan;
+  lastMapper = mapper;
+  return mapper;
 }
 
-function typed(rule: FieldRule, value: unknown, planZone: string): Parsed<unknown> {
-  const kind = rule.field.kind;
-  if (typeof value === 'number') {
-    if (kind === 'number' || kind === 'epoch') return { ok: true, value };
-    if (kind === 'integer')
-      return Number.isSafeInteger(value)
-        ? { ok: true, value }
-        : { ok: false, error: { code: 'type', message: `must be a whole number; got \`${value}\`` } };
-    if (kind === 'boolean' && (value === 0 || value === 1)) return { ok: true, value: value === 1 };
-    if (kind === 'date' && Number.isSafeInteger(value) && value > 1e11)
-      return { ok: true, value: isoUtc(value) };
-  }
-  if (typeof value === 'boolean') {
-    if (kind === 'boolean') return { ok: true, value };
-    if (kind === 'availability') return { ok: true, value: value ? 'InStock' : 'OutOfStock' };
-  }
-  const text = typeof value === 'string' ? value : String(value);
-  switch (kind) {
-    case 'number':
-      return parseNumber(text, rule.number);
-    case 'integer':
-      return parseInteger(text, rule.number);
-    case 'boolean':
-      return parseBoolean(text, rule.booleans);
-    case 'date':
-      return parseDateIso(text, rule.zone ?? planZone);
-    case 'epoch': {
-      const d = parseDate(text, rule.zone ?? planZone);
-      return d.ok ? { ok: true, value: d.value.ms } : d;
-    }
-    case 'availability':
-      return parseAvailability(text);
-    case 'code':
-      return { ok: true, value: text.trim().toUpperCase() };
-    case 'gtin':
-      return parseGtin(text);
-    case 'identifier':
-      return parseIdentifier(text);
-    default:
-      return { ok: true, value: text };
-  }
+/** One record through the plan: its typed values by target, and the problems found. */
+export function mapRow(plan: Plan, fields: Record<string, unknown>): MappedRow {
+  return mapperOf(plan)(fields);
 }

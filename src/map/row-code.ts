@@ -1,0 +1,82 @@
+import type { Plan } from './plan.js';
+import { typingOf } from './typed.js';
+
+/**
+ * The body of a plan's row mapper (src/map/map-row.ts runs it): one block per rule, in the plan's
+ * order, that reads the rule's columns by name and writes its target by name. Made once per
+ * header, not per row: the generic loop it replaces looked every column and target up through
+ * one site for all of them, and decided each rule's kind again on every row.
+ *
+ * Names are written as JSON string literals, so no header or target text can inject code. The
+ * body sees `f` (the record), `R` (the plan's rules), `P` (the plan), `zone`, `sep` and the
+ * helpers `isEmpty`, `scalarOf`, `unusable`, `listItems`, `addLanguage` and the kinds' typing `A`
+ * and `T` (src/map/typed.ts); it returns
+ * what `mapRow` returns. It depends only on the plan's shape, so equal headers share one.
+ */
+export function rowCode(plan: Plan): string {
+  const lit = JSON.stringify;
+  const out = [
+    'const v = {};',
+    'const problems = [];',
+    'let failed, raw, value, column, parsed, items, langs;',
+  ];
+  plan.rules.forEach((rule, i) => {
+    const r = `R[${i}]`;
+    const target = `v[${lit(rule.field.target)}]`;
+    const kind = rule.field.kind;
+    if (kind === 'list') {
+      out.push('items = [];');
+      for (const s of rule.sources) out.push(`listItems(${r}, f[${lit(s.column)}], sep, items);`);
+      out.push(
+        'if (items.length === 0) {',
+        `  value = ${r}.constValue ?? ${r}.defaultValue;`,
+        `  if (value !== undefined) listItems(${r}, value, sep, items);`,
+        '}',
+        `if (items.length > 0) ${target} = items;`,
+      );
+    } else if (kind === 'mltext' || kind === 'mllist') {
+      const fallback = rule.language ?? plan.language;
+      out.push('langs = [];');
+      for (const s of rule.sources)
+        out.push(`addLanguage(${r}, P, langs, ${lit(s.language ?? fallback)}, f[${lit(s.column)}]);`);
+      out.push(
+        'if (langs.length === 0) {',
+        `  value = ${r}.constValue ?? ${r}.defaultValue;`,
+        `  if (value !== undefined) addLanguage(${r}, P, langs, ${lit(fallback)}, value);`,
+        '}',
+        `if (langs.length > 0) ${target} = langs;`,
+      );
+    } else {
+      // The first source with a usable value, else the constant or default (no column then).
+      out.push('value = undefined;', 'column = undefined;');
+      for (const s of rule.sources) {
+        out.push(
+          'if (value === undefined) {',
+          `  raw = f[${lit(s.column)}];`,
+          `  if (!isEmpty(raw)) value = scalarOf(${r}, raw);`,
+          `  if (value !== undefined) column = ${lit(s.column)};`,
+          '}',
+        );
+      }
+      out.push(
+        `if (value === undefined) value = ${r}.constValue !== undefined ? ${r}.constValue : ${r}.defaultValue;`,
+      );
+      const typing = typingOf(kind);
+      if ('plain' in typing) out.push(`if (value !== undefined) ${target} = A[${lit(typing.plain)}](value);`);
+      else
+        out.push(
+          'if (value !== undefined) {',
+          `  parsed = T[${lit(typing.parsed)}](${r}, value, zone);`,
+          `  if (parsed.ok) ${target} = parsed.value;`,
+          `  else failed = unusable(${r}, parsed.error, value, column, problems, failed);`,
+          '}',
+        );
+    }
+  });
+  // offers.sku is the sku's unless offer_sku is given: an unusable sku leaves both unfilled.
+  out.push(
+    "if (failed !== undefined && failed.has('sku') && v.offer_sku === undefined) failed.add('offers.sku');",
+    'return { values: v, problems, failed };',
+  );
+  return out.join('\n');
+}
