@@ -4,7 +4,7 @@ import { buildPlan, type Plan } from '../map/plan.js';
 import { suggestPreset } from '../map/suggest-preset.js';
 import { buildLegacy } from '../payload/legacy.js';
 import { normalizeLegacyObject, normalizeStandardNode } from '../payload/normalize.js';
-import { buildStandardProduct } from '../payload/standard.js';
+import { buildStandardProduct, builtSize } from '../payload/standard.js';
 import { inputTypeFromName } from '../read/input-type.js';
 import { isObject } from '../shared/is-object.js';
 import type {
@@ -18,7 +18,7 @@ import type {
 } from '../shared/types.js';
 import { timeZoneForCountry } from '../time/zones.js';
 import { gtinOf } from '../validate/duplicate-gtins.js';
-import { type PayloadValidator, payloadValidator } from '../validate/product.js';
+import { type BuiltSize, type PayloadValidator, payloadValidator } from '../validate/product.js';
 import type { SourceLookup } from '../validate/translate.js';
 import { fileItem, issueOf } from './issue-of.js';
 import { type KnownEntry, KnownSources, type KnownSourcesData } from './known-sources.js';
@@ -331,6 +331,7 @@ export class FeedProcessor {
     let payload: Record<string, unknown>;
     let lookup: SourceLookup;
     let plan: Plan | undefined;
+    let size: BuiltSize | undefined;
     if (shape === 'rows') {
       plan = this.planFor(record);
       const mapped = mapRow(plan, record.fields);
@@ -338,6 +339,7 @@ export class FeedProcessor {
       problems = mapped.problems;
       payload =
         format === 'standard' ? buildStandardProduct(mapped.values) : buildLegacy(mapped.values, kind);
+      if (format === 'standard') size = builtSize(mapped.units, mapped.longest);
       lookup = mapped.failed ? { columnsByPath: plan.columnsByPath, skip: mapped.failed } : plan.lookup;
     } else {
       problems = [];
@@ -367,7 +369,7 @@ export class FeedProcessor {
         });
       }
     }
-    this.validate(payload, lookup, problems, plan);
+    this.validate(payload, lookup, problems, plan, size);
     return this.finish(record, payload, problems);
   }
 

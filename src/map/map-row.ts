@@ -34,6 +34,13 @@ export interface MappedRow {
   problems: MapProblem[];
   /** Payload paths whose value was present but unusable: the schema's "required" on them is not repeated. */
   failed?: Set<string>;
+  /**
+   * The values mapped: each scalar, list item and language's text, and each language's list
+   * with its items. With `longest` (the most items or languages of one field) they bound the
+   * size of the product built from them (src/payload/standard.ts, `builtWithin`).
+   */
+  units: number;
+  longest: number;
 }
 
 const ABSOLUTE = /^[a-z][a-z0-9+.-]*:\/\//i;

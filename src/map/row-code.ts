@@ -19,6 +19,8 @@ export function rowCode(plan: Plan): string {
     'const v = {};',
     'const problems = [];',
     'let failed, raw, value, column, parsed, items, langs;',
+    // What the row holds (src/map/map-row.ts, MappedRow.units and .longest).
+    'let units = 0, longest = 0;',
   ];
   plan.rules.forEach((rule, i) => {
     const r = `R[${i}]`;
@@ -32,7 +34,11 @@ export function rowCode(plan: Plan): string {
         `  value = ${r}.constValue ?? ${r}.defaultValue;`,
         `  if (value !== undefined) listItems(${r}, value, sep, items);`,
         '}',
-        `if (items.length > 0) ${target} = items;`,
+        'if (items.length > 0) {',
+        `  ${target} = items;`,
+        '  units += items.length;',
+        '  if (items.length > longest) longest = items.length;',
+        '}',
       );
     } else if (kind === 'mltext' || kind === 'mllist') {
       const fallback = rule.language ?? plan.language;
@@ -44,7 +50,14 @@ export function rowCode(plan: Plan): string {
         `  value = ${r}.constValue ?? ${r}.defaultValue;`,
         `  if (value !== undefined) addLanguage(${r}, P, langs, ${lit(fallback)}, value);`,
         '}',
-        `if (langs.length > 0) ${target} = langs;`,
+        'if (langs.length > 0) {',
+        `  ${target} = langs;`,
+        '  units += langs.length;',
+        '  if (langs.length > longest) longest = langs.length;',
+        kind === 'mllist'
+          ? '  for (const l of langs) { units += l.items.length; if (l.items.length > longest) longest = l.items.length; }'
+          : '',
+        '}',
       );
     } else {
       // The first source with a usable value, else the constant or default (no column then).
@@ -62,12 +75,21 @@ export function rowCode(plan: Plan): string {
         `if (value === undefined) value = ${r}.constValue !== undefined ? ${r}.constValue : ${r}.defaultValue;`,
       );
       const typing = typingOf(kind);
-      if ('plain' in typing) out.push(`if (value !== undefined) ${target} = A[${lit(typing.plain)}](value);`);
+      if ('plain' in typing)
+        out.push(
+          `if (value !== undefined) {`,
+          `  ${target} = A[${lit(typing.plain)}](value);`,
+          '  units++;',
+          '}',
+        );
       else
         out.push(
           'if (value !== undefined) {',
           `  parsed = T[${lit(typing.parsed)}](${r}, value, zone);`,
-          `  if (parsed.ok) ${target} = parsed.value;`,
+          `  if (parsed.ok) {`,
+          `    ${target} = parsed.value;`,
+          '    units++;',
+          '  }',
           `  else failed = unusable(${r}, parsed.error, value, column, problems, failed);`,
           '}',
         );
@@ -76,7 +98,7 @@ export function rowCode(plan: Plan): string {
   // offers.sku is the sku's unless offer_sku is given: an unusable sku leaves both unfilled.
   out.push(
     "if (failed !== undefined && failed.has('sku') && v.offer_sku === undefined) failed.add('offers.sku');",
-    'return { values: v, problems, failed };',
+    'return { values: v, problems, failed, units, longest };',
   );
   return out.join('\n');
 }

@@ -162,6 +162,19 @@ export function buildStandardProduct(v: Record<string, unknown>): Node {
   return node;
 }
 
+/**
+ * The most JSON values (objects, lists and scalars, the node itself included) and the longest
+ * list in a product built from a mapped row of `units` values whose longest field has `longest`
+ * entries (src/map/map-row.ts, MappedRow): a unit makes at most 10 values (a seo_description's
+ * TextObject and PropertyValue: 8; a sku: 2, offers.sku too), the node's own objects and lists
+ * fewer than 30; a list holds one field's entries, or two's (description and seo_description),
+ * or the four additionalProperty fields. So a row can be known small without walking its
+ * product (src/schema/bounded.ts); test/payload/built-size.test.ts holds the builder to it.
+ */
+export function builtSize(units: number, longest: number): { values: number; listItems: number } {
+  return { values: 30 + 10 * units, listItems: Math.max(2 * longest, 4) };
+}
+
 export interface EnvelopeOptions {
   /** Unique request id (a UUID v4), kept across retries of the same request. */
   id: string;

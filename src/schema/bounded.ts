@@ -122,16 +122,19 @@ function branchless(errors: ErrorObject[] | null | undefined): ErrorObject[] {
  * Validates `data` against a bundled schema (schemas.ts names), in linear time (see above).
  * `accepts`: a cheaper validator (compiled beside the all-errors ones) that says valid only when
  * the schema does, to decide data within the view; what it refuses is checked in full.
+ * `within`: the caller knows the data is within the view (a product built from a small mapped
+ * row: src/payload/standard.ts, `builtSize`), so it is not walked to find out.
  */
 export function checkSchema(
   name: string,
   data: unknown,
   limits: DetailLimits = DETAIL_LIMITS,
   accepts?: ValidateFunction,
+  within = false,
 ): SchemaCheck {
   const all = getAllErrorsValidator(name);
   // Most values (a catalog row) are small: the all-errors validator sees them whole, at once.
-  if (withinView(data, limits)) {
+  if (within || withinView(data, limits)) {
     if (accepts?.(data) || all(data)) return VALID;
     const found = branchless(all.errors);
     if (found.length <= limits.errors) return { valid: false, errors: found };

@@ -28,7 +28,14 @@ export type PayloadValidator = (
   lookup: SourceLookup,
   out: MapProblem[],
   plan?: Plan,
+  /** At most this large (a product built from a mapped row: src/payload/standard.ts, `builtSize`). */
+  size?: BuiltSize,
 ) => void;
+
+export interface BuiltSize {
+  values: number;
+  listItems: number;
+}
 
 /** The source column of a payload path, looked up only when an issue is reported. */
 function columnOf(lookup: SourceLookup, path: string): string | undefined {
@@ -169,8 +176,11 @@ function schemaProblems(
   lookup: SourceLookup,
   out: MapProblem[],
   plan: Plan | undefined,
+  size: BuiltSize | undefined,
 ): void {
-  const check = checkSchema(name, payload, DETAIL_LIMITS, plan && planAccepts(plan, name));
+  const within =
+    size !== undefined && size.values <= DETAIL_LIMITS.values && size.listItems <= DETAIL_LIMITS.listItems;
+  const check = checkSchema(name, payload, DETAIL_LIMITS, plan && planAccepts(plan, name), within);
   if (check.valid) return;
   for (const p of translateErrors(check.errors, payload, lookup)) out.push(p);
   if (check.capped) {
@@ -187,8 +197,8 @@ function schemaProblems(
 export function payloadValidator(format: PayloadFormat, kind: LegacyKind, strict: boolean): PayloadValidator {
   const name = schemaNameFor(format, kind);
   getAllErrorsValidator(name); // compiled now: an unknown name fails at once, not on the first row
-  return (payload, lookup, out, plan) => {
-    schemaProblems(name, payload, lookup, out, plan);
+  return (payload, lookup, out, plan, size) => {
+    schemaProblems(name, payload, lookup, out, plan, size);
     if (format === 'standard') crossStandard(payload, lookup, out, strict);
     else crossLegacy(payload, kind, lookup, out, strict);
   };
