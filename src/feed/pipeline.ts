@@ -173,6 +173,9 @@ function effectiveShape(record: SourceRecord, csv: boolean): SourceRecord['shape
   return 'rows';
 }
 
+/** Key sets whose plans a processor keeps (FeedProcessor.plans). */
+const PLANS_KEPT = 64;
+
 /** Whether the object's keys are exactly `keys`, in order, without allocating. */
 export function sameKeys(fields: Record<string, unknown>, keys: string[]): boolean {
   let i = 0;
@@ -230,10 +233,15 @@ export class FeedProcessor {
   private announce = false;
 
   /**
-   * The plan for this record's columns: rebuilt only when the column set changes. `freshPlan`
-   * says whether this call built it (a field, not a returned pair: this runs twice per row).
+   * The plan for this record's columns: changed only when the column set changes. `freshPlan`
+   * says whether this call changed it (a field, not a returned pair: this runs twice per row).
    */
   private freshPlan = false;
+  /**
+   * Plans by their columns, each built (and its mapper compiled: src/map/row-code.ts) once: JSON
+   * rows may go back and forth between a few key sets. Bounded, as a feed's key sets may not be.
+   */
+  private readonly plans = new Map<string, { plan: Plan; keys: string[] }>();
   private planFor(record: SourceRecord): Plan {
     // CSV rows all carry the header's columns: one plan per file. JSON rows may differ in keys.
     if (this.plan !== undefined && (this.fixedColumns || sameKeys(record.fields, this.planKeys))) {
@@ -241,16 +249,24 @@ export class FeedProcessor {
       return this.plan;
     }
     const keys = Object.keys(record.fields);
-    this.plan = buildPlan(keys, {
-      format: this.options.format,
-      kind: this.options.kind,
-      language: this.options.language,
-      languageGiven: this.options.languageGiven,
-      zone: this.zone,
-      zoneGiven: this.options.countryGiven,
-      mapping: this.mapping,
-    });
-    this.planKeys = keys;
+    const id = JSON.stringify(keys);
+    let known = this.plans.get(id);
+    if (known === undefined) {
+      const plan = buildPlan(keys, {
+        format: this.options.format,
+        kind: this.options.kind,
+        language: this.options.language,
+        languageGiven: this.options.languageGiven,
+        zone: this.zone,
+        zoneGiven: this.options.countryGiven,
+        mapping: this.mapping,
+      });
+      known = { plan, keys };
+      if (this.plans.size >= PLANS_KEPT) this.plans.clear();
+      this.plans.set(id, known);
+    }
+    this.plan = known.plan;
+    this.planKeys = known.keys;
     this.freshPlan = true;
     return this.plan;
   }

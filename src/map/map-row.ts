@@ -37,7 +37,7 @@ export interface MappedRow {
   /**
    * The values mapped: each scalar, list item and language's text, and each language's list
    * with its items. With `longest` (the most items or languages of one field) they bound the
-   * size of the product built from them (src/payload/standard.ts, `builtWithin`).
+   * size of the product built from them (src/payload/standard.ts, `builtSize`).
    */
   units: number;
   longest: number;
