@@ -6,6 +6,7 @@ import { buildLegacy } from '../payload/legacy.js';
 import { normalizeLegacyObject, normalizeStandardNode } from '../payload/normalize.js';
 import { buildStandardProduct, builtSize } from '../payload/standard.js';
 import { inputTypeFromName } from '../read/input-type.js';
+import type { ViewSize } from '../schema/bounded.js';
 import { isObject } from '../shared/is-object.js';
 import type {
   EncodingName,
@@ -18,7 +19,7 @@ import type {
 } from '../shared/types.js';
 import { timeZoneForCountry } from '../time/zones.js';
 import { gtinOf } from '../validate/duplicate-gtins.js';
-import { type BuiltSize, type PayloadValidator, payloadValidator } from '../validate/product.js';
+import { type PayloadValidator, payloadValidator } from '../validate/product.js';
 import type { SourceLookup } from '../validate/translate.js';
 import { fileItem, issueOf } from './issue-of.js';
 import { type KnownEntry, KnownSources, type KnownSourcesData } from './known-sources.js';
@@ -347,7 +348,7 @@ export class FeedProcessor {
     let payload: Record<string, unknown>;
     let lookup: SourceLookup;
     let plan: Plan | undefined;
-    let size: BuiltSize | undefined;
+    let size: ViewSize | undefined;
     if (shape === 'rows') {
       plan = this.planFor(record);
       const mapped = mapRow(plan, record.fields);

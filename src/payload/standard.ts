@@ -1,4 +1,5 @@
 import type { LangList, LangText } from '../map/map-row.js';
+import type { ViewSize } from '../schema/bounded.js';
 
 /**
  * The standard JSON-LD product node and request envelope (contract 2.7, docs/architecture.md section 3):
@@ -171,7 +172,7 @@ export function buildStandardProduct(v: Record<string, unknown>): Node {
  * or the four additionalProperty fields. So a row can be known small without walking its
  * product (src/schema/bounded.ts); test/payload/built-size.test.ts holds the builder to it.
  */
-export function builtSize(units: number, longest: number): { values: number; listItems: number } {
+export function builtSize(units: number, longest: number): ViewSize {
   return { values: 30 + 10 * units, listItems: Math.max(2 * longest, 4) };
 }
 

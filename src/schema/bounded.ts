@@ -23,6 +23,9 @@ export interface DetailLimits {
 
 export const DETAIL_LIMITS: DetailLimits = { listItems: 100, values: 2000, errors: 100 };
 
+/** A value's size: its longest list and its values in all (or a bound of them). */
+export type ViewSize = Pick<DetailLimits, 'listItems' | 'values'>;
+
 /** Why a list of errors may be incomplete; absent when it is complete. */
 export interface Capped {
   /** JSON pointers of the lists cut to `listItems` entries. */
@@ -76,7 +79,7 @@ const sameError = (a: ErrorObject, b: ErrorObject) =>
  * Whether `data` is within the view's bounds (no list longer than `listItems`, at most `values`
  * values): then the all-errors validator may see it whole. Stops at the first excess.
  */
-export function withinView(data: unknown, limits: Pick<DetailLimits, 'listItems' | 'values'>): boolean {
+export function withinView(data: unknown, limits: ViewSize): boolean {
   if (data === null || typeof data !== 'object') return true;
   return budgetLeft(data, limits.listItems, limits.values - 1) >= 0;
 }
@@ -122,19 +125,20 @@ function branchless(errors: ErrorObject[] | null | undefined): ErrorObject[] {
  * Validates `data` against a bundled schema (schemas.ts names), in linear time (see above).
  * `accepts`: a cheaper validator (compiled beside the all-errors ones) that says valid only when
  * the schema does, to decide data within the view; what it refuses is checked in full.
- * `within`: the caller knows the data is within the view (a product built from a small mapped
- * row: src/payload/standard.ts, `builtSize`), so it is not walked to find out.
+ * `size`: a bound of the data's size the caller knows (a product built from a mapped row:
+ * src/payload/standard.ts, `builtSize`); data whose bound is within the view is not walked.
  */
 export function checkSchema(
   name: string,
   data: unknown,
   limits: DetailLimits = DETAIL_LIMITS,
   accepts?: ValidateFunction,
-  within = false,
+  size?: ViewSize,
 ): SchemaCheck {
   const all = getAllErrorsValidator(name);
   // Most values (a catalog row) are small: the all-errors validator sees them whole, at once.
-  if (within || withinView(data, limits)) {
+  const known = size !== undefined && size.values <= limits.values && size.listItems <= limits.listItems;
+  if (known || withinView(data, limits)) {
     if (accepts?.(data) || all(data)) return VALID;
     const found = branchless(all.errors);
     if (found.length <= limits.errors) return { valid: false, errors: found };

@@ -1,6 +1,6 @@
 import type { MapProblem } from '../map/map-row.js';
 import type { Plan } from '../map/plan.js';
-import { cappedNote, checkSchema, DETAIL_LIMITS } from '../schema/bounded.js';
+import { cappedNote, checkSchema, DETAIL_LIMITS, type ViewSize } from '../schema/bounded.js';
 import { gtinValid } from '../schema/checks.js';
 import { getAllErrorsValidator } from '../schema/schemas.js';
 import { isObject } from '../shared/is-object.js';
@@ -29,13 +29,8 @@ export type PayloadValidator = (
   out: MapProblem[],
   plan?: Plan,
   /** At most this large (a product built from a mapped row: src/payload/standard.ts, `builtSize`). */
-  size?: BuiltSize,
+  size?: ViewSize,
 ) => void;
-
-export interface BuiltSize {
-  values: number;
-  listItems: number;
-}
 
 /** The source column of a payload path, looked up only when an issue is reported. */
 function columnOf(lookup: SourceLookup, path: string): string | undefined {
@@ -176,11 +171,9 @@ function schemaProblems(
   lookup: SourceLookup,
   out: MapProblem[],
   plan: Plan | undefined,
-  size: BuiltSize | undefined,
+  size: ViewSize | undefined,
 ): void {
-  const within =
-    size !== undefined && size.values <= DETAIL_LIMITS.values && size.listItems <= DETAIL_LIMITS.listItems;
-  const check = checkSchema(name, payload, DETAIL_LIMITS, plan && planAccepts(plan, name), within);
+  const check = checkSchema(name, payload, DETAIL_LIMITS, plan && planAccepts(plan, name), size);
   if (check.valid) return;
   for (const p of translateErrors(check.errors, payload, lookup)) out.push(p);
   if (check.capped) {
